@@ -1,0 +1,79 @@
+/* config/: the INI configuration file (parsed with DPDK's rte_cfgfile).
+ *
+ * Every key has a default; every bad section, key or value is rejected at
+ * start with the file, section, key, value and the reason, e.g.
+ *   config/tap.ini: [ip] addr = '10.77.0.300': not an IPv4 address
+ * Unknown sections and unknown keys are errors too (a typo must not silently
+ * fall back to a default).
+ */
+#ifndef US_CONFIG_H
+#define US_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tcp/tcp.h"
+
+/* Types */
+
+#define US_CFG_MAX_ROUTES 16
+#define US_CFG_STR 256
+
+enum us_hugepages_mode {
+	US_HUGEPAGES_AUTO = 0, /* use them when free, else --no-huge with a log line */
+	US_HUGEPAGES_ON,       /* required: fail if none are free */
+	US_HUGEPAGES_OFF,      /* always --no-huge */
+};
+
+struct us_route {
+	uint32_t net;       /* host byte order */
+	uint8_t prefixlen;
+	uint32_t gateway;   /* host byte order; 0 = directly connected */
+};
+
+struct us_config {
+	char path[US_CFG_STR];
+
+	/* [eal] */
+	char lcores[64];              /* "-l" argument, default "0" */
+	enum us_hugepages_mode hugepages; /* hugepages = auto|on|off */
+	uint32_t no_huge_mem_mb;      /* memory for --no-huge, default 1024 */
+	char file_prefix[64];         /* default "userstack" */
+	char log_level[32];           /* e.g. "notice" (default) */
+	char extra_args[US_CFG_STR];  /* appended verbatim, space-separated */
+
+	/* [port] */
+	char device[US_CFG_STR];      /* vdev string ("net_tap0,iface=ustap0") or PCI address */
+	uint16_t rx_desc, tx_desc;    /* default 1024 each */
+	uint32_t mbufs;               /* pool size, default 16383 */
+	uint16_t mtu;                 /* default 1500 */
+	uint32_t link_wait_ms;        /* default 5000 */
+
+	/* [ip] */
+	uint32_t addr;                /* host byte order; required */
+	uint8_t prefixlen;            /* from addr = a.b.c.d/len */
+	uint32_t gateway;             /* 0 = none */
+	struct us_route routes[US_CFG_MAX_ROUTES]; /* route = net/len via gw */
+	unsigned nroutes;
+	uint8_t ttl;                  /* default 64 */
+
+	/* [arp] */
+	uint32_t arp_timeout_s;       /* entry lifetime, default 300 */
+	uint32_t arp_pending_max;     /* packets queued per unresolved hop, default 16 */
+	uint32_t arp_retry_ms;        /* default 1000 */
+
+	/* [tcp] */
+	struct tcp_config tcp;        /* keys named as the fields: rto_min_ms = 200 ... */
+};
+
+/* Prototypes */
+
+void us_config_defaults(struct us_config *cfg);
+/* 0 on success; -1 with a one-line human message in err on failure. */
+int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen);
+/* Same, from text in memory (tests); name is used in messages. */
+int us_config_parse_string(const char *name, const char *text, struct us_config *cfg,
+			   char *err, size_t errlen);
+
+#endif

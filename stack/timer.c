@@ -1,0 +1,97 @@
+#include <stddef.h>
+
+#include "stack/timer.h"
+
+static struct us_timer_list *slot_of(struct us_timer_wheel *w, uint64_t expire_ns)
+{
+	return &w->slots[(expire_ns / w->tick_ns) & (US_WHEEL_SLOTS - 1)];
+}
+
+void us_timer_wheel_init(struct us_timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
+{
+	w->tick_ns = tick_ns ? tick_ns : US_MS(1);
+	w->now_ns = now_ns;
+	w->next_tick = now_ns / w->tick_ns;
+	w->armed = 0;
+	for (unsigned i = 0; i < US_WHEEL_SLOTS; i++)
+		TAILQ_INIT(&w->slots[i]);
+}
+
+void us_timer_init(struct us_timer *t, us_timer_fn fn)
+{
+	t->fn = fn;
+	t->armed = false;
+	t->expire_ns = 0;
+}
+
+void us_timer_cancel(struct us_timer_wheel *w, struct us_timer *t)
+{
+	if (!t->armed)
+		return;
+	TAILQ_REMOVE(slot_of(w, t->expire_ns), t, link);
+	t->armed = false;
+	w->armed--;
+}
+
+void us_timer_arm(struct us_timer_wheel *w, struct us_timer *t, uint64_t expire_ns)
+{
+	us_timer_cancel(w, t);
+	/* A deadline in an already-processed tick goes to the next tick to visit,
+	 * so it fires on the next run instead of one revolution later. */
+	uint64_t first = w->next_tick * w->tick_ns;
+	t->expire_ns = expire_ns < first ? first : expire_ns;
+	TAILQ_INSERT_TAIL(slot_of(w, t->expire_ns), t, link);
+	t->armed = true;
+	w->armed++;
+}
+
+/* Fire the timers of one slot that are due by now_ns; later ones stay. */
+static unsigned run_slot(struct us_timer_wheel *w, struct us_timer_list *slot, uint64_t now_ns)
+{
+	struct us_timer_list due;
+	struct us_timer *t, *next;
+	unsigned fired = 0;
+
+	TAILQ_INIT(&due);
+	for (t = TAILQ_FIRST(slot); t != NULL; t = next) {
+		next = TAILQ_NEXT(t, link);
+		if (t->expire_ns <= now_ns) {
+			TAILQ_REMOVE(slot, t, link);
+			TAILQ_INSERT_TAIL(&due, t, link);
+		}
+	}
+	/* Callbacks may re-arm or cancel other due timers: take one at a time. */
+	while ((t = TAILQ_FIRST(&due)) != NULL) {
+		TAILQ_REMOVE(&due, t, link);
+		t->armed = false;
+		w->armed--;
+		t->fn(t, now_ns);
+		fired++;
+	}
+	return fired;
+}
+
+unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns)
+{
+	uint64_t last = now_ns / w->tick_ns;
+	unsigned fired = 0;
+
+	if (now_ns > w->now_ns)
+		w->now_ns = now_ns;
+	if (w->armed == 0) {
+		w->next_tick = last + 1;
+		return 0;
+	}
+	/* Visit each elapsed slot once, but never more than one revolution. */
+	uint64_t first = w->next_tick;
+	if (last >= first + US_WHEEL_SLOTS)
+		first = last - US_WHEEL_SLOTS + 1;
+	for (uint64_t tick = first; tick <= last; tick++) {
+		/* Advance first: a callback arming a past deadline lands in a slot
+		 * this loop (or the next run) still visits. */
+		w->next_tick = tick + 1;
+		fired += run_slot(w, &w->slots[tick & (US_WHEEL_SLOTS - 1)], w->now_ns);
+	}
+	w->next_tick = last + 1;
+	return fired;
+}

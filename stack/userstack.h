@@ -1,0 +1,80 @@
+/* userstack.h: the public API of libuserstack.
+ *
+ * This first cut is the callback-shaped run loop: the application registers
+ * handlers and calls us_run(), which polls the NIC and runs the handlers
+ * inline on the engine's core (run-to-completion, no locks).  The
+ * POSIX-shaped socket and epoll-shaped readiness API grow on top of this.
+ *
+ * Conventions: functions return 0 (or a count) on success and -1 with errno
+ * set on failure; constructors return NULL with errno set.  No DPDK type
+ * appears here.
+ */
+#ifndef USERSTACK_H
+#define USERSTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Types */
+
+struct us_stack; /* EAL, port, engine(s) */
+struct us_conn;  /* one TCP connection */
+
+struct us_tcp_handlers {
+	/* A connection was accepted on a listener; set its ctx here. */
+	void (*on_accept)(void *listen_ctx, struct us_conn *c);
+	/* Data (or end of stream: us_recv returns 0) is readable. */
+	void (*on_readable)(void *ctx, struct us_conn *c);
+	/* Room in the send buffer again after us_send failed with EAGAIN. */
+	void (*on_writable)(void *ctx, struct us_conn *c);
+	/* The connection ended without the application closing it (reset,
+	 * timeout, or both directions closed); err is 0 or an errno.  c is
+	 * invalid once this returns. */
+	void (*on_closed)(void *ctx, struct us_conn *c, int err);
+};
+
+/* Prototypes: life cycle */
+
+/* Load the INI config, start EAL, bring up the port, create the engine.
+ * Problems are printed to stderr with what to fix; NULL + errno. */
+struct us_stack *us_init(const char *config_path, const char *argv0);
+/* Run the engine loop until *stop becomes non-zero (signal handlers set it). */
+int us_run(struct us_stack *st, volatile int *stop);
+/* Close every connection, stop the port, free everything, clean up EAL. */
+void us_fini(struct us_stack *st);
+/* "10.77.0.2" etc.: the stack's IPv4 address as text. */
+const char *us_local_addr(const struct us_stack *st);
+/* Every counter, one per line. */
+void us_print_stats(const struct us_stack *st, FILE *out);
+
+/* Prototypes: TCP */
+
+int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
+		  void *ctx);
+void us_conn_set_ctx(struct us_conn *c, void *ctx);
+/* Bytes read; 0 at end of stream; -1/EAGAIN when nothing is there yet. */
+ssize_t us_recv(struct us_conn *c, void *buf, size_t len);
+/* Bytes queued (maybe fewer than len); -1/EAGAIN when full, EPIPE after close. */
+ssize_t us_send(struct us_conn *c, const void *buf, size_t len);
+/* Free send-buffer space in bytes. */
+size_t us_send_space(const struct us_conn *c);
+/* Stop sending (FIN after queued data); reading goes on. */
+int us_shutdown_write(struct us_conn *c);
+/* Graceful close; c must not be used afterwards and on_closed is not called. */
+int us_close(struct us_conn *c);
+/* Abortive close (RST). Same rule as us_close. */
+int us_abort(struct us_conn *c);
+/* Number of live connections on the stack (all states). */
+unsigned us_conn_count(const struct us_stack *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,166 @@
+/* tcp/: the TCP engine's interface to the rest of userstack.
+ *
+ * tcp/ never touches a NIC and never reads a clock.  It takes segments
+ * (tcp_input) and gives segments (env->output); time is the engine's timer
+ * wheel's "now" (us_timer_now(env->wheel)), which the engine advances once per
+ * loop iteration and tests advance in virtual time.  Timers (RTO, delayed ACK,
+ * TIME_WAIT, ...) are armed on that same wheel.
+ *
+ * Buffer ownership: tcp_input consumes m (queues its payload or frees it).
+ * env->output consumes the segment it is given.  Received payload stays in
+ * mbufs on the connection's receive queue until the application reads it.
+ *
+ * The application side is callback-shaped and runs inline on the engine's
+ * core; stack/api.c wraps it into the public userstack.h API.
+ */
+#ifndef US_TCP_H
+#define US_TCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stack/timer.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+struct rte_ipv4_hdr;
+
+/* Types */
+
+struct tcp_stack;
+struct tcp_conn;
+
+/* Room the engine needs in front of a TCP header for IPv4 + Ethernet. */
+#define TCP_HEADROOM_NEEDED 64
+
+struct tcp_env {
+	struct rte_mempool *pool;     /* mbufs for headers and copied-in send data */
+	struct us_timer_wheel *wheel; /* the engine's wheel: timers and "now" */
+	uint32_t local_ip;            /* host byte order */
+	uint16_t mtu;                 /* IP MTU of the interface (MSS = mtu - 40) */
+	/* Checksum offload: when true, output() fills the TCP checksum (or lets
+	 * the NIC do it) and tcp/ leaves it zero; when false tcp/ computes it. */
+	bool l4_csum_by_ip;
+	/* Hands one segment to IPv4.  m's data starts at the TCP header and has
+	 * at least TCP_HEADROOM_NEEDED bytes of headroom; addresses are host
+	 * byte order.  Consumes m. */
+	void (*output)(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip);
+	void *ctx;
+};
+
+struct tcp_config {
+	uint32_t rto_min_ms;      /* default 200 (like Linux) */
+	uint32_t rto_initial_ms;  /* default 1000 (RFC 6298) */
+	uint32_t rto_max_ms;      /* default 120000 */
+	uint32_t time_wait_ms;    /* 2 x MSL, default 60000 */
+	uint32_t delack_ms;       /* default 40 */
+	uint32_t syn_retries;     /* default 6 */
+	uint32_t data_retries;    /* default 15 */
+	uint32_t rcvbuf;          /* bytes, default 256 KiB */
+	uint32_t sndbuf;          /* bytes, default 256 KiB */
+	uint32_t max_conns;       /* TCBs per engine, default 65536 */
+	uint32_t backlog;         /* per listener, default 1024 */
+};
+
+/* Callbacks from the engine to the application.  ctx is the listener's ctx
+ * until on_accept sets a per-connection one with tcp_conn_set_ctx(). */
+struct tcp_callbacks {
+	/* A passive connection reached ESTABLISHED. */
+	void (*on_accept)(void *listen_ctx, struct tcp_conn *c);
+	/* In-order data or the peer's FIN is readable. */
+	void (*on_readable)(void *ctx, struct tcp_conn *c);
+	/* Send-buffer space became available after tcp_send returned -EAGAIN. */
+	void (*on_writable)(void *ctx, struct tcp_conn *c);
+	/* The connection is gone for the application (closed by both sides,
+	 * reset or timed out; err is 0 or a positive errno).  c is invalid after
+	 * this returns (the TCB may live on in TIME_WAIT, unreachable). */
+	void (*on_closed)(void *ctx, struct tcp_conn *c, int err);
+};
+
+/* Counters: every drop has its own name.  X(name, description) */
+#define TCP_COUNTERS(X) \
+	X(rx_segs, "segments received") \
+	X(tx_segs, "segments sent") \
+	X(rx_bytes, "payload bytes received in order") \
+	X(tx_bytes, "payload bytes sent (incl. retransmits)") \
+	X(retrans_segs, "segments retransmitted") \
+	X(rto_fired, "retransmission timeouts") \
+	X(active_opens, "connections opened actively") \
+	X(passive_opens, "connections accepted") \
+	X(resets_sent, "RST segments sent") \
+	X(resets_rcvd, "RST segments accepted") \
+	X(drop_bad_csum, "dropped: bad TCP checksum") \
+	X(drop_short, "dropped: truncated TCP header") \
+	X(drop_bad_offset, "dropped: data offset out of range") \
+	X(drop_no_conn, "dropped: no connection or listener (RST sent)") \
+	X(drop_unacceptable, "dropped: failed the acceptability test") \
+	X(drop_backlog_full, "dropped: listener backlog full") \
+	X(drop_no_tcb, "dropped: TCB limit reached") \
+	X(drop_no_mbuf, "dropped: mbuf pool empty") \
+	X(drop_rcvbuf_full, "dropped: receive buffer full") \
+	X(drop_bad_flags, "dropped: invalid flag combination") \
+	X(drop_out_of_order, "dropped: out-of-order segment (no queue yet)") \
+	X(conns_timed_out, "connections aborted by retransmission timeout")
+
+struct tcp_stats {
+#define TCP_X_FIELD(name, desc) uint64_t name;
+	TCP_COUNTERS(TCP_X_FIELD)
+#undef TCP_X_FIELD
+};
+
+/* A tcp_info-like snapshot of one connection. */
+struct tcp_conn_info {
+	uint8_t state;           /* enum tcp_state in tcp/tcb.h */
+	uint32_t snd_una, snd_nxt, rcv_nxt;
+	uint32_t snd_wnd, rcv_wnd;
+	uint32_t mss;
+	uint32_t cwnd, ssthresh; /* bytes */
+	uint32_t srtt_us, rttvar_us, rto_ms;
+	uint32_t retransmits;
+	uint64_t bytes_acked, bytes_received;
+};
+
+/* Prototypes: engine side */
+
+void tcp_config_defaults(struct tcp_config *cfg);
+/* NULL on failure (errno set). */
+struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg);
+/* Frees every connection, listener, queued mbuf and timer. */
+void tcp_stack_destroy(struct tcp_stack *ts);
+/* m's data starts at the TCP header; ip is m's IPv4 header (still in the
+ * mbuf's first segment, in front of the data).  Consumes m. */
+void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
+/* An ICMP error quoting a segment we sent (for PMTU/unreachable handling). */
+void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
+		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len);
+const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);
+/* Live TCBs (every state, TIME_WAIT included): leak checks and stats. */
+unsigned tcp_conn_count(const struct tcp_stack *ts);
+
+/* Prototypes: application side (all return 0/count or -errno) */
+
+int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
+	       const struct tcp_callbacks *cb, void *ctx);
+int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
+int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx);
+/* Copies up to len bytes out; 0 at end of stream; -EAGAIN when nothing is there. */
+ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len);
+/* Copies into the send queue; bytes taken, or -EAGAIN (full), -EPIPE, -ENOTCONN. */
+ssize_t tcp_send(struct tcp_conn *c, const void *buf, size_t len);
+/* Free space in the send queue, in bytes. */
+size_t tcp_send_space(const struct tcp_conn *c);
+int tcp_shutdown_write(struct tcp_conn *c);
+/* Graceful close (FIN after queued data); the app must not use c afterwards.
+ * on_closed is NOT called for a connection the app closed itself. */
+int tcp_close(struct tcp_conn *c);
+/* Abortive close (RST, like SO_LINGER 0). Same rule as tcp_close for c. */
+int tcp_abort(struct tcp_conn *c);
+void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+/* Peer address, host byte order. */
+void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+
+#endif
