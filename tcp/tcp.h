@@ -124,7 +124,15 @@ struct tcp_conn_info {
 
 /* Prototypes: engine side */
 
-void tcp_config_defaults(struct tcp_config *cfg);
+static inline void tcp_config_defaults(struct tcp_config *cfg)
+{
+	*cfg = (struct tcp_config){
+		.rto_min_ms = 200, .rto_initial_ms = 1000, .rto_max_ms = 120000,
+		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 6,
+		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
+		.max_conns = 65536, .backlog = 1024,
+	};
+}
 /* NULL on failure (errno set). */
 struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg);
 /* Frees every connection, listener, queued mbuf and timer. */
