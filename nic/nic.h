@@ -43,6 +43,22 @@ struct nic_port {
 	struct nic_stats stats;
 };
 
+/* The EAL command line built from the [eal] and [port] sections.  argv points
+ * into buf, so the struct must outlive rte_eal_init. */
+#define NIC_EAL_MAX_ARGS 64
+struct nic_eal_args {
+	int argc;
+	char *argv[NIC_EAL_MAX_ARGS + 1]; /* NULL-terminated */
+	bool no_huge;                     /* --no-huge was chosen */
+	char buf[2048];
+};
+
+/* What the hugepage probe found (nic_hugepages_probe). */
+struct nic_hugepages {
+	long free_pages;   /* HugePages_Free, -1 if unreadable */
+	bool mounted;      /* a hugetlbfs is mounted */
+};
+
 /* Prototypes */
 
 /* Starts EAL from the [eal] section: -l, --file-prefix, --no-pci unless the
@@ -59,5 +75,20 @@ uint16_t nic_rx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, u
 uint16_t nic_tx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 void nic_port_close(struct nic_port *port);
 void nic_eal_cleanup(void);
+
+/* The pieces of nic_eal_init, exposed so they can be tested without EAL. */
+/* Reads HugePages_Free from meminfo and looks for hugetlbfs in mounts (the
+ * paths are /proc/meminfo and /proc/mounts outside tests). */
+void nic_hugepages_probe(const char *meminfo, const char *mounts, struct nic_hugepages *hp);
+/* Builds the EAL argv; hugepages_available comes from the probe.  0, or
+ * -EINVAL / -ENOMEM / -E2BIG with a message in err (bad device, hugepages = on
+ * without free pages, too many arguments). */
+int nic_eal_build_args(const struct us_config *cfg, const char *argv0, bool hugepages_available,
+		       struct nic_eal_args *a, char *err, size_t errlen);
+/* True if s (up to a comma or the end) is dddd:bb:dd.f or bb:dd.f, hex digits. */
+bool nic_device_is_pci(const char *s);
+/* The ethdev name of the [port] device: a vdev name up to the first comma, or
+ * the PCI address with the domain filled in (0000:).  Empty if no device. */
+void nic_device_name(const char *device, char *name, size_t len);
 
 #endif

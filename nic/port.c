@@ -1,0 +1,262 @@
+/* nic/port.c: port bring-up in the shape of DPDK's examples/skeleton
+ * port_init (configure, adjust descriptors, queue setup, start), with an
+ * error check that says what to fix at every step, and the burst wrappers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "nic/nic.h"
+
+#define NIC_POOL_CACHE 256
+#define NIC_LINK_POLL_MS 100
+
+/* The port named by [port] device, or the only port when no device is named
+ * (the device then came from extra_args). */
+static int port_lookup(const struct us_config *cfg, uint16_t *port_id, char *err, size_t errlen)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint16_t n;
+
+	if (cfg->device[0] != '\0') {
+		nic_device_name(cfg->device, name, sizeof(name));
+		if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+			return 0;
+		snprintf(err, errlen,
+			 "[port] device = '%s': no port named '%s' (did EAL probe it? "
+			 "a PCI NIC must be bound to vfio-pci; check the EAL log above)",
+			 cfg->device, name);
+		return -ENODEV;
+	}
+	n = rte_eth_dev_count_avail();
+	if (n == 1) {
+		RTE_ETH_FOREACH_DEV(*port_id)
+			return 0;
+	}
+	snprintf(err, errlen, "[port] device is empty and %u ports are available: "
+		 "name one with [port] device", (unsigned)n);
+	return -ENODEV;
+}
+
+struct rte_mempool *nic_pool_create(const struct us_config *cfg, const char *name)
+{
+	char err[256];
+	uint16_t port_id;
+	int socket = SOCKET_ID_ANY;
+	unsigned cache = NIC_POOL_CACHE;
+
+	if (port_lookup(cfg, &port_id, err, sizeof(err)) == 0 &&
+	    rte_eth_dev_socket_id(port_id) >= 0)
+		socket = rte_eth_dev_socket_id(port_id);
+	/* rte_mempool_create refuses a cache larger than n / 1.5. */
+	if (cache > cfg->mbufs * 2 / 3)
+		cache = cfg->mbufs * 2 / 3;
+	return rte_pktmbuf_pool_create(name, cfg->mbufs, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       socket);
+}
+
+/* Checksum offloads are used when the PMD offers them; the stack computes in
+ * software what the port flags say the NIC will not do. */
+static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queues,
+			  struct rte_eth_conf *conf, struct nic_port *port)
+{
+	const uint64_t tx_l4 = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	const uint64_t rss = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+
+	memset(conf, 0, sizeof(*conf));
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+		port->tx_ip_csum = true;
+	}
+	if ((info->tx_offload_capa & tx_l4) == tx_l4) {
+		conf->txmode.offloads |= tx_l4;
+		port->tx_l4_csum = true;
+	}
+	if ((info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM) == RTE_ETH_RX_OFFLOAD_CHECKSUM) {
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
+		port->rx_csum = true;
+	}
+	/* Several queues: let RSS spread flows, with the hash fields the PMD has. */
+	if (nb_queues > 1 && (info->flow_type_rss_offloads & rss) != 0) {
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = info->flow_type_rss_offloads & rss;
+	}
+}
+
+static int port_queues(struct nic_port *port, const struct rte_eth_dev_info *info,
+		       const struct rte_eth_conf *conf, struct rte_mempool *pool,
+		       uint16_t nb_rxd, uint16_t nb_txd, char *err, size_t errlen)
+{
+	struct rte_eth_txconf txconf = info->default_txconf;
+	int socket = rte_eth_dev_socket_id(port->port_id);
+	int rc;
+
+	txconf.offloads = conf->txmode.offloads;
+	for (uint16_t q = 0; q < port->nb_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port->port_id, q, nb_rxd, socket, NULL, pool);
+		if (rc < 0) {
+			snprintf(err, errlen, "RX queue %u setup (%u descriptors): %s",
+				 (unsigned)q, (unsigned)nb_rxd, rte_strerror(-rc));
+			return rc;
+		}
+		rc = rte_eth_tx_queue_setup(port->port_id, q, nb_txd, socket, &txconf);
+		if (rc < 0) {
+			snprintf(err, errlen, "TX queue %u setup (%u descriptors): %s",
+				 (unsigned)q, (unsigned)nb_txd, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Not every PMD can change its MTU (net_ring cannot): that is logged, not
+ * fatal, and port->mtu says what the port really has. */
+static int port_mtu(struct nic_port *port, uint16_t mtu, char *err, size_t errlen)
+{
+	uint16_t cur;
+	int rc;
+
+	if (rte_eth_dev_get_mtu(port->port_id, &cur) == 0 && cur == mtu) {
+		port->mtu = mtu;
+		return 0;
+	}
+	rc = rte_eth_dev_set_mtu(port->port_id, mtu);
+	if (rc == -ENOTSUP) {
+		fprintf(stderr, "userstack: port %u: the driver cannot set the MTU to %u, keeping "
+			"its own\n", (unsigned)port->port_id, (unsigned)mtu);
+	} else if (rc < 0) {
+		snprintf(err, errlen, "[port] mtu = %u: %s", (unsigned)mtu, rte_strerror(-rc));
+		return rc;
+	}
+	if (rte_eth_dev_get_mtu(port->port_id, &port->mtu) != 0)
+		port->mtu = mtu;
+	return 0;
+}
+
+/* net_tap reports link up only once the kernel side is up, which a test
+ * script may do after we start: a link still down is a warning, not an error. */
+static void port_wait_link(struct nic_port *port, uint32_t wait_ms)
+{
+	struct rte_eth_link link;
+	const struct timespec step = { 0, NIC_LINK_POLL_MS * 1000000L };
+
+	for (uint32_t waited = 0;; waited += NIC_LINK_POLL_MS) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(port->port_id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return;
+		if (waited >= wait_ms)
+			break;
+		nanosleep(&step, NULL);
+	}
+	fprintf(stderr, "userstack: port %u: link still down after %u ms, carrying on "
+		"(a tap link comes up with its kernel interface)\n",
+		(unsigned)port->port_id, (unsigned)wait_ms);
+}
+
+static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
+			  struct nic_port *port, char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	int rc;
+
+	rc = rte_eth_dev_info_get(port->port_id, &info);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: device info: %s", (unsigned)port->port_id,
+			 rte_strerror(-rc));
+		return rc;
+	}
+	if (port->nb_queues > info.max_rx_queues || port->nb_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "%u queues asked, the port has %u RX and %u TX: "
+			 "use fewer lcores", (unsigned)port->nb_queues,
+			 (unsigned)info.max_rx_queues, (unsigned)info.max_tx_queues);
+		return -EINVAL;
+	}
+	port_offloads(&info, port->nb_queues, &conf, port);
+	rc = rte_eth_dev_configure(port->port_id, port->nb_queues, port->nb_queues, &conf);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: configure with %u queues: %s",
+			 (unsigned)port->port_id, (unsigned)port->nb_queues, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port->port_id, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		snprintf(err, errlen, "[port] rx_desc = %u, tx_desc = %u: %s",
+			 (unsigned)cfg->rx_desc, (unsigned)cfg->tx_desc, rte_strerror(-rc));
+		return rc;
+	}
+	rc = port_queues(port, &info, &conf, pool, nb_rxd, nb_txd, err, errlen);
+	if (rc == 0)
+		rc = port_mtu(port, cfg->mtu, err, errlen);
+	return rc;
+}
+
+int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_t nb_queues,
+		  struct nic_port *port, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(port, 0, sizeof(*port));
+	port->nb_queues = nb_queues ? nb_queues : 1;
+	rc = port_lookup(cfg, &port->port_id, err, errlen);
+	if (rc == 0)
+		rc = port_configure(cfg, pool, port, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_start(port->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: start: %s", (unsigned)port->port_id,
+			 rte_strerror(-rc));
+		return rc;
+	}
+	port->started = true;
+	rc = rte_eth_macaddr_get(port->port_id, &port->mac);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: MAC address: %s", (unsigned)port->port_id,
+			 rte_strerror(-rc));
+		nic_port_close(port);
+		return rc;
+	}
+	port_wait_link(port, cfg->link_wait_ms);
+	return 0;
+}
+
+uint16_t nic_rx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t got = rte_eth_rx_burst(port->port_id, queue, pkts, n);
+
+	port->stats.rx_pkts += got;
+	return got;
+}
+
+uint16_t nic_tx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(port->port_id, queue, pkts, n);
+
+	port->stats.tx_pkts += sent;
+	if (sent < n) {
+		/* Ownership: nic_tx consumes every mbuf; the rest are dropped here. */
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		port->stats.tx_dropped_full += n - sent;
+	}
+	return sent;
+}
+
+void nic_port_close(struct nic_port *port)
+{
+	if (port->started) {
+		int rc = rte_eth_dev_stop(port->port_id);
+		if (rc != 0)
+			fprintf(stderr, "userstack: port %u: stop: %s\n",
+				(unsigned)port->port_id, rte_strerror(-rc));
+		port->started = false;
+	}
+	rte_eth_dev_close(port->port_id);
+}

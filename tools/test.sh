@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The project's test command (README, CI): every suite except 'long' in
+# build/, then the unit and pkt suites again under ASan + UBSan in build-asan
+# (BUILD= and ASAN_BUILD= choose other directories).
+# Exits non-zero if a build or any test fails; meson's summary (Ok:/Fail:)
+# is printed for each run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+JOBS=${JOBS:-2}   # the CI machines have two cores
+BUILD=${BUILD:-build}            # overridable so a developer's own dirs stay untouched
+ASAN_BUILD=${ASAN_BUILD:-build-asan}
+status=0
+
+# The README promises one command that sets up, builds and tests.
+if [[ ${US_SKIP_SETUP:-0} != 1 ]]; then
+	bash tools/setup.sh
+fi
+
+# meson setup, or --reconfigure when the directory exists (options may change).
+setup_build() {
+	local dir=$1
+	shift
+	if [[ -d $dir/meson-private ]]; then
+		meson setup --reconfigure "$dir" "$@"
+	else
+		meson setup "$dir" "$@"
+	fi
+}
+
+# build_and_test DIR [meson test arguments...]; failure is recorded, not fatal,
+# so the sanitizer run still happens and both summaries are shown.
+build_and_test() {
+	local dir=$1
+	shift
+	echo "=== $dir: build"
+	if ! meson compile -C "$dir" -j "$JOBS"; then
+		echo "=== $dir: BUILD FAILED"
+		status=1
+		return
+	fi
+	echo "=== $dir: meson test $*"
+	if ! meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@"; then
+		echo "=== $dir: TESTS FAILED"
+		status=1
+	fi
+}
+
+setup_build "$BUILD"
+build_and_test "$BUILD" --no-suite long
+
+# DPDK and ASan get along with --no-huge (what every test uses).  LSan
+# suppressions cover DPDK's own EAL internals only, never our code.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+if [[ -f tools/lsan.supp ]]; then
+	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}
+fi
+setup_build "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false
+build_and_test "$ASAN_BUILD" --suite unit --suite pkt
+
+if [[ $status -ne 0 ]]; then
+	echo "=== tools/test.sh: FAILED"
+else
+	echo "=== tools/test.sh: all passed"
+fi
+exit "$status"
