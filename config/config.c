@@ -1,0 +1,601 @@
+/* config/config.c: the INI file -> struct us_config.
+ *
+ * rte_cfgfile does the INI syntax; this file owns the meaning: one table of
+ * known keys (section, name, type, field, range), a walk over every section
+ * and entry that rejects what the table does not know, then the checks that
+ * involve more than one key (required keys, gateway on-link, RTO ordering).
+ *
+ * rte_cfgfile quietly skips a line that has no '=' ("mtu 9000"), ignores text
+ * after a section's ']' and fails without saying why on a line that is too
+ * long; a short pre-scan of the file (cfg_prescan) turns each of those into
+ * an error with a line number first.  Comments start with '#' (anywhere on a
+ * line; "\#" is a literal '#', and then, as rte_cfgfile only looks at the
+ * first '#' of a line, the rest of that line is no comment).
+ *
+ * The result is built in a local copy and handed out only when everything
+ * passed, so a failed load leaves the caller's struct untouched.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_cfgfile.h>
+
+#include "config/config.h"
+#include "config/parse.h"
+
+/* Types */
+
+enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE };
+
+struct cfg_key {
+	const char *section;
+	const char *name;
+	enum cfg_type type;
+	size_t off;        /* offset of the field in struct us_config */
+	size_t size;       /* buffer size (strings) */
+	uint32_t min, max; /* inclusive range (numbers) */
+	int (*check)(const char *s, char *why); /* extra rule for strings */
+};
+
+struct cfg_ctx {
+	const char *file;  /* name used in messages */
+	char *err;
+	size_t errlen;
+	struct us_config *cfg;
+	unsigned *seen;    /* per cfg_keys[] entry: times given */
+};
+
+#define CFG_COMMENT '#'
+/* rte_cfgfile reads lines with fgets() into CFG_NAME_LEN + CFG_VALUE_LEN + 4
+ * bytes; a longer line makes the whole load fail. */
+#define CFG_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
+#define CFG_MIB (1024u * 1024u)
+
+static int cfg_check_lcores(const char *s, char *why);
+static int cfg_check_prefix(const char *s, char *why);
+static int cfg_check_loglevel(const char *s, char *why);
+static int cfg_check_device(const char *s, char *why);
+
+#define CFG_OFF(field) offsetof(struct us_config, field)
+#define CFG_NUM(sec, key, t, field, lo, hi) { sec, key, t, CFG_OFF(field), 0, lo, hi, NULL }
+#define CFG_STR(sec, key, field, chk) \
+	{ sec, key, CFG_T_STR, CFG_OFF(field), sizeof(((struct us_config *)0)->field), 0, 0, chk }
+#define CFG_OTHER(sec, key, t) { sec, key, t, 0, 0, 0, 0, NULL }
+#define CFG_TCP(key, lo, hi) CFG_NUM("tcp", #key, CFG_T_U32, tcp.key, lo, hi)
+
+static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp" };
+
+static const struct cfg_key cfg_keys[] = {
+	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
+	CFG_OTHER("eal", "hugepages", CFG_T_HUGEPAGES),
+	CFG_NUM("eal", "no_huge_mem_mb", CFG_T_U32, no_huge_mem_mb, 64, 262144),
+	CFG_STR("eal", "file_prefix", file_prefix, cfg_check_prefix),
+	CFG_STR("eal", "log_level", log_level, cfg_check_loglevel),
+	CFG_STR("eal", "extra_args", extra_args, NULL),
+	CFG_STR("port", "device", device, cfg_check_device),
+	CFG_NUM("port", "rx_desc", CFG_T_U16, rx_desc, 32, 4096),
+	CFG_NUM("port", "tx_desc", CFG_T_U16, tx_desc, 32, 4096),
+	CFG_NUM("port", "mbufs", CFG_T_U32, mbufs, 1023, 1048575),
+	/* RFC 791: every host must take 68-octet datagrams; 9000 = jumbo. */
+	CFG_NUM("port", "mtu", CFG_T_U16, mtu, 68, 9000),
+	CFG_NUM("port", "link_wait_ms", CFG_T_U32, link_wait_ms, 0, 600000),
+	CFG_OTHER("ip", "addr", CFG_T_CIDR),
+	CFG_OTHER("ip", "gateway", CFG_T_IPV4),
+	CFG_OTHER("ip", "route", CFG_T_ROUTE),
+	CFG_NUM("ip", "ttl", CFG_T_U8, ttl, 1, 255),
+	CFG_NUM("arp", "timeout_s", CFG_T_U32, arp_timeout_s, 1, 86400),
+	CFG_NUM("arp", "pending_max", CFG_T_U32, arp_pending_max, 1, 4096),
+	CFG_NUM("arp", "retry_ms", CFG_T_U32, arp_retry_ms, 10, 60000),
+	CFG_TCP(rto_min_ms, 1, 60000),
+	CFG_TCP(rto_initial_ms, 1, 600000),
+	CFG_TCP(rto_max_ms, 1, 3600000),
+	CFG_TCP(time_wait_ms, 0, 600000),
+	/* RFC 1122 4.2.3.2 / RFC 9293 3.8.6.3: an ACK must not be delayed more
+	 * than 0.5 s. */
+	CFG_TCP(delack_ms, 0, 500),
+	CFG_TCP(syn_retries, 1, 127),
+	CFG_TCP(data_retries, 1, 255),
+	CFG_TCP(rcvbuf, 4096, 64 * CFG_MIB),
+	CFG_TCP(sndbuf, 4096, 64 * CFG_MIB),
+	CFG_TCP(max_conns, 1, 16 * CFG_MIB),
+	CFG_TCP(backlog, 1, 65535),
+};
+
+#define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+#define CFG_NSECTIONS (sizeof(cfg_sections) / sizeof(cfg_sections[0]))
+
+/* Prototypes (static) */
+
+static int cfg_err(struct cfg_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cfg_bad(struct cfg_ctx *c, const char *section, const char *key, const char *value,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Errors */
+
+static int cfg_err(struct cfg_ctx *c, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err != NULL && c->errlen > 0)
+		snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
+	return -EINVAL;
+}
+
+/* "<file>: [<section>] <key> = '<value>': <reason>" */
+static int cfg_bad(struct cfg_ctx *c, const char *section, const char *key, const char *value,
+		   const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return cfg_err(c, "[%s] %s = '%s': %s", section, key, value, why);
+}
+
+/* String rules */
+
+static int cfg_check_charset(const char *s, const char *allowed)
+{
+	for (; *s != '\0'; s++) {
+		if (strchr(allowed, *s) == NULL)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int cfg_check_lcores(const char *s, char *why)
+{
+	/* EAL's -l takes "0", "0-3" or "0,2,4-5". */
+	if (cfg_check_charset(s, "0123456789,-") == 0)
+		return 0;
+	snprintf(why, US_CFGP_WHY, "expected a core list like 0 or 0-3,6 (digits, ',' and '-')");
+	return -EINVAL;
+}
+
+static int cfg_check_prefix(const char *s, char *why)
+{
+	/* It becomes a directory name under /var/run/dpdk/. */
+	if (s[0] != '.' && cfg_check_charset(s, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == 0)
+		return 0;
+	snprintf(why, US_CFGP_WHY, "only letters, digits, '_', '-' and '.' (not first) allowed");
+	return -EINVAL;
+}
+
+static int cfg_check_loglevel(const char *s, char *why)
+{
+	static const char *const levels[] = { "emergency", "alert", "critical", "error",
+					      "warning", "notice", "info", "debug",
+					      "1", "2", "3", "4", "5", "6", "7", "8" };
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		if (strcmp(s, levels[i]) == 0)
+			return 0;
+	}
+	snprintf(why, US_CFGP_WHY, "must be one of emergency, alert, critical, error, warning, "
+		 "notice, info, debug or 1..8 (per-type levels go in extra_args)");
+	return -EINVAL;
+}
+
+static int cfg_check_device(const char *s, char *why)
+{
+	if (strpbrk(s, " \t") == NULL)
+		return 0;
+	snprintf(why, US_CFGP_WHY, "contains blanks (a vdev string or a PCI address has none)");
+	return -EINVAL;
+}
+
+/* Values */
+
+static int cfg_parse_addr(struct us_config *cfg, const char *v, char *why)
+{
+	uint32_t host, mask;
+	uint8_t top;
+
+	if (us_cfgp_cidr(v, 1, &cfg->addr, &cfg->prefixlen, why) < 0)
+		return -EINVAL;
+	top = cfg->addr >> 24;
+	if (top == 0 || top == 127 || top >= 224) {
+		snprintf(why, US_CFGP_WHY, "not a unicast host address");
+		return -EINVAL;
+	}
+	/* A /31 (RFC 3021) and a /32 have no network/broadcast addresses. */
+	mask = us_cfgp_mask(cfg->prefixlen);
+	host = cfg->addr & ~mask;
+	if (cfg->prefixlen <= 30 && (host == 0 || host == ~mask)) {
+		snprintf(why, US_CFGP_WHY, "is the %s address of its subnet",
+			 host == 0 ? "network" : "broadcast");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const char *v,
+			   char *why)
+{
+	char *field = (char *)cfg + k->off;
+	uint32_t n;
+
+	switch (k->type) {
+	case CFG_T_U8:
+	case CFG_T_U16:
+	case CFG_T_U32:
+		if (us_cfgp_u32(v, k->min, k->max, &n, why) < 0)
+			return -EINVAL;
+		if (k->type == CFG_T_U8)
+			*(uint8_t *)field = (uint8_t)n;
+		else if (k->type == CFG_T_U16)
+			*(uint16_t *)field = (uint16_t)n;
+		else
+			*(uint32_t *)field = n;
+		return 0;
+	case CFG_T_STR:
+		if (us_cfgp_str(v, field, k->size, why) < 0)
+			return -EINVAL;
+		return k->check != NULL ? k->check(v, why) : 0;
+	case CFG_T_HUGEPAGES:
+		return us_cfgp_hugepages(v, &cfg->hugepages, why);
+	case CFG_T_CIDR:
+		return cfg_parse_addr(cfg, v, why);
+	case CFG_T_IPV4:
+		if (us_cfgp_ipv4(v, &cfg->gateway, why) < 0)
+			return -EINVAL;
+		if (cfg->gateway == 0) {
+			snprintf(why, US_CFGP_WHY, "not a host address (leave gateway out for none)");
+			return -EINVAL;
+		}
+		return 0;
+	case CFG_T_ROUTE:
+		if (cfg->nroutes == US_CFG_MAX_ROUTES) {
+			snprintf(why, US_CFGP_WHY, "more than %d routes", US_CFG_MAX_ROUTES);
+			return -EINVAL;
+		}
+		if (us_cfgp_route(v, &cfg->routes[cfg->nroutes], why) < 0)
+			return -EINVAL;
+		cfg->nroutes++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Walk */
+
+static int cfg_find_key(const char *section, const char *name)
+{
+	for (size_t i = 0; i < CFG_NKEYS; i++) {
+		if (strcmp(cfg_keys[i].section, section) == 0 && strcmp(cfg_keys[i].name, name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int cfg_apply(struct cfg_ctx *c, const char *section, const struct rte_cfgfile_entry *e)
+{
+	int i = cfg_find_key(section, e->name);
+	char why[US_CFGP_WHY];
+	const struct cfg_key *k;
+
+	if (i < 0)
+		return cfg_err(c, "[%s] %s: unknown key", section, e->name);
+	k = &cfg_keys[i];
+	/* "route" is the one key that may repeat (rte_cfgfile keeps every
+	 * occurrence, in file order). */
+	if (c->seen[i]++ > 0 && k->type != CFG_T_ROUTE)
+		return cfg_bad(c, section, e->name, e->value, "key given twice");
+	/* rte_cfgfile truncates values to CFG_VALUE_LEN - 1 characters without
+	 * a word; a value that long may have been cut, so refuse it. */
+	if (strlen(e->value) >= CFG_VALUE_LEN - 1)
+		return cfg_bad(c, section, e->name, e->value, "longer than %d characters",
+			       CFG_VALUE_LEN - 2);
+	if (e->value[0] == '\0')
+		return cfg_bad(c, section, e->name, e->value,
+			       "empty value (remove the line to get the default)");
+	if (cfg_parse_value(c->cfg, k, e->value, why) < 0)
+		return cfg_bad(c, section, e->name, e->value, "%s", why);
+	return 0;
+}
+
+static int cfg_section_known(const char *name)
+{
+	for (size_t i = 0; i < CFG_NSECTIONS; i++) {
+		if (strcmp(cfg_sections[i], name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Section index 0 is rte_cfgfile's "GLOBAL" (CFG_FLAG_GLOBAL_SECTION): the
+ * entries above the first [section], which we refuse. */
+static int cfg_walk_section(struct cfg_ctx *c, struct rte_cfgfile *cf, int idx, unsigned *sec_seen)
+{
+	char name[CFG_NAME_LEN];
+	struct rte_cfgfile_entry *e;
+	int n, s, rc = 0;
+
+	n = rte_cfgfile_section_num_entries_by_index(cf, name, idx);
+	if (n < 0)
+		return cfg_err(c, "cannot read section %d", idx);
+	s = idx == 0 ? -1 : cfg_section_known(name);
+	if (idx > 0 && s < 0)
+		return cfg_err(c, "[%s]: unknown section", name);
+	if (idx > 0 && sec_seen[s]++ > 0)
+		return cfg_err(c, "[%s]: section given twice (merge them)", name);
+	e = calloc(n > 0 ? n : 1, sizeof(*e));
+	if (e == NULL)
+		return cfg_err(c, "out of memory");
+	n = rte_cfgfile_section_entries_by_index(cf, idx, name, e, n);
+	if (idx == 0 && n > 0)
+		rc = cfg_err(c, "%s = '%s': key before the first [section]", e[0].name, e[0].value);
+	for (int i = 0; rc == 0 && idx > 0 && i < n; i++)
+		rc = cfg_apply(c, name, &e[i]);
+	free(e);
+	return rc;
+}
+
+/* Checks across keys */
+
+static int cfg_check_ip(struct cfg_ctx *c)
+{
+	const struct us_config *cfg = c->cfg;
+	uint32_t mask = us_cfgp_mask(cfg->prefixlen);
+	char a[16], g[16], n[16];
+
+	if (cfg->gateway != 0 && cfg->gateway == cfg->addr)
+		return cfg_bad(c, "ip", "gateway", us_cfgp_ntoa(cfg->gateway, g),
+			       "is addr itself");
+	if (cfg->gateway != 0 && ((cfg->gateway ^ cfg->addr) & mask) != 0)
+		return cfg_bad(c, "ip", "gateway", us_cfgp_ntoa(cfg->gateway, g),
+			       "not in the subnet of addr %s/%u", us_cfgp_ntoa(cfg->addr, a),
+			       cfg->prefixlen);
+	for (unsigned i = 0; i < cfg->nroutes; i++) {
+		const struct us_route *r = &cfg->routes[i];
+		char v[64];
+
+		snprintf(v, sizeof(v), "%s/%u%s%s", us_cfgp_ntoa(r->net, n), r->prefixlen,
+			 r->gateway ? " via " : "", r->gateway ? us_cfgp_ntoa(r->gateway, g) : "");
+		if (r->gateway != 0 && ((r->gateway ^ cfg->addr) & mask) != 0)
+			return cfg_bad(c, "ip", "route", v, "gateway not in the subnet of addr %s/%u",
+				       us_cfgp_ntoa(cfg->addr, a), cfg->prefixlen);
+		for (unsigned j = 0; j < i; j++) {
+			if (cfg->routes[j].net == r->net && cfg->routes[j].prefixlen == r->prefixlen)
+				return cfg_bad(c, "ip", "route", v, "a route to %s/%u is already given",
+					       n, r->prefixlen);
+		}
+	}
+	return 0;
+}
+
+static int cfg_check_cross(struct cfg_ctx *c)
+{
+	const struct us_config *cfg = c->cfg;
+	const struct tcp_config *t = &cfg->tcp;
+	char v[16];
+
+	if (c->seen[cfg_find_key("port", "device")] == 0)
+		return cfg_err(c, "[port] device: required key missing");
+	if (c->seen[cfg_find_key("ip", "addr")] == 0)
+		return cfg_err(c, "[ip] addr: required key missing");
+	if (cfg_check_ip(c) < 0)
+		return -EINVAL;
+	/* RFC 6298 2.4/2.5: the RTO is clamped to [min, max]. */
+	if (t->rto_min_ms > t->rto_max_ms) {
+		snprintf(v, sizeof(v), "%u", t->rto_min_ms);
+		return cfg_bad(c, "tcp", "rto_min_ms", v, "greater than rto_max_ms (%u)",
+			       t->rto_max_ms);
+	}
+	if (t->rto_initial_ms < t->rto_min_ms || t->rto_initial_ms > t->rto_max_ms) {
+		snprintf(v, sizeof(v), "%u", t->rto_initial_ms);
+		return cfg_bad(c, "tcp", "rto_initial_ms", v, "outside rto_min_ms..rto_max_ms (%u..%u)",
+			       t->rto_min_ms, t->rto_max_ms);
+	}
+	if (cfg->mbufs <= (uint32_t)cfg->rx_desc + cfg->tx_desc) {
+		snprintf(v, sizeof(v), "%u", cfg->mbufs);
+		return cfg_bad(c, "port", "mbufs", v,
+			       "too few to fill one RX and one TX ring (rx_desc + tx_desc = %u)",
+			       cfg->rx_desc + cfg->tx_desc);
+	}
+	return 0;
+}
+
+/* Files */
+
+/* One line, comment already cut off and blanks stripped: what rte_cfgfile
+ * would silently skip or misread.  NULL when fine. */
+static const char *cfg_line_problem(const char *s, size_t len)
+{
+	const char *eq;
+
+	if (len == 0)
+		return NULL;
+	if (s[0] == '[') {
+		const char *end = memchr(s, ']', len);
+
+		if (end == NULL)
+			return "section header without ']'";
+		if (end != s + len - 1)
+			return "text after the section header's ']'";
+		return NULL;
+	}
+	eq = memchr(s, '=', len);
+	if (eq == NULL)
+		return "neither '[section]' nor 'key = value'";
+	if (eq == s)
+		return "no key name before '='";
+	return NULL;
+}
+
+/* Mirrors rte_cfgfile's reading of a line: the first '#' starts a comment
+ * unless escaped as "\#", then blanks around the rest are ignored. */
+static int cfg_prescan(struct cfg_ctx *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, rc = 0;
+
+	if (f == NULL)
+		return cfg_err(c, "cannot read: %s", strerror(errno));
+	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		char *s = line, *hash = memchr(line, CFG_COMMENT, len);
+		const char *why;
+
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > CFG_LINE_MAX) {
+			rc = cfg_err(c, "line %d: longer than %d characters", lineno, CFG_LINE_MAX);
+			break;
+		}
+		if (hash != NULL && (hash == line || hash[-1] != '\\'))
+			len = hash - line;
+		while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+			len--;
+		while (len > 0 && (*s == ' ' || *s == '\t')) {
+			s++;
+			len--;
+		}
+		why = cfg_line_problem(s, len);
+		if (why != NULL)
+			rc = cfg_err(c, "line %d: %s: '%.*s'", lineno, why, (int)len, s);
+	}
+	if (rc == 0 && ferror(f))
+		rc = cfg_err(c, "cannot read: %s", strerror(errno));
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* name: what messages call the file; path: what is opened. */
+static int cfg_load_path(const char *name, const char *path, struct us_config *out, char *err,
+			 size_t errlen)
+{
+	static const struct rte_cfgfile_parameters params = { .comment_character = CFG_COMMENT };
+	struct us_config cfg;
+	unsigned seen[CFG_NKEYS] = { 0 }, sec_seen[CFG_NSECTIONS] = { 0 };
+	struct cfg_ctx c = { .file = name, .err = err, .errlen = errlen, .cfg = &cfg, .seen = seen };
+	struct rte_cfgfile *cf;
+	int rc = 0, nsec;
+
+	us_config_defaults(&cfg);
+	if (strlen(name) >= sizeof(cfg.path)) {
+		cfg_err(&c, "file name longer than %zu characters", sizeof(cfg.path) - 1);
+		return -1;
+	}
+	strcpy(cfg.path, name);
+	if (cfg_prescan(&c, path) < 0)
+		return -1;
+	/* Empty values are let through so that "device =" gets our message
+	 * rather than an unexplained load failure. */
+	cf = rte_cfgfile_load_with_params(path, CFG_FLAG_GLOBAL_SECTION | CFG_FLAG_EMPTY_VALUES,
+					  &params);
+	if (cf == NULL) {
+		cfg_err(&c, "cannot parse (rte_cfgfile_load failed)");
+		return -1;
+	}
+	nsec = rte_cfgfile_num_sections(cf, NULL, 0);
+	for (int i = 0; rc == 0 && i < nsec; i++)
+		rc = cfg_walk_section(&c, cf, i, sec_seen);
+	rte_cfgfile_close(cf);
+	if (rc == 0)
+		rc = cfg_check_cross(&c);
+	if (rc < 0)
+		return -1;
+	*out = cfg;
+	return 0;
+}
+
+/* API */
+
+void us_config_defaults(struct us_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	strcpy(cfg->lcores, "0");
+	cfg->hugepages = US_HUGEPAGES_AUTO;
+	cfg->no_huge_mem_mb = 1024;
+	strcpy(cfg->file_prefix, "userstack");
+	strcpy(cfg->log_level, "notice");
+	cfg->rx_desc = 1024;
+	cfg->tx_desc = 1024;
+	cfg->mbufs = 16383;
+	cfg->mtu = 1500;
+	cfg->link_wait_ms = 5000;
+	cfg->ttl = 64;
+	cfg->arp_timeout_s = 300;
+	cfg->arp_pending_max = 16;
+	cfg->arp_retry_ms = 1000;
+	tcp_config_defaults(&cfg->tcp);
+}
+
+int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)
+{
+	return cfg_load_path(path, path, cfg, err, errlen);
+}
+
+static int cfg_write_all(int fd, const char *text)
+{
+	size_t len = strlen(text);
+
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* rte_cfgfile only loads from a path: put the text in a memfd and open it
+ * as /proc/self/fd/N (a temporary file if memfd or /proc is missing). */
+int us_config_parse_string(const char *name, const char *text, struct us_config *cfg,
+			   char *err, size_t errlen)
+{
+	struct cfg_ctx c = { .file = name, .err = err, .errlen = errlen };
+	char path[64] = "/tmp/us_config.XXXXXX";
+	bool is_tmp = false;
+	int fd, rc;
+
+	fd = memfd_create("us_config", MFD_CLOEXEC);
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (access(path, R_OK) != 0) {
+			close(fd);
+			fd = -1;
+			strcpy(path, "/tmp/us_config.XXXXXX");
+		}
+	}
+	if (fd < 0) {
+		fd = mkstemp(path);
+		is_tmp = fd >= 0;
+	}
+	if (fd < 0) {
+		cfg_err(&c, "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	if (cfg_write_all(fd, text) < 0) {
+		cfg_err(&c, "cannot write a temporary file: %s", strerror(errno));
+		rc = -1;
+	} else {
+		rc = cfg_load_path(name, path, cfg, err, errlen);
+	}
+	if (is_tmp)
+		unlink(path);
+	close(fd);
+	return rc;
+}

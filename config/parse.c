@@ -1,0 +1,152 @@
+/* config/parse.c: value parsers (numbers, IPv4 addresses, prefixes, routes).
+ *
+ * Strict on purpose: "100x", "-1", "0x10", "10.77.0" and "10.77.0.300" are
+ * errors, never a silently different value.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/parse.h"
+
+static int cfgp_fail(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int cfgp_fail(char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, US_CFGP_WHY, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int us_cfgp_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out, char *why)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s == '\0')
+		return cfgp_fail(why, "empty value");
+	if (*s == '-' && isdigit((unsigned char)s[1]))
+		return cfgp_fail(why, "must not be negative");
+	/* strtoull would also take blanks, a sign and (base 0) hex: refuse them. */
+	if (!isdigit((unsigned char)*s))
+		return cfgp_fail(why, "not a decimal number");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return cfgp_fail(why, "trailing characters '%s' after the number", end);
+	if (errno == ERANGE || v < min || v > max)
+		return cfgp_fail(why, "out of range (%u..%u)", min, max);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int us_cfgp_ipv4(const char *s, uint32_t *out, char *why)
+{
+	struct in_addr a;
+
+	/* inet_pton (unlike inet_aton) wants exactly four decimal parts, each
+	 * 0..255: "10.77.0", "10.77.0.300" and "0xa.0.0.1" all fail. */
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return cfgp_fail(why, "not an IPv4 address");
+	*out = ntohl(a.s_addr);
+	return 0;
+}
+
+uint32_t us_cfgp_mask(uint8_t len)
+{
+	return len == 0 ? 0 : UINT32_MAX << (32 - len);
+}
+
+const char *us_cfgp_ntoa(uint32_t addr, char *buf)
+{
+	snprintf(buf, 16, "%u.%u.%u.%u", addr >> 24, (addr >> 16) & 0xff, (addr >> 8) & 0xff,
+		 addr & 0xff);
+	return buf;
+}
+
+int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, char *why)
+{
+	const char *slash = strchr(s, '/');
+	char ip[INET_ADDRSTRLEN], sub[US_CFGP_WHY];
+	uint32_t l;
+
+	if (slash == NULL)
+		return cfgp_fail(why, "missing prefix length (expected a.b.c.d/len)");
+	if ((size_t)(slash - s) >= sizeof(ip))
+		return cfgp_fail(why, "not an IPv4 address");
+	memcpy(ip, s, slash - s);
+	ip[slash - s] = '\0';
+	if (us_cfgp_ipv4(ip, addr, why) < 0)
+		return -EINVAL;
+	if (us_cfgp_u32(slash + 1, min_len, 32, &l, sub) < 0)
+		return cfgp_fail(why, "prefix length: %s", sub);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+int us_cfgp_route(const char *s, struct us_route *r, char *why)
+{
+	char buf[US_CFG_STR], *save = NULL, *tok[4];
+	char a[16], b[16];
+	unsigned n = 0;
+	uint32_t net;
+	uint8_t len;
+
+	if (us_cfgp_str(s, buf, sizeof(buf), why) < 0)
+		return -EINVAL;
+	for (char *t = strtok_r(buf, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+		if (n == 4)
+			break;
+		tok[n++] = t;
+	}
+	if (!(n == 1 || (n == 3 && strcmp(tok[1], "via") == 0)))
+		return cfgp_fail(why, "expected 'net/len via gateway' or 'net/len'");
+	if (us_cfgp_cidr(tok[0], 0, &net, &len, why) < 0)
+		return -EINVAL;
+	if (net & ~us_cfgp_mask(len))
+		return cfgp_fail(why, "host bits set in the network (did you mean %s/%u?)",
+				 us_cfgp_ntoa(net & us_cfgp_mask(len), a), len);
+	r->net = net;
+	r->prefixlen = len;
+	r->gateway = 0;
+	if (n == 3) {
+		if (us_cfgp_ipv4(tok[2], &r->gateway, why) < 0)
+			return cfgp_fail(why, "gateway '%s' is not an IPv4 address", tok[2]);
+		if (r->gateway == 0)
+			return cfgp_fail(why, "gateway %s is not a host address",
+					 us_cfgp_ntoa(r->gateway, b));
+	}
+	return 0;
+}
+
+int us_cfgp_str(const char *s, char *buf, size_t size, char *why)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		return cfgp_fail(why, "longer than %zu characters", size - 1);
+	memcpy(buf, s, n + 1);
+	return 0;
+}
+
+int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
+{
+	static const char *const names[] = {
+		[US_HUGEPAGES_AUTO] = "auto", [US_HUGEPAGES_ON] = "on", [US_HUGEPAGES_OFF] = "off",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum us_hugepages_mode)i;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be auto, on or off");
+}

@@ -1,0 +1,38 @@
+/* config/parse.h: value parsers for config/ (internal to the room).
+ *
+ * Each parser takes one value exactly as rte_cfgfile handed it over (already
+ * stripped of surrounding blanks and of a trailing comment) and either stores
+ * the result and returns 0, or returns -EINVAL and writes the reason, in
+ * words a user can act on, into why (e.g. "out of range (68..9000)").
+ */
+#ifndef US_CONFIG_PARSE_H
+#define US_CONFIG_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+/* Types */
+
+#define US_CFGP_WHY 160
+
+/* Prototypes */
+
+/* Decimal only: no sign, no hex, no blanks, no trailing characters. */
+int us_cfgp_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out, char *why);
+/* Dotted quad via inet_pton(); result in host byte order. */
+int us_cfgp_ipv4(const char *s, uint32_t *out, char *why);
+/* "a.b.c.d/len" with len in min_len..32. */
+int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, char *why);
+/* "net/len via gw" or "net/len" (directly connected); net has no host bits. */
+int us_cfgp_route(const char *s, struct us_route *r, char *why);
+/* Copies s into buf (size bytes) or fails when it does not fit. */
+int us_cfgp_str(const char *s, char *buf, size_t size, char *why);
+int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why);
+/* Netmask for a prefix length 0..32, host byte order. */
+uint32_t us_cfgp_mask(uint8_t len);
+/* "a.b.c.d" into buf (at least 16 bytes), from host byte order. */
+const char *us_cfgp_ntoa(uint32_t addr, char *buf);
+
+#endif

@@ -1,0 +1,486 @@
+/* tests/unit/config: the INI parser, its errors and the shipped files.
+ *
+ * Every rejected case is its own test and checks the message text: the
+ * message is the interface a user sees.  "t.ini" is the name given to
+ * us_config_parse_string, so each message starts with it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+
+static const char *ini_dir;
+
+#define PORT "[port]\ndevice = net_tap0,iface=ustap0\n"
+#define IP "[ip]\naddr = 10.77.0.2/24\n"
+#define MIN PORT IP
+
+/* Helpers */
+
+static void expect_reject(const char *text, const char *want)
+{
+	struct us_config cfg;
+	char err[1024] = "";
+
+	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
+	if (strstr(err, want) == NULL)
+		fail_msg("error '%s' does not contain '%s'", err, want);
+}
+
+static void load_ok(const char *text, struct us_config *cfg)
+{
+	char err[1024] = "";
+
+	if (us_config_parse_string("t.ini", text, cfg, err, sizeof(err)) != 0)
+		fail_msg("unexpected error: %s", err);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Rejected input: one test per case */
+
+#define REJECT(fn, text, want) \
+	static void fn(void **state) \
+	{ \
+		(void)state; \
+		expect_reject(text, want); \
+	}
+
+REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
+       "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
+REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
+       "t.ini: [ip] addr = '10.77.0/24': not an IPv4 address")
+REJECT(rej_ip_inner_blank, PORT "[ip]\naddr = 10.77.0.2 /24\n",
+       "t.ini: [ip] addr = '10.77.0.2 /24': not an IPv4 address")
+REJECT(rej_addr_no_prefix, PORT "[ip]\naddr = 10.77.0.2\n",
+       "t.ini: [ip] addr = '10.77.0.2': missing prefix length (expected a.b.c.d/len)")
+REJECT(rej_addr_prefix_33, PORT "[ip]\naddr = 10.77.0.2/33\n",
+       "t.ini: [ip] addr = '10.77.0.2/33': prefix length: out of range (1..32)")
+REJECT(rej_addr_broadcast, PORT "[ip]\naddr = 10.77.0.255/24\n",
+       "t.ini: [ip] addr = '10.77.0.255/24': is the broadcast address of its subnet")
+REJECT(rej_addr_multicast, PORT "[ip]\naddr = 224.0.0.9/24\n",
+       "t.ini: [ip] addr = '224.0.0.9/24': not a unicast host address")
+REJECT(rej_mtu_junk, PORT "mtu = 100x\n" IP,
+       "t.ini: [port] mtu = '100x': trailing characters 'x' after the number")
+REJECT(rej_mtu_word, PORT "mtu = abc\n" IP,
+       "t.ini: [port] mtu = 'abc': not a decimal number")
+REJECT(rej_mtu_hex, PORT "mtu = 0x5dc\n" IP,
+       "t.ini: [port] mtu = '0x5dc': trailing characters 'x5dc' after the number")
+REJECT(rej_mtu_negative, PORT "mtu = -1500\n" IP,
+       "t.ini: [port] mtu = '-1500': must not be negative")
+REJECT(rej_mtu_small, PORT "mtu = 67\n" IP,
+       "t.ini: [port] mtu = '67': out of range (68..9000)")
+REJECT(rej_mtu_big, PORT "mtu = 9001\n" IP,
+       "t.ini: [port] mtu = '9001': out of range (68..9000)")
+REJECT(rej_rx_desc_small, PORT "rx_desc = 16\n" IP,
+       "t.ini: [port] rx_desc = '16': out of range (32..4096)")
+REJECT(rej_mbufs_small, PORT "mbufs = 1022\n" IP,
+       "t.ini: [port] mbufs = '1022': out of range (1023..1048575)")
+REJECT(rej_mbufs_vs_desc, PORT "mbufs = 2000\n" IP,
+       "t.ini: [port] mbufs = '2000': too few to fill one RX and one TX ring")
+REJECT(rej_ttl_zero, MIN "ttl = 0\n",
+       "t.ini: [ip] ttl = '0': out of range (1..255)")
+REJECT(rej_u32_overflow, MIN "[tcp]\nrcvbuf = 99999999999999999999\n",
+       "t.ini: [tcp] rcvbuf = '99999999999999999999': out of range (4096..67108864)")
+REJECT(rej_rcvbuf_small, MIN "[tcp]\nrcvbuf = 1024\n",
+       "t.ini: [tcp] rcvbuf = '1024': out of range (4096..67108864)")
+REJECT(rej_rto_min_zero, MIN "[tcp]\nrto_min_ms = 0\n",
+       "t.ini: [tcp] rto_min_ms = '0': out of range (1..60000)")
+REJECT(rej_rto_min_gt_max, MIN "[tcp]\nrto_min_ms = 5000\nrto_max_ms = 3000\n",
+       "t.ini: [tcp] rto_min_ms = '5000': greater than rto_max_ms (3000)")
+REJECT(rej_rto_initial, MIN "[tcp]\nrto_initial_ms = 100\n",
+       "t.ini: [tcp] rto_initial_ms = '100': outside rto_min_ms..rto_max_ms (200..120000)")
+REJECT(rej_delack, MIN "[tcp]\ndelack_ms = 501\n",
+       "t.ini: [tcp] delack_ms = '501': out of range (0..500)")
+REJECT(rej_gateway_subnet, MIN "gateway = 10.78.0.1\n",
+       "t.ini: [ip] gateway = '10.78.0.1': not in the subnet of addr 10.77.0.2/24")
+REJECT(rej_gateway_bad, MIN "gateway = 10.77.0.1.5\n",
+       "t.ini: [ip] gateway = '10.77.0.1.5': not an IPv4 address")
+REJECT(rej_route_syntax, MIN "route = 10.0.0.0/8 by 10.77.0.1\n",
+       "t.ini: [ip] route = '10.0.0.0/8 by 10.77.0.1': expected 'net/len via gateway' or 'net/len'")
+REJECT(rej_route_host_bits, MIN "route = 10.1.2.3/8 via 10.77.0.1\n",
+       "t.ini: [ip] route = '10.1.2.3/8 via 10.77.0.1': host bits set in the network "
+       "(did you mean 10.0.0.0/8?)")
+REJECT(rej_route_gw_subnet, MIN "route = 10.0.0.0/8 via 192.168.0.1\n",
+       "t.ini: [ip] route = '10.0.0.0/8 via 192.168.0.1': gateway not in the subnet of addr "
+       "10.77.0.2/24")
+REJECT(rej_route_twice, MIN "route = 10.0.0.0/8 via 10.77.0.1\nroute = 10.0.0.0/8\n",
+       "t.ini: [ip] route = '10.0.0.0/8': a route to 10.0.0.0/8 is already given")
+REJECT(rej_route_17, MIN
+       "route = 10.1.0.0/16\nroute = 10.2.0.0/16\nroute = 10.3.0.0/16\nroute = 10.4.0.0/16\n"
+       "route = 10.5.0.0/16\nroute = 10.6.0.0/16\nroute = 10.7.0.0/16\nroute = 10.8.0.0/16\n"
+       "route = 10.9.0.0/16\nroute = 10.10.0.0/16\nroute = 10.11.0.0/16\nroute = 10.12.0.0/16\n"
+       "route = 10.13.0.0/16\nroute = 10.14.0.0/16\nroute = 10.15.0.0/16\nroute = 10.16.0.0/16\n"
+       "route = 10.17.0.0/16\n",
+       "t.ini: [ip] route = '10.17.0.0/16': more than 16 routes")
+REJECT(rej_hugepages, "[eal]\nhugepages = yes\n" MIN,
+       "t.ini: [eal] hugepages = 'yes': must be auto, on or off")
+REJECT(rej_log_level, "[eal]\nlog_level = verbose\n" MIN,
+       "t.ini: [eal] log_level = 'verbose': must be one of emergency")
+REJECT(rej_lcores, "[eal]\nlcores = all\n" MIN,
+       "t.ini: [eal] lcores = 'all': expected a core list")
+REJECT(rej_prefix_slash, "[eal]\nfile_prefix = ../etc\n" MIN,
+       "t.ini: [eal] file_prefix = '../etc': only letters, digits")
+REJECT(rej_prefix_long, "[eal]\nfile_prefix = "
+       "0123456789012345678901234567890123456789012345678901234567890123\n" MIN,
+       "': longer than 63 characters")
+REJECT(rej_device_empty, "[port]\ndevice =\n" IP,
+       "t.ini: [port] device = '': empty value")
+REJECT(rej_device_blank, "[port]\ndevice = net_tap0, iface=ustap0\n" IP,
+       "t.ini: [port] device = 'net_tap0, iface=ustap0': contains blanks")
+REJECT(rej_device_255, "[port]\ndevice = net_tap0,iface="
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"
+       IP,
+       "': longer than 254 characters")
+REJECT(rej_missing_device, IP,
+       "t.ini: [port] device: required key missing")
+REJECT(rej_missing_addr, PORT "[ip]\nttl = 64\n",
+       "t.ini: [ip] addr: required key missing")
+REJECT(rej_unknown_key, "[port]\ndevcie = net_tap0\n" IP,
+       "t.ini: [port] devcie: unknown key")
+REJECT(rej_unknown_section, MIN "[foo]\nbar = 1\n",
+       "t.ini: [foo]: unknown section")
+REJECT(rej_key_twice, PORT "mtu = 1500\nmtu = 9000\n" IP,
+       "t.ini: [port] mtu = '9000': key given twice")
+REJECT(rej_section_twice, MIN "[ip]\nttl = 3\n",
+       "t.ini: [ip]: section given twice")
+REJECT(rej_no_equals, PORT "mtu 9000\n" IP,
+       "t.ini: line 3: neither '[section]' nor 'key = value': 'mtu 9000'")
+REJECT(rej_no_bracket, "[port\ndevice = net_tap0\n" IP,
+       "t.ini: line 1: section header without ']'")
+REJECT(rej_key_before_section, "mtu = 1500\n" MIN,
+       "t.ini: mtu = '1500': key before the first [section]")
+
+static void rej_line_too_long(void **state)
+{
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), MIN "# %0400d\n", 0);
+	expect_reject(text, "t.ini: line 5: longer than 322 characters");
+}
+
+static void rej_unreadable(void **state)
+{
+	struct us_config cfg;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(us_config_load("/nonexistent/x.ini", &cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "/nonexistent/x.ini: cannot read: No such file or directory");
+}
+
+/* Accepted input */
+
+static void test_defaults(void **state)
+{
+	struct us_config cfg;
+	struct tcp_config t;
+
+	(void)state;
+	us_config_defaults(&cfg);
+	tcp_config_defaults(&t);
+	assert_string_equal(cfg.lcores, "0");
+	assert_int_equal(cfg.hugepages, US_HUGEPAGES_AUTO);
+	assert_int_equal(cfg.no_huge_mem_mb, 1024);
+	assert_string_equal(cfg.file_prefix, "userstack");
+	assert_string_equal(cfg.log_level, "notice");
+	assert_string_equal(cfg.extra_args, "");
+	assert_string_equal(cfg.device, "");
+	assert_int_equal(cfg.rx_desc, 1024);
+	assert_int_equal(cfg.tx_desc, 1024);
+	assert_int_equal(cfg.mbufs, 16383);
+	assert_int_equal(cfg.mtu, 1500);
+	assert_int_equal(cfg.link_wait_ms, 5000);
+	assert_int_equal(cfg.addr, 0);
+	assert_int_equal(cfg.gateway, 0);
+	assert_int_equal(cfg.nroutes, 0);
+	assert_int_equal(cfg.ttl, 64);
+	assert_int_equal(cfg.arp_timeout_s, 300);
+	assert_int_equal(cfg.arp_pending_max, 16);
+	assert_int_equal(cfg.arp_retry_ms, 1000);
+	assert_memory_equal(&cfg.tcp, &t, sizeof(t));
+}
+
+/* Only the required keys: everything else keeps its default. */
+static void test_minimal(void **state)
+{
+	struct us_config cfg, def;
+
+	(void)state;
+	load_ok(MIN, &cfg);
+	us_config_defaults(&def);
+	assert_string_equal(cfg.path, "t.ini");
+	assert_string_equal(cfg.device, "net_tap0,iface=ustap0");
+	assert_int_equal(cfg.addr, 0x0a4d0002);
+	assert_int_equal(cfg.prefixlen, 24);
+	strcpy(def.path, cfg.path);
+	strcpy(def.device, cfg.device);
+	def.addr = cfg.addr;
+	def.prefixlen = cfg.prefixlen;
+	assert_memory_equal(&cfg, &def, sizeof(cfg));
+}
+
+static const char full_ini[] =
+	"# every key, none at its default\n"
+	"[eal]\n"
+	"lcores = 0-3,6\n"
+	"hugepages = off\n"
+	"no_huge_mem_mb = 512\n"
+	"file_prefix = us-test_1\n"
+	"log_level = debug\n"
+	"extra_args = --log-level=pmd.net.tap:debug --vdev=net_null0\n"
+	"\n"
+	"[port]\n"
+	"  device   =   net_tap0,iface=ustap9   # trailing comment\n"
+	"rx_desc = 512\n"
+	"tx_desc = 256\n"
+	"mbufs = 8191\n"
+	"mtu = 9000\n"
+	"link_wait_ms = 0\n"
+	"[ip]\n"
+	"addr = 192.168.7.10/23\n"
+	"gateway = 192.168.6.1\n"
+	"route = 10.0.0.0/8 via 192.168.7.254\n"
+	"route = 172.16.0.0/12\n"
+	"route = 0.0.0.0/0 via 192.168.6.1\n"
+	"ttl = 255\n"
+	"[arp]\n"
+	"timeout_s = 60\n"
+	"pending_max = 4\n"
+	"retry_ms = 250\n"
+	"[tcp]\n"
+	"rto_min_ms = 1\n"
+	"rto_initial_ms = 300\n"
+	"rto_max_ms = 60000\n"
+	"time_wait_ms = 0\n"
+	"delack_ms = 500\n"
+	"syn_retries = 3\n"
+	"data_retries = 8\n"
+	"rcvbuf = 67108864\n"
+	"sndbuf = 4096\n"
+	"max_conns = 100\n"
+	"backlog = 65535\n";
+
+static void test_full(void **state)
+{
+	struct us_config cfg;
+
+	(void)state;
+	load_ok(full_ini, &cfg);
+	assert_string_equal(cfg.lcores, "0-3,6");
+	assert_int_equal(cfg.hugepages, US_HUGEPAGES_OFF);
+	assert_int_equal(cfg.no_huge_mem_mb, 512);
+	assert_string_equal(cfg.file_prefix, "us-test_1");
+	assert_string_equal(cfg.log_level, "debug");
+	assert_string_equal(cfg.extra_args, "--log-level=pmd.net.tap:debug --vdev=net_null0");
+	assert_string_equal(cfg.device, "net_tap0,iface=ustap9");
+	assert_int_equal(cfg.rx_desc, 512);
+	assert_int_equal(cfg.tx_desc, 256);
+	assert_int_equal(cfg.mbufs, 8191);
+	assert_int_equal(cfg.mtu, 9000);
+	assert_int_equal(cfg.link_wait_ms, 0);
+	assert_int_equal(cfg.addr, 0xc0a8070a);
+	assert_int_equal(cfg.prefixlen, 23);
+	assert_int_equal(cfg.gateway, 0xc0a80601);
+	assert_int_equal(cfg.nroutes, 3);
+	assert_int_equal(cfg.routes[0].net, 0x0a000000);
+	assert_int_equal(cfg.routes[0].prefixlen, 8);
+	assert_int_equal(cfg.routes[0].gateway, 0xc0a807fe);
+	assert_int_equal(cfg.routes[1].net, 0xac100000);
+	assert_int_equal(cfg.routes[1].prefixlen, 12);
+	assert_int_equal(cfg.routes[1].gateway, 0);
+	assert_int_equal(cfg.routes[2].net, 0);
+	assert_int_equal(cfg.routes[2].prefixlen, 0);
+	assert_int_equal(cfg.routes[2].gateway, 0xc0a80601);
+	assert_int_equal(cfg.ttl, 255);
+	assert_int_equal(cfg.arp_timeout_s, 60);
+	assert_int_equal(cfg.arp_pending_max, 4);
+	assert_int_equal(cfg.arp_retry_ms, 250);
+	assert_int_equal(cfg.tcp.rto_min_ms, 1);
+	assert_int_equal(cfg.tcp.rto_initial_ms, 300);
+	assert_int_equal(cfg.tcp.rto_max_ms, 60000);
+	assert_int_equal(cfg.tcp.time_wait_ms, 0);
+	assert_int_equal(cfg.tcp.delack_ms, 500);
+	assert_int_equal(cfg.tcp.syn_retries, 3);
+	assert_int_equal(cfg.tcp.data_retries, 8);
+	assert_int_equal(cfg.tcp.rcvbuf, 64 * 1024 * 1024);
+	assert_int_equal(cfg.tcp.sndbuf, 4096);
+	assert_int_equal(cfg.tcp.max_conns, 100);
+	assert_int_equal(cfg.tcp.backlog, 65535);
+}
+
+/* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
+ * blanks around the value go; a /31 has no network/broadcast address
+ * (RFC 3021). */
+static void test_escape_and_slash31(void **state)
+{
+	struct us_config cfg;
+
+	(void)state;
+	load_ok("[eal]\nextra_args =  --a\\#b  \n" PORT "[ip]\naddr = 10.9.9.0/31\n", &cfg);
+	assert_string_equal(cfg.extra_args, "--a#b");
+	assert_int_equal(cfg.addr, 0x0a090900);
+	assert_int_equal(cfg.prefixlen, 31);
+}
+
+/* A failed load leaves the caller's struct untouched. */
+static void test_failure_keeps_cfg(void **state)
+{
+	struct us_config cfg, before;
+	char err[256];
+
+	(void)state;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	before = cfg;
+	assert_int_equal(us_config_parse_string("t.ini", MIN "ttl = 0\n", &cfg, err, sizeof(err)), -1);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+/* parse_string's temporary file is gone afterwards, on both paths. */
+static void test_no_fd_leak(void **state)
+{
+	struct us_config cfg;
+	char err[256];
+	int n = count_fds();
+
+	(void)state;
+	assert_int_equal(us_config_parse_string("t.ini", MIN, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(us_config_parse_string("t.ini", "[x]\n", &cfg, err, sizeof(err)), -1);
+	assert_int_equal(count_fds(), n);
+}
+
+static void load_shipped(const char *file, const char *device)
+{
+	struct us_config cfg;
+	char path[512], err[1024] = "";
+
+	snprintf(path, sizeof(path), "%s/%s", ini_dir, file);
+	if (us_config_load(path, &cfg, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_string_equal(cfg.path, path);
+	if (device != NULL)
+		assert_string_equal(cfg.device, device);
+}
+
+/* The contract other rooms and scripts rely on, then every *.ini there. */
+static void test_shipped(void **state)
+{
+	struct us_config cfg;
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	(void)state;
+	assert_non_null(ini_dir);
+	load_shipped("tap.ini", "net_tap0,iface=ustap0");
+	load_shipped("af_packet.ini", "net_af_packet0,iface=veth-us,qpairs=1");
+	load_shipped("memif.ini",
+		     "net_memif0,role=server,socket=/run/userstack/memif.sock,socket-abstract=no");
+	load_shipped("pci.ini", "0000:01:00.0");
+	{
+		char path[512], err[256];
+
+		snprintf(path, sizeof(path), "%s/tap.ini", ini_dir);
+		assert_int_equal(us_config_load(path, &cfg, err, sizeof(err)), 0);
+		assert_int_equal(cfg.addr, 0x0a4d0002);
+		assert_int_equal(cfg.prefixlen, 24);
+		assert_int_equal(cfg.gateway, 0);
+	}
+	d = opendir(ini_dir);
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 4 && strcmp(de->d_name + len - 4, ".ini") == 0) {
+			load_shipped(de->d_name, NULL);
+			n++;
+		}
+	}
+	closedir(d);
+	assert_true(n >= 4);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_escape_and_slash31),
+		cmocka_unit_test(test_failure_keeps_cfg),
+		cmocka_unit_test(test_no_fd_leak),
+		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(rej_ip_octet),
+		cmocka_unit_test(rej_ip_three_parts),
+		cmocka_unit_test(rej_ip_inner_blank),
+		cmocka_unit_test(rej_addr_no_prefix),
+		cmocka_unit_test(rej_addr_prefix_33),
+		cmocka_unit_test(rej_addr_broadcast),
+		cmocka_unit_test(rej_addr_multicast),
+		cmocka_unit_test(rej_mtu_junk),
+		cmocka_unit_test(rej_mtu_word),
+		cmocka_unit_test(rej_mtu_hex),
+		cmocka_unit_test(rej_mtu_negative),
+		cmocka_unit_test(rej_mtu_small),
+		cmocka_unit_test(rej_mtu_big),
+		cmocka_unit_test(rej_rx_desc_small),
+		cmocka_unit_test(rej_mbufs_small),
+		cmocka_unit_test(rej_mbufs_vs_desc),
+		cmocka_unit_test(rej_ttl_zero),
+		cmocka_unit_test(rej_u32_overflow),
+		cmocka_unit_test(rej_rcvbuf_small),
+		cmocka_unit_test(rej_rto_min_zero),
+		cmocka_unit_test(rej_rto_min_gt_max),
+		cmocka_unit_test(rej_rto_initial),
+		cmocka_unit_test(rej_delack),
+		cmocka_unit_test(rej_gateway_subnet),
+		cmocka_unit_test(rej_gateway_bad),
+		cmocka_unit_test(rej_route_syntax),
+		cmocka_unit_test(rej_route_host_bits),
+		cmocka_unit_test(rej_route_gw_subnet),
+		cmocka_unit_test(rej_route_twice),
+		cmocka_unit_test(rej_route_17),
+		cmocka_unit_test(rej_hugepages),
+		cmocka_unit_test(rej_log_level),
+		cmocka_unit_test(rej_lcores),
+		cmocka_unit_test(rej_prefix_slash),
+		cmocka_unit_test(rej_prefix_long),
+		cmocka_unit_test(rej_device_empty),
+		cmocka_unit_test(rej_device_blank),
+		cmocka_unit_test(rej_device_255),
+		cmocka_unit_test(rej_missing_device),
+		cmocka_unit_test(rej_missing_addr),
+		cmocka_unit_test(rej_unknown_key),
+		cmocka_unit_test(rej_unknown_section),
+		cmocka_unit_test(rej_key_twice),
+		cmocka_unit_test(rej_section_twice),
+		cmocka_unit_test(rej_no_equals),
+		cmocka_unit_test(rej_no_bracket),
+		cmocka_unit_test(rej_key_before_section),
+		cmocka_unit_test(rej_line_too_long),
+		cmocka_unit_test(rej_unreadable),
+	};
+
+	ini_dir = argc > 1 ? argv[1] : NULL;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
