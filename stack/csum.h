@@ -1,0 +1,117 @@
+/* stack/csum.h: Internet checksums (RFC 1071) over headers and mbuf chains.
+ *
+ * Thin, named wrappers over DPDK's rte_ip.h so that every layer (and tcp/)
+ * verifies and fills checksums the same way, chained mbufs included
+ * (reassembled datagrams are chains).
+ */
+#ifndef US_CSUM_H
+#define US_CSUM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+/* Prototypes */
+
+/* Header checksum over ihl*4 bytes, including the checksum field: a correct
+ * header sums to 0xffff (RFC 1071 2). */
+static inline bool us_csum_ipv4_hdr_ok(const struct rte_ipv4_hdr *ip)
+{
+	return rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) == 0xffff;
+}
+
+static inline void us_csum_ipv4_hdr_set(struct rte_ipv4_hdr *ip)
+{
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+static inline uint16_t us_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* Non-complemented sum of len bytes at offset off of a chain.  DPDK 22.11's
+ * rte_raw_cksum_mbuf truncates the carries of a segment that starts at an
+ * odd offset before swapping its bytes (wrong sums for chains split at odd
+ * offsets), so we fold each piece fully, then swap (RFC 1071 2(B)). */
+static inline int us_csum_raw_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+				   uint16_t *out)
+{
+	uint32_t sum = 0, done = 0;
+
+	if (off + len > rte_pktmbuf_pkt_len(m))
+		return -1;
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	for (; m != NULL && done < len; m = m->next, off = 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
+		uint16_t part = rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const char *, off), n);
+
+		sum += (done & 1) ? rte_bswap16(part) : part;
+		done += n;
+	}
+	*out = us_csum_fold(sum);
+	return 0;
+}
+
+/* Pseudo-header sum (RFC 793 3.1, RFC 768) for an L4 length. */
+static inline uint16_t us_csum_phdr(const struct rte_ipv4_hdr *ip, uint16_t l4_len)
+{
+	uint32_t sum = rte_raw_cksum(&ip->src_addr, 8);
+
+	sum += rte_cpu_to_be_16((uint16_t)ip->next_proto_id) + rte_cpu_to_be_16(l4_len);
+	return us_csum_fold(sum);
+}
+
+/* Sum over the L4 bytes at l4_off (length from ip->total_length) plus the
+ * pseudo-header; 0 if the range is outside m (never a valid sum). */
+static inline uint16_t us_csum_l4_sum(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+				      uint16_t l4_off)
+{
+	uint16_t l4_len = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip);
+	uint16_t raw;
+
+	if (us_csum_raw_mbuf(m, l4_off, l4_len, &raw) < 0)
+		return 0;
+	return us_csum_fold((uint32_t)raw + us_csum_phdr(ip, l4_len));
+}
+
+/* TCP/UDP checksum to store (the field must be zero).  UDP's zero result is
+ * sent as 0xffff (RFC 768). */
+static inline uint16_t us_csum_l4(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+				  uint16_t l4_off)
+{
+	uint16_t c = (uint16_t)~us_csum_l4_sum(m, ip, l4_off);
+
+	return c == 0 && ip->next_proto_id == IPPROTO_UDP ? 0xffff : c;
+}
+
+/* Verify a received TCP/UDP checksum (field included). */
+static inline bool us_csum_l4_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+				 uint16_t l4_off)
+{
+	return us_csum_l4_sum(m, ip, l4_off) == 0xffff;
+}
+
+/* Plain checksum (no pseudo-header: ICMP) of len bytes at off; the value to
+ * store when the field was zero (0 over a valid message).  -1 when the range
+ * is outside m. */
+static inline int us_csum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	uint16_t sum;
+
+	if (us_csum_raw_mbuf(m, off, len, &sum) < 0)
+		return -1;
+	return (uint16_t)~sum;
+}
+
+#endif

@@ -1,0 +1,219 @@
+/* stack/engine.c: the per-lcore engine: create/destroy, the loop iteration,
+ * buffered TX, counters. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "stack/engine_priv.h"
+
+/* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
+ * path MTU discovery, TCP never needs us to fragment). */
+static void engine_tcp_output(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip)
+{
+	us_ip_output(ctx, m, src_ip, dst_ip, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
+}
+
+/* Fragmentation output attaches the payload through indirect mbufs, which
+ * carry no data room of their own. */
+static struct rte_mempool *engine_indirect_pool(const struct us_engine *e)
+{
+	static unsigned seq;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int socket = e->pool->socket_id;
+
+	snprintf(name, sizeof(name), "us_ind%u_%u", e->id, __atomic_fetch_add(&seq, 1,
+									     __ATOMIC_RELAXED));
+	return rte_pktmbuf_pool_create(name, 2047, 32, 0, 0,
+				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
+}
+
+static int engine_tcp_create(struct us_engine *e)
+{
+	struct tcp_env env = {
+		.pool = e->pool,
+		.wheel = &e->wheel,
+		.local_ip = e->addr,
+		.mtu = e->port.mtu,
+		.l4_csum_by_ip = e->port.tx_l4_csum,
+		.output = engine_tcp_output,
+		.ctx = e,
+	};
+
+	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
+	return e->tcp ? 0 : -(errno ? errno : ENOMEM);
+}
+
+static void engine_free(struct us_engine *e)
+{
+	if (e->tcp)
+		tcp_stack_destroy(e->tcp);
+	us_arp_fini(e);
+	us_ip_fini(e);
+	/* Queued frames are dropped, not sent: the port may be gone already. */
+	for (uint16_t i = 0; i < e->ntx; i++)
+		rte_pktmbuf_free(e->tx[i]);
+	e->ntx = 0;
+	/* Last: fragments queued above held indirect mbufs from it. */
+	if (e->indirect_pool)
+		rte_mempool_free(e->indirect_pool);
+	free(e);
+}
+
+struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
+				   struct rte_mempool *pool, const struct us_port_ops *port,
+				   uint64_t now_ns)
+{
+	struct us_engine *e;
+	int rc;
+
+	if (cfg == NULL || pool == NULL || port == NULL || port->tx == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return NULL;
+	e->id = id;
+	e->cfg = *cfg;
+	e->addr = cfg->addr;
+	e->bcast = cfg->prefixlen < 31 ? cfg->addr | ~(~0u << (32 - cfg->prefixlen)) : 0;
+	e->pool = pool;
+	e->port = *port;
+	if (e->port.mtu == 0)
+		e->port.mtu = cfg->mtu ? cfg->mtu : RTE_ETHER_MTU;
+	us_timer_wheel_init(&e->wheel, US_WHEEL_TICK_NS, now_ns);
+	e->icmp.tokens = US_ICMP_BURST;
+	e->icmp.refill_ns = now_ns;
+
+	rc = us_route_init(&e->routes, cfg);
+	if (rc == 0 && (e->indirect_pool = engine_indirect_pool(e)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = us_arp_init(e);
+	if (rc == 0)
+		rc = us_ip_init(e);
+	if (rc == 0)
+		rc = engine_tcp_create(e);
+	if (rc < 0) {
+		engine_free(e);
+		errno = -rc;
+		return NULL;
+	}
+	return e;
+}
+
+void us_engine_destroy(struct us_engine *e)
+{
+	if (e != NULL)
+		engine_free(e);
+}
+
+void us_engine_tx(struct us_engine *e, struct rte_mbuf *m)
+{
+	if (e->ntx == US_TX_BUF)
+		us_engine_flush(e);
+	e->tx[e->ntx++] = m;
+	US_STAT_INC(e, eth_tx_frames);
+}
+
+void us_engine_flush(struct us_engine *e)
+{
+	if (e->ntx == 0)
+		return;
+	/* port.tx consumes all of them, sent or not. */
+	e->port.tx(e->port.ctx, e->tx, e->ntx);
+	e->ntx = 0;
+}
+
+void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
+{
+	us_eth_input(e, m);
+}
+
+unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
+{
+	struct rte_mbuf *pkts[US_RX_BURST];
+	uint16_t n = 0;
+
+	/* One clock read per iteration: what tcp/ sees as "now" while it
+	 * processes this burst. */
+	if (now_ns > e->wheel.now_ns)
+		e->wheel.now_ns = now_ns;
+	if (e->port.rx != NULL)
+		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
+	for (uint16_t i = 0; i < n; i++)
+		us_engine_input(e, pkts[i]);
+	us_timer_run(&e->wheel, now_ns);
+	us_engine_flush(e);
+	return n;
+}
+
+void us_engine_advance(struct us_engine *e, uint64_t now_ns)
+{
+	us_timer_run(&e->wheel, now_ns);
+	us_engine_flush(e);
+}
+
+void us_engine_announce(struct us_engine *e)
+{
+	us_arp_announce(e);
+	us_engine_flush(e);
+}
+
+struct tcp_stack *us_engine_tcp(struct us_engine *e)
+{
+	return e->tcp;
+}
+
+struct us_timer_wheel *us_engine_wheel(struct us_engine *e)
+{
+	return &e->wheel;
+}
+
+uint32_t us_engine_addr(const struct us_engine *e)
+{
+	return e->addr;
+}
+
+void us_engine_print_stats(const struct us_engine *e, FILE *out)
+{
+	const struct tcp_stats *ts = e->tcp ? tcp_stack_stats(e->tcp) : NULL;
+
+#define US_X_PRINT(name, desc) \
+	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->stats.name, desc);
+	STACK_COUNTERS(US_X_PRINT)
+#undef US_X_PRINT
+	if (ts == NULL)
+		return;
+#define US_X_PRINT_TCP(name, desc) \
+	fprintf(out, "tcp_%s %" PRIu64 "  # %s\n", #name, ts->name, desc);
+	TCP_COUNTERS(US_X_PRINT_TCP)
+#undef US_X_PRINT_TCP
+}
+
+int64_t us_engine_counter(const struct us_engine *e, const char *name)
+{
+	const struct tcp_stats *ts;
+
+#define US_X_FIND(n, desc) \
+	if (strcmp(name, #n) == 0) \
+		return (int64_t)e->stats.n;
+	STACK_COUNTERS(US_X_FIND)
+#undef US_X_FIND
+	/* TCP counters are named with a "tcp_" prefix, as printed. */
+	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)
+		return -1;
+	ts = tcp_stack_stats(e->tcp);
+	name += 4;
+#define US_X_FIND_TCP(n, desc) \
+	if (strcmp(name, #n) == 0) \
+		return (int64_t)ts->n;
+	TCP_COUNTERS(US_X_FIND_TCP)
+#undef US_X_FIND_TCP
+	return -1;
+}

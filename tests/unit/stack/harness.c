@@ -1,0 +1,237 @@
+/* tests/unit/stack/harness.c: fake port, engine set-up and frame builders. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_eal.h>
+#include <rte_icmp.h>
+#include <rte_mempool.h>
+#include <rte_udp.h>
+
+#include "tests/unit/stack/harness.h"
+
+struct rte_mempool *h_pool;
+const struct rte_ether_addr h_our_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+const struct rte_ether_addr h_peer_mac = {{0x02, 0, 0, 0, 0, 0x07}};
+const struct rte_ether_addr h_gw_mac = {{0x02, 0, 0, 0, 0, 0x01}};
+const struct rte_ether_addr h_bcast_mac = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+
+void h_eal_init(const char *prefix)
+{
+	char fp[64];
+	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
+	char *argv[] = {"prog", "--no-huge", "--no-pci", "--no-shconf", "-m", "64",
+			"--log-level=error", fp};
+
+	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		exit(1);
+	}
+	h_pool = rte_pktmbuf_pool_create("h_pool", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 SOCKET_ID_ANY);
+	if (h_pool == NULL) {
+		fprintf(stderr, "pool create failed\n");
+		exit(1);
+	}
+}
+
+void h_config(struct us_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mtu = 1500;
+	cfg->addr = H_OUR_IP;
+	cfg->prefixlen = 24;
+	cfg->gateway = H_GW_IP;
+	cfg->ttl = 64;
+	cfg->arp_timeout_s = 300;
+	cfg->arp_pending_max = 16;
+	cfg->arp_retry_ms = 1000;
+	tcp_config_defaults(&cfg->tcp);
+}
+
+static uint16_t h_port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct h_port *p = ctx;
+
+	for (uint16_t i = 0; i < n; i++) {
+		assert_true(p->ntx < H_TX_MAX);
+		p->tx[p->ntx++] = pkts[i];
+	}
+	return n;
+}
+
+static uint16_t h_port_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct h_port *p = ctx;
+	uint16_t k = p->nrx < n ? (uint16_t)p->nrx : n;
+
+	memcpy(pkts, p->rx, k * sizeof(*pkts));
+	memmove(p->rx, p->rx + k, (p->nrx - k) * sizeof(*pkts));
+	p->nrx -= k;
+	return k;
+}
+
+void h_prepare(struct harness *h)
+{
+	memset(h, 0, sizeof(*h));
+	h_config(&h->cfg);
+	h->ops = (struct us_port_ops){
+		.rx = h_port_rx, .tx = h_port_tx, .ctx = &h->port, .mac = h_our_mac, .mtu = 1500,
+	};
+	h->now = 1000000000ull; /* not zero: catches "0 means unset" bugs */
+}
+
+void h_start(struct harness *h)
+{
+	h->e = us_engine_create(0, &h->cfg, h_pool, &h->ops, h->now);
+	assert_non_null(h->e);
+}
+
+void h_clear_tx(struct harness *h)
+{
+	for (unsigned i = 0; i < h->port.ntx; i++)
+		rte_pktmbuf_free(h->port.tx[i]);
+	h->port.ntx = 0;
+}
+
+void h_teardown(struct harness *h)
+{
+	h_clear_tx(h);
+	for (unsigned i = 0; i < h->port.nrx; i++)
+		rte_pktmbuf_free(h->port.rx[i]);
+	us_engine_destroy(h->e);
+	h->e = NULL;
+	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
+}
+
+void h_advance(struct harness *h, uint64_t ns)
+{
+	h->now += ns;
+	us_engine_advance(h->e, h->now);
+}
+
+static struct rte_mbuf *h_frame(const struct rte_ether_addr *dst, uint16_t type, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h_pool);
+	struct rte_ether_hdr *eh;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eh) + len));
+	assert_non_null(eh);
+	memset(eh, 0, sizeof(*eh) + len);
+	eh->dst_addr = *dst;
+	eh->src_addr = h_peer_mac;
+	eh->ether_type = rte_cpu_to_be_16(type);
+	return m;
+}
+
+struct rte_mbuf *h_arp(uint16_t op, const struct rte_ether_addr *sha, uint32_t sip,
+		       const struct rte_ether_addr *tha, uint32_t tip,
+		       const struct rte_ether_addr *eth_dst)
+{
+	struct rte_mbuf *m = h_frame(eth_dst, RTE_ETHER_TYPE_ARP, sizeof(struct rte_arp_hdr));
+	struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *,
+							sizeof(struct rte_ether_hdr));
+
+	h_eth(m)->src_addr = *sha;
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = 6;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	a->arp_data.arp_sha = *sha;
+	a->arp_data.arp_sip = rte_cpu_to_be_32(sip);
+	a->arp_data.arp_tha = *tha;
+	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
+	return m;
+}
+
+struct rte_mbuf *h_ipv4(uint32_t src, uint32_t dst, uint8_t proto, uint16_t id,
+			uint16_t frag_off, const void *payload, size_t len)
+{
+	struct rte_mbuf *m = h_frame(&h_our_mac, RTE_ETHER_TYPE_IPV4, sizeof(struct rte_ipv4_hdr) + len);
+	struct rte_ipv4_hdr *ip = h_iph(m);
+
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + len));
+	ip->packet_id = rte_cpu_to_be_16(id);
+	ip->fragment_offset = rte_cpu_to_be_16(frag_off);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	memcpy(ip + 1, payload, len);
+	h_fix_ip_csum(m);
+	return m;
+}
+
+size_t h_icmp_echo(uint8_t *buf, uint16_t ident, uint16_t seq, size_t data_len)
+{
+	struct rte_icmp_hdr *ih = (struct rte_icmp_hdr *)buf;
+
+	memset(ih, 0, sizeof(*ih));
+	ih->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+	ih->icmp_ident = rte_cpu_to_be_16(ident);
+	ih->icmp_seq_nb = rte_cpu_to_be_16(seq);
+	for (size_t i = 0; i < data_len; i++)
+		buf[sizeof(*ih) + i] = (uint8_t)(i * 7 + (i >> 8));
+	ih->icmp_cksum = (uint16_t)~rte_raw_cksum(buf, sizeof(*ih) + data_len);
+	return sizeof(*ih) + data_len;
+}
+
+size_t h_udp(uint8_t *buf, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+	     const void *data, size_t len)
+{
+	struct rte_udp_hdr *uh = (struct rte_udp_hdr *)buf;
+	struct rte_ipv4_hdr ip = {
+		.version_ihl = RTE_IPV4_VHL_DEF,
+		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(ip) + sizeof(*uh) + len)),
+		.next_proto_id = IPPROTO_UDP,
+		.src_addr = rte_cpu_to_be_32(src),
+		.dst_addr = rte_cpu_to_be_32(dst),
+	};
+
+	uh->src_port = rte_cpu_to_be_16(sport);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*uh) + len));
+	uh->dgram_cksum = 0;
+	memcpy(uh + 1, data, len);
+	uh->dgram_cksum = rte_ipv4_udptcp_cksum(&ip, uh);
+	return sizeof(*uh) + len;
+}
+
+struct rte_ether_hdr *h_eth(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+}
+
+struct rte_ipv4_hdr *h_iph(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+}
+
+void h_fix_ip_csum(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = h_iph(m);
+
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+size_t h_bytes(const struct rte_mbuf *m, uint8_t *buf, size_t cap)
+{
+	size_t len = rte_pktmbuf_pkt_len(m);
+	const void *p;
+
+	assert_true(len <= cap);
+	p = rte_pktmbuf_read(m, 0, (uint32_t)len, buf);
+	assert_non_null(p);
+	if (p != buf)
+		memcpy(buf, p, len);
+	return len;
+}
