@@ -1,0 +1,400 @@
+/* server.c: us-httpecho's connections (see server.h).
+ *
+ * Handlers run inline on the engine's core, so nothing here locks.  A
+ * connection's life: read and frame requests; queue each response; after a
+ * response with Connection: close (or an error) stop taking requests, and
+ * once the output is all with the stack send FIN (us_shutdown_write) and
+ * keep reading, discarding, until the peer's FIN: then us_close.  Reading
+ * on until the peer closes (RFC 9112 9.6) avoids the reset that unread data
+ * would cause and lets the client see the whole response.
+ *
+ * Buffer ownership: ec->in and ec->out belong to the connection and are
+ * freed with it in echo_free, on every path (close, abort, on_closed, stop).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+/* Types */
+
+#define ECHO_IN_MIN 4096u          /* first request buffer */
+#define ECHO_READ_MIN 2048u        /* read no less than this at a time */
+#define ECHO_OUT_HIGH (256u << 10) /* stop framing pipelined requests above this */
+#define ECHO_KEEP_MAX (64u << 10)  /* shrink idle buffers bigger than this */
+
+struct echo_conn {
+	LIST_ENTRY(echo_conn) link;
+	struct echo_server *srv;
+	struct us_conn *c;
+	uint8_t *in;         /* current request's raw bytes, then bytes read ahead */
+	size_t in_len, in_cap;
+	size_t in_parsed;    /* bytes of in already fed to the parser */
+	uint8_t *out;        /* output us_send has not taken, from out_off */
+	size_t out_off, out_len, out_cap;
+	bool continue_sent;
+	bool closing;        /* last response queued: no more requests */
+	bool write_shut;     /* FIN queued */
+	bool peer_eof;
+	struct http_parser parser; /* last: it holds the line buffer */
+};
+
+/* Life of a connection's state */
+
+static void echo_free(struct echo_conn *ec)
+{
+	LIST_REMOVE(ec, link);
+	ec->srv->live--;
+	free(ec->in);
+	free(ec->out);
+	free(ec);
+}
+
+/* The application ends it: us_close is graceful, us_abort sends RST. */
+static void echo_end(struct echo_conn *ec, bool abort)
+{
+	if (abort)
+		us_abort(ec->c);
+	else
+		us_close(ec->c);
+	echo_free(ec);
+}
+
+static int echo_reserve(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : ECHO_IN_MIN;
+	while (n < need)
+		n *= 2;
+	uint8_t *b = realloc(*buf, n);
+	if (b == NULL)
+		return -ENOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
+/* A 16 MiB request should not pin 16 MiB for the rest of a keep-alive
+ * connection: give big buffers back when they hold little. */
+static void echo_shrink(uint8_t **buf, size_t *cap, size_t len)
+{
+	if (*cap <= ECHO_KEEP_MAX || len > ECHO_IN_MIN)
+		return;
+	uint8_t *b = realloc(*buf, ECHO_IN_MIN);
+	if (b != NULL) {
+		*buf = b;
+		*cap = ECHO_IN_MIN;
+	}
+}
+
+/* Output */
+
+/* Sends what is pending; 0 when all of it is with the stack or the stack is
+ * full (on_writable resumes), -errno when the connection failed. */
+static int echo_flush(struct echo_conn *ec)
+{
+	while (ec->out_off < ec->out_len) {
+		ssize_t n = us_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0)
+			return 0; /* never expected; do not spin */
+		ec->out_off += (size_t)n;
+	}
+	ec->out_off = ec->out_len = 0;
+	echo_shrink(&ec->out, &ec->out_cap, 0);
+	return 0;
+}
+
+static size_t echo_pending(const struct echo_conn *ec)
+{
+	return ec->out_len - ec->out_off;
+}
+
+/* Queue len bytes: straight to the stack when nothing is pending, the rest
+ * copied behind what is.  0 or -errno (connection failed or no memory). */
+static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
+{
+	const uint8_t *d = data;
+	while (echo_pending(ec) == 0 && len > 0) {
+		ssize_t n = us_send(ec->c, d, len);
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (n <= 0)
+			break;
+		d += n;
+		len -= (size_t)n;
+	}
+	if (len == 0)
+		return 0;
+	if (ec->out_off > 0 && ec->out_off == ec->out_len)
+		ec->out_off = ec->out_len = 0;
+	if (echo_reserve(&ec->out, &ec->out_cap, ec->out_len + len) < 0) {
+		ec->srv->ctr.no_memory++;
+		return -ENOMEM;
+	}
+	memcpy(ec->out + ec->out_len, d, len);
+	ec->out_len += len;
+	return 0;
+}
+
+/* Responses */
+
+static int echo_respond(struct echo_conn *ec)
+{
+	const struct http_request *r = &ec->parser.req;
+	char head[160];
+	int n = http_echo_head(head, sizeof(head), r->raw_len, !r->keep_alive);
+	if (n < 0)
+		return n;
+	int rc = echo_queue(ec, head, (size_t)n);
+	/* RFC 9110 9.3.2: HEAD gets the same header fields and no content. */
+	if (rc == 0 && !r->head)
+		rc = echo_queue(ec, ec->in + r->lead_len, (size_t)r->raw_len);
+	ec->srv->ctr.requests++;
+	if (!r->keep_alive)
+		ec->closing = true;
+	return rc;
+}
+
+static int echo_refuse(struct echo_conn *ec)
+{
+	char buf[256];
+	enum http_error e = ec->parser.error;
+	int n = http_error_response(buf, sizeof(buf), http_error_status(e));
+	ec->srv->ctr.refused[e]++;
+	ec->closing = true;
+	return n < 0 ? n : echo_queue(ec, buf, (size_t)n);
+}
+
+/* Drop the finished request (and its leading empty lines) from ec->in. */
+static void echo_next_request(struct echo_conn *ec)
+{
+	size_t rest = ec->in_len - ec->in_parsed;
+	memmove(ec->in, ec->in + ec->in_parsed, rest);
+	ec->in_len = rest;
+	ec->in_parsed = 0;
+	echo_shrink(&ec->in, &ec->in_cap, rest);
+	http_parser_reset(&ec->parser);
+	ec->continue_sent = false;
+}
+
+/* Frame what has been read, answering each complete request.  Stops when
+ * the output backs up (pipelining without reading our answers). */
+static int echo_process(struct echo_conn *ec)
+{
+	while (ec->in_parsed < ec->in_len && !ec->closing && echo_pending(ec) < ECHO_OUT_HIGH) {
+		size_t used;
+		enum http_event ev = http_parser_feed(&ec->parser, ec->in + ec->in_parsed,
+						      ec->in_len - ec->in_parsed, &used);
+		ec->in_parsed += used;
+		if (ev == HTTP_ERROR)
+			return echo_refuse(ec);
+		if (ev == HTTP_NEED_MORE)
+			break;
+		int rc = echo_respond(ec);
+		if (rc < 0)
+			return rc;
+		echo_next_request(ec);
+	}
+	/* RFC 9110 10.1.1: the client waits for 100 before sending content. */
+	if (!ec->closing && !ec->continue_sent && http_parser_wants_continue(&ec->parser)) {
+		ec->continue_sent = true;
+		return echo_queue(ec, HTTP_CONTINUE, sizeof(HTTP_CONTINUE) - 1);
+	}
+	return 0;
+}
+
+/* After the output: FIN once the last response is with the stack, close
+ * once both sides are done.  false when ec is gone. */
+static bool echo_settle(struct echo_conn *ec)
+{
+	if (echo_pending(ec) > 0)
+		return true;
+	if (ec->peer_eof && (ec->closing || ec->in_len == 0)) {
+		echo_end(ec, false);
+		return false;
+	}
+	if (ec->peer_eof) { /* FIN in the middle of a request */
+		ec->srv->ctr.truncated++;
+		echo_end(ec, false);
+		return false;
+	}
+	if (ec->closing && !ec->write_shut) {
+		ec->write_shut = true;
+		if (us_shutdown_write(ec->c) < 0) {
+			echo_end(ec, true);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Input */
+
+/* Room to read into; the parser refuses a request before it outgrows
+ * max_header + max_body, so this stays bounded. */
+static int echo_in_room(struct echo_conn *ec, size_t *room)
+{
+	if (ec->in_cap - ec->in_len < ECHO_READ_MIN &&
+	    echo_reserve(&ec->in, &ec->in_cap, ec->in_len + ECHO_READ_MIN) < 0) {
+		ec->srv->ctr.no_memory++;
+		return -ENOMEM;
+	}
+	*room = ec->in_cap - ec->in_len;
+	return 0;
+}
+
+/* Reads until the stack is empty; 1 at end of stream, 0 otherwise, -errno. */
+static int echo_read(struct echo_conn *ec)
+{
+	for (;;) {
+		uint8_t scrap[2048];
+		uint8_t *dst = scrap;
+		size_t room = sizeof(scrap);
+		if (ec->closing) {
+			/* Lingering close: read and discard until the peer's FIN. */
+		} else if (echo_pending(ec) >= ECHO_OUT_HIGH) {
+			return 0; /* leave it in the window: back-pressure */
+		} else {
+			int rc = echo_in_room(ec, &room);
+			if (rc < 0)
+				return rc;
+			dst = ec->in + ec->in_len;
+		}
+		ssize_t n = us_recv(ec->c, dst, room);
+		if (n == 0)
+			return 1;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (dst == scrap)
+			continue;
+		ec->in_len += (size_t)n;
+		int rc = echo_process(ec);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* Everything there is to do now: frame, read, send, settle.  Framing
+ * paused by back-pressure resumes here once the output drained.  false
+ * when ec is gone. */
+static bool echo_pump(struct echo_conn *ec)
+{
+	int rc;
+	do {
+		rc = echo_process(ec);
+		if (rc == 0 && !ec->peer_eof) {
+			rc = echo_read(ec);
+			if (rc == 1) {
+				ec->peer_eof = true;
+				rc = 0;
+			}
+		}
+		if (rc == 0)
+			rc = echo_flush(ec);
+	} while (rc == 0 && echo_pending(ec) == 0 && !ec->closing &&
+		 ec->in_parsed < ec->in_len);
+	if (rc < 0) {
+		if (rc != -ENOMEM)
+			ec->srv->ctr.io_failed++;
+		echo_end(ec, true);
+		return false;
+	}
+	return echo_settle(ec);
+}
+
+/* Handlers */
+
+static void echo_on_readable(void *ctx, struct us_conn *c)
+{
+	(void)c;
+	echo_pump(ctx);
+}
+
+static void echo_on_writable(void *ctx, struct us_conn *c)
+{
+	(void)c;
+	echo_pump(ctx);
+}
+
+static void echo_on_closed(void *ctx, struct us_conn *c, int err)
+{
+	struct echo_conn *ec = ctx;
+	(void)c;
+	if (err != 0)
+		ec->srv->ctr.reset++;
+	echo_free(ec);
+}
+
+static void echo_on_accept(void *listen_ctx, struct us_conn *c)
+{
+	struct echo_server *srv = listen_ctx;
+	struct echo_conn *ec = calloc(1, sizeof(*ec));
+	if (ec == NULL) {
+		srv->ctr.no_memory++;
+		us_abort(c);
+		return;
+	}
+	ec->srv = srv;
+	ec->c = c;
+	http_parser_init(&ec->parser, &srv->lim);
+	LIST_INSERT_HEAD(&srv->conns, ec, link);
+	srv->live++;
+	srv->ctr.connections++;
+	us_conn_set_ctx(c, ec);
+}
+
+static const struct us_tcp_handlers echo_handlers = {
+	.on_accept = echo_on_accept,
+	.on_readable = echo_on_readable,
+	.on_writable = echo_on_writable,
+	.on_closed = echo_on_closed,
+};
+
+/* Server */
+
+int echo_server_start(struct echo_server *srv, struct us_stack *st, uint16_t port,
+		      const struct http_limits *lim)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->st = st;
+	struct http_parser probe; /* resolves the defaults once */
+	http_parser_init(&probe, lim);
+	srv->lim = probe.lim;
+	LIST_INIT(&srv->conns);
+	return us_tcp_listen(st, port, &echo_handlers, srv);
+}
+
+void echo_server_stop(struct echo_server *srv)
+{
+	while (!LIST_EMPTY(&srv->conns))
+		echo_end(LIST_FIRST(&srv->conns), false);
+}
+
+uint64_t echo_server_errors(const struct echo_server *srv)
+{
+	uint64_t n = 0;
+	for (unsigned e = 0; e < HTTP_ERR_COUNT; e++)
+		n += srv->ctr.refused[e];
+#define ECHO_CTR_SUM(name, desc) n += srv->ctr.name;
+	ECHO_COUNTERS(ECHO_CTR_SUM)
+#undef ECHO_CTR_SUM
+	return n;
+}
+
+void echo_server_print_stats(const struct echo_server *srv, FILE *out)
+{
+	fprintf(out, "us-httpecho: served %llu requests on %llu connections, %llu errors\n",
+		(unsigned long long)srv->ctr.requests, (unsigned long long)srv->ctr.connections,
+		(unsigned long long)echo_server_errors(srv));
+	for (unsigned e = 1; e < HTTP_ERR_COUNT; e++)
+		fprintf(out, "httpecho.refused.%s %llu\n", http_error_name(e),
+			(unsigned long long)srv->ctr.refused[e]);
+#define ECHO_CTR_PRINT(name, desc) \
+	fprintf(out, "httpecho." #name " %llu\n", (unsigned long long)srv->ctr.name);
+	ECHO_COUNTERS(ECHO_CTR_PRINT)
+#undef ECHO_CTR_PRINT
+}

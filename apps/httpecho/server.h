@@ -1,0 +1,60 @@
+/* server.h: the echo server's connections over the public userstack API.
+ *
+ * Each connection keeps the raw bytes of its current request (growing up to
+ * max_header + max_body plus one read) and the output the stack has not
+ * taken yet.  Responses are written straight from the request buffer when
+ * the send buffer has room; only what us_send leaves over is copied.
+ */
+#ifndef ECHO_SERVER_H
+#define ECHO_SERVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/queue.h>
+
+#include "http.h"
+#include "stack/userstack.h"
+
+/* Types */
+
+/* Connection-level problems, X(name, description); with the refused
+ * requests (HTTP_ERRORS, counted per reason) they make up "errors". */
+#define ECHO_COUNTERS(X) \
+	X(truncated, "peer closed in the middle of a request") \
+	X(io_failed, "us_send or us_recv failed other than EAGAIN (aborted)") \
+	X(reset, "connection ended by reset or timeout (on_closed with an error)") \
+	X(no_memory, "buffer allocation failed (connection aborted)")
+
+struct echo_counters {
+	uint64_t requests;    /* echo responses queued */
+	uint64_t connections; /* accepted */
+	uint64_t refused[HTTP_ERR_COUNT]; /* error responses, per parser reason */
+#define ECHO_CTR_FIELD(name, desc) uint64_t name;
+	ECHO_COUNTERS(ECHO_CTR_FIELD)
+#undef ECHO_CTR_FIELD
+};
+
+struct echo_conn;
+LIST_HEAD(echo_conn_list, echo_conn);
+
+struct echo_server {
+	struct us_stack *st;
+	struct http_limits lim;
+	struct echo_counters ctr;
+	struct echo_conn_list conns; /* live connections, closed at stop */
+	unsigned live;
+};
+
+/* Prototypes */
+
+/* Listens on port; lim may be NULL for the parser defaults. */
+int echo_server_start(struct echo_server *srv, struct us_stack *st, uint16_t port,
+		      const struct http_limits *lim);
+/* Gracefully closes every live connection and frees its state. */
+void echo_server_stop(struct echo_server *srv);
+/* Requests refused plus connection-level problems. */
+uint64_t echo_server_errors(const struct echo_server *srv);
+/* The summary line, then every counter, one per line. */
+void echo_server_print_stats(const struct echo_server *srv, FILE *out);
+
+#endif

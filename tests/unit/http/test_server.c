@@ -1,0 +1,438 @@
+/* Unit tests of us-httpecho's connection handling (apps/httpecho/server.c).
+ *
+ * server.c sees the stack only through stack/userstack.h, so this file
+ * supplies that API as a scripted peer: the test decides what us_recv
+ * returns, how much send space there is (us_send may take part or fail with
+ * EAGAIN, and on_writable follows only an EAGAIN, as the contract says), and
+ * records what was sent, shut down and closed.  Each test ends with no
+ * connection state left (srv.live == 0).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/httpecho/server.h"
+
+/* The API double */
+
+struct us_conn {
+	char *in;            /* what the peer sent, read from in_off */
+	size_t in_len, in_off;
+	bool fin;            /* the peer's FIN follows the bytes in in */
+	char *out;           /* what the server sent */
+	size_t out_len;
+	size_t space;        /* bytes us_send may still take */
+	bool want_writable;  /* us_send failed with EAGAIN */
+	bool shut, closed, aborted;
+	void *ctx;
+};
+
+static const struct us_tcp_handlers *g_h;
+static void *g_listen_ctx;
+
+int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
+		  void *ctx)
+{
+	(void)st;
+	(void)port;
+	g_h = h;
+	g_listen_ctx = ctx;
+	return 0;
+}
+
+void us_conn_set_ctx(struct us_conn *c, void *ctx)
+{
+	c->ctx = ctx;
+}
+
+ssize_t us_recv(struct us_conn *c, void *buf, size_t len)
+{
+	assert_false(c->closed || c->aborted);
+	size_t n = c->in_len - c->in_off;
+	if (n == 0) {
+		if (c->fin)
+			return 0;
+		errno = EAGAIN;
+		return -1;
+	}
+	n = n < len ? n : len;
+	memcpy(buf, c->in + c->in_off, n);
+	c->in_off += n;
+	return (ssize_t)n;
+}
+
+ssize_t us_send(struct us_conn *c, const void *buf, size_t len)
+{
+	assert_false(c->closed || c->aborted);
+	if (c->shut) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (c->space == 0) {
+		c->want_writable = true;
+		errno = EAGAIN;
+		return -1;
+	}
+	size_t n = len < c->space ? len : c->space;
+	c->out = realloc(c->out, c->out_len + n);
+	assert_non_null(c->out);
+	memcpy(c->out + c->out_len, buf, n);
+	c->out_len += n;
+	c->space -= n;
+	return (ssize_t)n;
+}
+
+size_t us_send_space(const struct us_conn *c)
+{
+	return c->space;
+}
+
+int us_shutdown_write(struct us_conn *c)
+{
+	assert_false(c->shut);
+	c->shut = true;
+	return 0;
+}
+
+int us_close(struct us_conn *c)
+{
+	assert_false(c->closed || c->aborted);
+	c->closed = true;
+	return 0;
+}
+
+int us_abort(struct us_conn *c)
+{
+	assert_false(c->closed || c->aborted);
+	c->aborted = true;
+	return 0;
+}
+
+/* The peer's side */
+
+static struct echo_server srv;
+
+static struct us_conn *peer_connect(size_t space)
+{
+	struct us_conn *c = calloc(1, sizeof(*c));
+	assert_non_null(c);
+	c->space = space;
+	g_h->on_accept(g_listen_ctx, c);
+	assert_non_null(c->ctx);
+	return c;
+}
+
+static bool peer_gone(const struct us_conn *c)
+{
+	return c->closed || c->aborted;
+}
+
+static void peer_write_n(struct us_conn *c, const char *s, size_t n)
+{
+	c->in = realloc(c->in, c->in_len + n);
+	assert_non_null(c->in);
+	memcpy(c->in + c->in_len, s, n);
+	c->in_len += n;
+	if (!peer_gone(c))
+		g_h->on_readable(c->ctx, c);
+}
+
+static void peer_write(struct us_conn *c, const char *s)
+{
+	peer_write_n(c, s, strlen(s));
+}
+
+static void peer_fin(struct us_conn *c)
+{
+	c->fin = true;
+	if (!peer_gone(c))
+		g_h->on_readable(c->ctx, c);
+}
+
+/* The stack frees n bytes of send space (ACKs arrived). */
+static void peer_grant(struct us_conn *c, size_t n)
+{
+	c->space += n;
+	if (c->want_writable && !peer_gone(c)) {
+		c->want_writable = false;
+		g_h->on_writable(c->ctx, c);
+	}
+}
+
+/* Grants space step bytes at a time until the server stops sending. */
+static void peer_drain(struct us_conn *c, size_t step)
+{
+	for (int i = 0; i < 1000000 && c->want_writable && !peer_gone(c); i++)
+		peer_grant(c, step);
+	assert_false(c->want_writable && !peer_gone(c));
+}
+
+static void peer_free(struct us_conn *c)
+{
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+static char *echo_of(const char *req, bool close)
+{
+	char head[256];
+	int n = http_echo_head(head, sizeof(head), strlen(req), close);
+	assert_true(n > 0);
+	char *s = malloc((size_t)n + strlen(req) + 1);
+	assert_non_null(s);
+	sprintf(s, "%s%s", head, req);
+	return s;
+}
+
+static void assert_out(const struct us_conn *c, const char *want)
+{
+	assert_int_equal(c->out_len, strlen(want));
+	assert_memory_equal(c->out, want, c->out_len);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	struct http_limits lim = { .max_body = 1 << 20 };
+	assert_int_equal(echo_server_start(&srv, NULL, 8080, &lim), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	echo_server_stop(&srv);
+	assert_int_equal(srv.live, 0);
+	return 0;
+}
+
+#define REQ_GET "GET / HTTP/1.1\r\nHost: h\r\n\r\n"
+#define REQ_POST "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"
+#define REQ_CLOSE "GET /c HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+
+/* Tests */
+
+static void test_get_echoed_keep_alive(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, REQ_GET);
+	char *want = echo_of(REQ_GET, false);
+	assert_out(c, want);
+	assert_false(c->shut || peer_gone(c));
+	/* Idle keep-alive connection, peer closes: we close too. */
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(srv.ctr.requests, 1);
+	assert_int_equal(srv.ctr.connections, 1);
+	assert_int_equal(echo_server_errors(&srv), 0);
+	free(want);
+	peer_free(c);
+}
+
+static void test_byte_by_byte_and_partial_sends(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(0); /* nothing fits at first */
+	const char *req = REQ_POST REQ_GET;
+	for (size_t i = 0; i < strlen(req); i++)
+		peer_write_n(c, req + i, 1);
+	assert_int_equal(c->out_len, 0);
+	assert_true(c->want_writable);
+	peer_drain(c, 7);
+	char *one = echo_of(REQ_POST, false), *two = echo_of(REQ_GET, false);
+	char want[1024];
+	snprintf(want, sizeof(want), "%s%s", one, two);
+	assert_out(c, want);
+	assert_int_equal(srv.ctr.requests, 2);
+	echo_server_stop(&srv);
+	assert_true(c->closed);
+	free(one);
+	free(two);
+	peer_free(c);
+}
+
+static void test_connection_close_lingers_until_fin(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, REQ_CLOSE REQ_GET); /* the second is never answered */
+	char *want = echo_of(REQ_CLOSE, true);
+	assert_out(c, want);
+	assert_true(c->shut);
+	assert_false(peer_gone(c));
+	peer_write(c, "more bytes are read and dropped");
+	assert_out(c, want);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(srv.live, 0);
+	free(want);
+	peer_free(c);
+}
+
+static void test_close_waits_for_output(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(10);
+	peer_write(c, REQ_CLOSE);
+	assert_false(c->shut); /* FIN only after the whole response */
+	peer_fin(c);           /* peer half-closes while we still send */
+	assert_false(peer_gone(c));
+	peer_drain(c, 3);
+	char *want = echo_of(REQ_CLOSE, true);
+	assert_out(c, want);
+	assert_true(c->closed);
+	free(want);
+	peer_free(c);
+}
+
+static void test_bad_request_400_then_close(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, "GET / HTTP/1.1\r\nHost h\r\n\r\n");
+	char want[256];
+	assert_true(http_error_response(want, sizeof(want), 400) > 0);
+	assert_out(c, want);
+	assert_true(c->shut);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(srv.ctr.refused[HTTP_ERR_bad_header], 1);
+	assert_int_equal(echo_server_errors(&srv), 1);
+	peer_free(c);
+}
+
+static void test_too_large_413(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1048577\r\n\r\n");
+	char want[256];
+	assert_true(http_error_response(want, sizeof(want), 413) > 0);
+	assert_out(c, want);
+	assert_int_equal(srv.ctr.refused[HTTP_ERR_body_too_large], 1);
+	peer_fin(c);
+	assert_true(c->closed);
+	peer_free(c);
+}
+
+static void test_expect_continue(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	const char *head = "PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n"
+			   "Content-Length: 3\r\n\r\n";
+	peer_write(c, head);
+	assert_out(c, HTTP_CONTINUE);
+	peer_write(c, "ab");
+	assert_out(c, HTTP_CONTINUE); /* sent once */
+	peer_write(c, "c");
+	char req[256], want[512];
+	snprintf(req, sizeof(req), "%sabc", head);
+	char *echo = echo_of(req, false);
+	snprintf(want, sizeof(want), "%s%s", HTTP_CONTINUE, echo);
+	assert_out(c, want);
+	/* Headers and body together: no 100. */
+	c->out_len = 0;
+	peer_write(c, req);
+	assert_out(c, echo);
+	free(echo);
+	echo_server_stop(&srv); /* still open: close it before the double goes */
+	assert_true(c->closed);
+	peer_free(c);
+}
+
+static void test_fin_mid_request_is_truncated(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9\r\n\r\nabc");
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(c->out_len, 0);
+	assert_int_equal(srv.ctr.truncated, 1);
+	peer_free(c);
+}
+
+static void test_big_body_back_pressure(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1000);
+	const char *head = "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: 600000\r\n\r\n";
+	size_t blen = 600000, hlen = strlen(head);
+	char *req = malloc(hlen + blen + 1);
+	assert_non_null(req);
+	memcpy(req, head, hlen);
+	for (size_t i = 0; i < blen; i++)
+		req[hlen + i] = (char)('a' + i % 26);
+	req[hlen + blen] = '\0';
+	/* Two copies pipelined, arriving in 1460-byte segments. */
+	for (int k = 0; k < 2; k++)
+		for (size_t off = 0; off < hlen + blen; off += 1460) {
+			size_t n = hlen + blen - off < 1460 ? hlen + blen - off : 1460;
+			peer_write_n(c, req + off, n);
+		}
+	peer_drain(c, 65536);
+	char *one = echo_of(req, false);
+	size_t olen = strlen(one);
+	assert_int_equal(c->out_len, 2 * olen);
+	assert_memory_equal(c->out, one, olen);
+	assert_memory_equal(c->out + olen, one, olen);
+	assert_int_equal(srv.ctr.requests, 2);
+	echo_server_stop(&srv);
+	assert_true(c->closed);
+	free(one);
+	free(req);
+	peer_free(c);
+}
+
+static void test_reset_frees(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, "GET / HT");
+	g_h->on_closed(c->ctx, c, ECONNRESET);
+	assert_int_equal(srv.live, 0);
+	assert_int_equal(srv.ctr.reset, 1);
+	peer_free(c);
+}
+
+static void test_stop_closes_live(void **state)
+{
+	(void)state;
+	struct us_conn *a = peer_connect(1 << 20), *b = peer_connect(0);
+	peer_write(b, REQ_GET); /* b has output pending */
+	assert_int_equal(srv.live, 2);
+	echo_server_stop(&srv);
+	assert_true(a->closed && b->closed);
+	assert_int_equal(srv.live, 0);
+	peer_free(a);
+	peer_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_get_echoed_keep_alive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_byte_by_byte_and_partial_sends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_close_lingers_until_fin, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_close_waits_for_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_request_400_then_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_large_413, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fin_mid_request_is_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big_body_back_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_closes_live, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
