@@ -218,9 +218,11 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 		fprintf(stderr, "userstack: %s: %s\n", cfg->path[0] ? cfg->path : "config", err);
 		return rc;
 	}
-	if (a.no_huge && cfg->hugepages == US_HUGEPAGES_AUTO)
+	/* One line either way, so an operator sees why memory is not hugepages. */
+	if (a.no_huge)
 		fprintf(stderr, "userstack: %s, running with --no-huge -m %u\n",
-			hp.free_pages <= 0 ? "no free hugepages" : "no hugetlbfs mounted",
+			cfg->hugepages == US_HUGEPAGES_OFF ? "hugepages = off"
+			: hp.free_pages <= 0 ? "no free hugepages" : "no hugetlbfs mounted",
 			(unsigned)cfg->no_huge_mem_mb);
 	if (rte_eal_init(a.argc, a.argv) < 0) {
 		rc = rte_errno ? -rte_errno : -EINVAL;
