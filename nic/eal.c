@@ -144,6 +144,12 @@ static int eal_memory_args(struct eal_builder *b, const struct us_config *cfg,
 		eal_push(b, "-m");
 		eal_push(b, mem);
 		b->a->no_huge = true;
+	} else {
+		/* Unlink hugepage files once mapped: a crashed or killed process then
+		 * leaves nothing behind in the hugetlbfs (the kernel frees the pages
+		 * when the last mapping goes).  Secondary processes (dpdk-dumpcap)
+		 * cannot attach in this mode; capture has its own issue. */
+		eal_push(b, "--huge-unlink");
 	}
 	return 0;
 }

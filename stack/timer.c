@@ -28,7 +28,9 @@ void us_timer_cancel(struct us_timer_wheel *w, struct us_timer *t)
 {
 	if (!t->armed)
 		return;
-	TAILQ_REMOVE(slot_of(w, t->expire_ns), t, link);
+	/* t->list, not its slot: a due timer sits on us_timer_run's list while
+	 * an earlier callback may cancel it. */
+	TAILQ_REMOVE(t->list, t, link);
 	t->armed = false;
 	w->armed--;
 }
@@ -40,7 +42,8 @@ void us_timer_arm(struct us_timer_wheel *w, struct us_timer *t, uint64_t expire_
 	 * so it fires on the next run instead of one revolution later. */
 	uint64_t first = w->next_tick * w->tick_ns;
 	t->expire_ns = expire_ns < first ? first : expire_ns;
-	TAILQ_INSERT_TAIL(slot_of(w, t->expire_ns), t, link);
+	t->list = slot_of(w, t->expire_ns);
+	TAILQ_INSERT_TAIL(t->list, t, link);
 	t->armed = true;
 	w->armed++;
 }
@@ -58,6 +61,7 @@ static unsigned run_slot(struct us_timer_wheel *w, struct us_timer_list *slot, u
 		if (t->expire_ns <= now_ns) {
 			TAILQ_REMOVE(slot, t, link);
 			TAILQ_INSERT_TAIL(&due, t, link);
+			t->list = &due;
 		}
 	}
 	/* Callbacks may re-arm or cancel other due timers: take one at a time. */

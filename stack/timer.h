@@ -24,16 +24,16 @@
 #define US_WHEEL_SLOTS 1024u /* power of two */
 
 struct us_timer;
+TAILQ_HEAD(us_timer_list, us_timer);
 typedef void (*us_timer_fn)(struct us_timer *t, uint64_t now_ns);
 
 struct us_timer {
 	TAILQ_ENTRY(us_timer) link;
+	struct us_timer_list *list; /* the list it is on: its slot, or a run's due list */
 	uint64_t expire_ns;
 	us_timer_fn fn;
 	bool armed;
 };
-
-TAILQ_HEAD(us_timer_list, us_timer);
 
 struct us_timer_wheel {
 	uint64_t tick_ns;   /* slot width */

@@ -77,6 +77,9 @@ struct tcp_callbacks {
 	 * reset or timed out; err is 0 or a positive errno).  c is invalid after
 	 * this returns (the TCB may live on in TIME_WAIT, unreachable). */
 	void (*on_closed)(void *ctx, struct tcp_conn *c, int err);
+	/* Optional (may be NULL): an active open (tcp_connect) reached
+	 * ESTABLISHED.  A failed open reports on_closed(ECONNREFUSED/ETIMEDOUT). */
+	void (*on_connected)(void *ctx, struct tcp_conn *c);
 };
 
 /* Counters: every drop has its own name.  X(name, description) */
@@ -102,7 +105,21 @@ struct tcp_callbacks {
 	X(drop_rcvbuf_full, "dropped: receive buffer full") \
 	X(drop_bad_flags, "dropped: invalid flag combination") \
 	X(drop_out_of_order, "dropped: out-of-order segment (no queue yet)") \
-	X(conns_timed_out, "connections aborted by retransmission timeout")
+	X(conns_timed_out, "connections aborted by retransmission timeout") \
+	X(drop_split_header, "dropped: TCP header not within the first mbuf segment") \
+	X(drop_rst_no_conn, "dropped: RST for no connection (no reply, RFC 9293 3.10.7.1)") \
+	X(drop_listen_bad, "dropped: segment to a listener that is no SYN (RST sent if ACK)") \
+	X(drop_syn_sent_bad, "dropped: unacceptable segment in SYN-SENT") \
+	X(drop_no_ack, "dropped: no ACK bit in a synchronized state") \
+	X(drop_bad_ack, "dropped: ACK for data never sent") \
+	X(drop_after_close, "dropped: data after the application closed (RST sent)") \
+	X(drop_syn_in_window, "dropped: SYN in a synchronized state (challenge ACK)") \
+	X(drop_rst_challenged, "dropped: in-window RST not at RCV.NXT (challenge ACK, RFC 5961)") \
+	X(challenge_acks, "challenge ACKs sent (RFC 5961)") \
+	X(delayed_acks, "ACKs sent by the delayed-ACK timer") \
+	X(dup_syn_rcvd, "duplicate SYN in SYN-RECEIVED (SYN-ACK sent again)") \
+	X(drop_window_trimmed, "segments with payload cut beyond the receive window") \
+	X(embryos_timed_out, "SYN-RECEIVED connections dropped after syn_retries")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -144,7 +161,8 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_h
 void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
 		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len);
 const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);
-/* Live TCBs (every state, TIME_WAIT included): leak checks and stats. */
+/* Live TCBs (every state, TIME_WAIT included): leak checks and stats.
+ * Listeners are not counted (they are not connections). */
 unsigned tcp_conn_count(const struct tcp_stack *ts);
 
 /* Prototypes: application side (all return 0/count or -errno) */

@@ -96,6 +96,42 @@ static void test_large_jump_fires_everything_due(void **state)
 	assert_int_equal(us_timer_run(&w, US_SEC(10)), 3);
 }
 
+static struct us_timer_wheel *cancel_wheel;
+static struct probe *cancel_victim;
+
+static void cancel_other_fn(struct us_timer *t, uint64_t now)
+{
+	probe_fn(t, now);
+	us_timer_cancel(cancel_wheel, &cancel_victim->t);
+}
+
+/* Two timers due in the same run: the first one's callback cancels the
+ * second, which already sits on the run's due list (an application aborting
+ * another connection from a callback).  The second must not fire and the
+ * wheel must stay consistent. */
+static void test_callback_cancels_other_due_timer(void **state)
+{
+	(void)state;
+	struct us_timer_wheel w;
+	struct probe a = {0}, b = {0}, c = {0};
+	us_timer_wheel_init(&w, US_MS(1), 0);
+	cancel_wheel = &w;
+	cancel_victim = &b;
+	us_timer_init(&a.t, cancel_other_fn);
+	us_timer_init(&b.t, probe_fn);
+	us_timer_init(&c.t, probe_fn);
+	us_timer_arm(&w, &a.t, US_MS(5));
+	us_timer_arm(&w, &b.t, US_MS(5));
+	us_timer_arm(&w, &c.t, US_MS(5 + US_WHEEL_SLOTS)); /* same slot, not due */
+	assert_int_equal(us_timer_run(&w, US_MS(5)), 1);
+	assert_int_equal(a.fired, 1);
+	assert_int_equal(b.fired, 0);
+	assert_int_equal(w.armed, 1);
+	us_timer_run(&w, US_MS(5 + US_WHEEL_SLOTS));
+	assert_int_equal(c.fired, 1);
+	assert_int_equal(w.armed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_and_rearm),
 		cmocka_unit_test(test_past_deadline_fires_next_run),
 		cmocka_unit_test(test_large_jump_fires_everything_due),
+		cmocka_unit_test(test_callback_cancels_other_due_timer),
 	};
 	return cmocka_run_group_tests_name("timer", tests, NULL, NULL);
 }

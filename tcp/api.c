@@ -1,0 +1,224 @@
+/* tcp/api.c: the stack's life cycle and the application calls of tcp.h
+ * (RFC 9293 3.10.1-3.10.6: OPEN, SEND, RECEIVE, CLOSE, ABORT, STATUS). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <sodium.h>
+
+#include "tcp/tcb.h"
+
+struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg)
+{
+	struct tcp_stack *ts;
+
+	if (env == NULL || env->pool == NULL || env->wheel == NULL || env->output == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (sodium_init() < 0) {
+		errno = EIO;
+		return NULL;
+	}
+	ts = calloc(1, sizeof(*ts));
+	if (ts == NULL)
+		return NULL;
+	ts->env = *env;
+	if (cfg != NULL)
+		ts->cfg = *cfg;
+	else
+		tcp_config_defaults(&ts->cfg);
+	if (ts->cfg.backlog == 0)
+		ts->cfg.backlog = 1;
+	LIST_INIT(&ts->dead);
+	randombytes_buf(ts->isn_key, sizeof(ts->isn_key));
+	randombytes_buf(ts->hash_key, sizeof(ts->hash_key));
+	ts->next_ephemeral = (uint16_t)(TCP_EPHEMERAL_LO +
+		randombytes_uniform(TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1));
+	if (tcp_table_init(ts) < 0) {
+		free(ts);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ts;
+}
+
+void tcp_stack_destroy(struct tcp_stack *ts)
+{
+	struct tcp_conn *c;
+
+	if (ts == NULL)
+		return;
+	tcp_enter(ts);
+	/* Connections first: embryos still point at their listener. */
+	for (uint32_t i = 0; i < ts->nbuckets; i++)
+		while ((c = LIST_FIRST(&ts->buckets[i])) != NULL)
+			tcb_drop(c);
+	for (unsigned i = 0; i < RTE_DIM(ts->listeners); i++)
+		while ((c = LIST_FIRST(&ts->listeners[i])) != NULL)
+			tcb_drop(c);
+	tcp_leave(ts);
+	tcp_table_fini(ts);
+	free(ts);
+}
+
+const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts)
+{
+	return &ts->stats;
+}
+
+unsigned tcp_conn_count(const struct tcp_stack *ts)
+{
+	return ts->nconns;
+}
+
+/* RFC 1191 (fragmentation needed: lower the MSS) and RFC 5927 (believe
+ * only errors quoting a sequence number in flight). */
+void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
+		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len)
+{
+	const uint8_t *l4 = quoted_l4;
+	struct tcp_conn *c;
+	uint32_t seq;
+
+	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8 || type != 3)
+		return;
+	c = tcp_table_lookup(ts, rte_be_to_cpu_32(quoted_ip->src_addr),
+			     (uint16_t)(l4[0] << 8 | l4[1]),
+			     rte_be_to_cpu_32(quoted_ip->dst_addr), (uint16_t)(l4[2] << 8 | l4[3]));
+	if (c == NULL)
+		return;
+	seq = (uint32_t)l4[4] << 24 | (uint32_t)l4[5] << 16 | (uint32_t)l4[6] << 8 | l4[7];
+	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max))
+		return;
+	tcp_enter(ts);
+	if (code == 4 && next_mtu > 40 + 68) {
+		uint32_t mss = RTE_MAX((uint32_t)next_mtu - 40, 88u);
+
+		if (mss < c->mss)
+			c->mss = mss;
+	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
+		/* Protocol/port unreachable for our SYN: a hard error. */
+		tcb_set_closed(c, ECONNREFUSED);
+		tcb_drop(c);
+		tcb_notify(c);
+	}
+	tcp_leave(ts);
+}
+
+int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
+	       const struct tcp_callbacks *cb, void *ctx)
+{
+	struct tcp_conn *l;
+
+	if (port == 0 || cb == NULL)
+		return -EINVAL;
+	l = tcp_listener_lookup(ts, local_ip, port);
+	if (l != NULL && l->local_ip == local_ip)
+		return -EADDRINUSE;
+	l = tcb_alloc(ts);
+	if (l == NULL)
+		return -ENOMEM;
+	l->state = TCP_LISTEN;
+	l->local_ip = local_ip;
+	l->local_port = port;
+	l->cb = *cb;
+	l->ctx = ctx;
+	l->backlog = ts->cfg.backlog;
+	tcp_listener_insert(ts, l);
+	return 0;
+}
+
+/* Drops every listener on port; their half-open connections are reset. */
+int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
+{
+	struct tcp_conn_list *bucket = &ts->listeners[port % RTE_DIM(ts->listeners)];
+	struct tcp_conn *l, *next, *c;
+	int found = 0;
+
+	tcp_enter(ts);
+	for (l = LIST_FIRST(bucket); l != NULL; l = next) {
+		next = LIST_NEXT(l, hash_link);
+		if (l->local_port != port)
+			continue;
+		while ((c = LIST_FIRST(&l->embryo_list)) != NULL) {
+			tcp_send_rst(c);
+			tcb_drop(c);
+		}
+		tcb_drop(l);
+		found = 1;
+	}
+	tcp_leave(ts);
+	return found ? 0 : -ENOENT;
+}
+
+int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+{
+	struct tcp_conn *c;
+	uint16_t port;
+	int rc;
+
+	if (cb == NULL || out == NULL || dst_port == 0)
+		return -EINVAL;
+	if (ts->nconns >= ts->cfg.max_conns)
+		return -ENOBUFS;
+	rc = tcp_ephemeral_port(ts, dst_ip, dst_port, &port);
+	if (rc < 0)
+		return rc;
+	c = tcb_alloc(ts);
+	if (c == NULL)
+		return -ENOMEM;
+	c->state = TCP_SYN_SENT;
+	c->local_ip = ts->env.local_ip;
+	c->local_port = port;
+	c->remote_ip = dst_ip;
+	c->remote_port = dst_port;
+	c->cb = *cb;
+	c->ctx = ctx;
+	c->iss = tcp_isn(ts, c->local_ip, port, dst_ip, dst_port);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
+	c->mss = tcp_our_mss(ts);
+	tcp_table_insert(ts, c);
+	ts->nconns++;
+	ts->stats.active_opens++;
+	c->rtt_active = true;
+	c->rtt_seq = c->iss;
+	c->rtt_start_ns = us_timer_now(ts->env.wheel);
+	tcp_enter(ts);
+	tcp_send_syn(c); /* if the pool is empty, the RTO sends it again */
+	tcp_rto_start(c, true);
+	tcp_leave(ts);
+	*out = c;
+	return 0;
+}
+
+void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx)
+{
+	c->ctx = ctx;
+}
+
+void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
+{
+	*info = (struct tcp_conn_info){
+		.state = (uint8_t)c->state,
+		.snd_una = c->snd_una, .snd_nxt = c->snd_nxt, .rcv_nxt = c->rcv_nxt,
+		.snd_wnd = c->snd_wnd,
+		.rcv_wnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0,
+		.mss = c->mss, .cwnd = c->cwnd,
+		.ssthresh = c->ssthresh,
+		.srtt_us = c->srtt_us, .rttvar_us = c->rttvar_us,
+		.rto_ms = tcp_rto_current_ms(c),
+		.retransmits = c->total_retrans,
+		.bytes_acked = c->bytes_acked, .bytes_received = c->bytes_received,
+	};
+}
+
+void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port)
+{
+	*ip = c->remote_ip;
+	*port = c->remote_port;
+}

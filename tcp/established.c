@@ -1,0 +1,375 @@
+/* tcp/established.c: segment arrival in the synchronized states
+ * (SYN-RECEIVED .. TIME-WAIT), RFC 9293 3.10.7.4, one function per check in
+ * the RFC's order: sequence number, RST, SYN, ACK, segment text, FIN. */
+#include <errno.h>
+
+#include "tcp/tcb.h"
+
+static uint32_t rcv_wnd(const struct tcp_conn *c)
+{
+	return SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+}
+
+/* RFC 9293 3.10.7.4, first check: the four acceptability cases. */
+static bool seq_acceptable(const struct tcp_conn *c, const struct tcp_seg *seg, uint32_t seglen)
+{
+	uint32_t wnd = rcv_wnd(c), nxt = c->rcv_nxt;
+	bool start_in = SEQ_LEQ(nxt, seg->seq) && SEQ_LT(seg->seq, nxt + wnd);
+
+	if (seglen == 0)
+		return wnd == 0 ? seg->seq == nxt : start_in;
+	if (wnd == 0)
+		return false;
+	return start_in || (SEQ_LEQ(nxt, seg->seq + seglen - 1) &&
+			    SEQ_LT(seg->seq + seglen - 1, nxt + wnd));
+}
+
+/* Cuts what lies before RCV.NXT or beyond the window; a segment that starts
+ * after RCV.NXT keeps only its ACK (no reassembly queue yet). */
+static void trim(struct tcp_conn *c, struct tcp_seg *seg)
+{
+	struct tcp_stats *st = &c->ts->stats;
+	uint32_t wnd = rcv_wnd(c);
+
+	if (SEQ_LT(seg->seq, c->rcv_nxt)) {
+		uint32_t dup = c->rcv_nxt - seg->seq;
+
+		if (seg->flags & TH_SYN) {
+			seg->flags &= (uint8_t)~TH_SYN;
+			dup--;
+		}
+		dup = RTE_MIN(dup, seg->len);
+		seg->skip += dup;
+		seg->len -= dup;
+		seg->seq = c->rcv_nxt;
+	}
+	if (SEQ_GT(seg->seq, c->rcv_nxt)) {
+		if (seg->len > 0 || (seg->flags & TH_FIN))
+			st->drop_out_of_order++;
+		seg->len = 0;
+		seg->flags &= (uint8_t)~TH_FIN;
+		c->ack_now = true; /* RFC 9293 3.10.7.4 / RFC 5681 4.2: dup ACK */
+		return;
+	}
+	if (seg->len > wnd) {
+		if (wnd == 0)
+			st->drop_rcvbuf_full++;
+		else
+			st->drop_window_trimmed++;
+		seg->len = wnd;
+		seg->flags &= (uint8_t)~TH_FIN;
+		c->ack_now = true;
+	}
+}
+
+static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
+{
+	uint32_t seglen = seg->len + !!(seg->flags & TH_SYN) + !!(seg->flags & TH_FIN);
+
+	if (seq_acceptable(c, seg, seglen))
+		return true;
+	/* RFC 9293 3.10.7.4: zero window, yet ACK (and RST) must get through. */
+	if (rcv_wnd(c) == 0 && seg->seq == c->rcv_nxt && !(seg->flags & TH_SYN))
+		return true;
+	c->ts->stats.drop_unacceptable++;
+	if (seg->flags & TH_RST)
+		return false; /* out-of-window RST: silently ignored */
+	/* RFC 9293 3.6.1: a retransmitted FIN restarts the 2 MSL wait. */
+	if (c->state == TCP_TIME_WAIT && (seg->flags & TH_FIN))
+		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+	c->ack_now = true;
+	tcp_output(c);
+	return false;
+}
+
+/* RFC 9293 3.10.7.4, second check, with RFC 5961 3.2. */
+static void input_rst(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	struct tcp_stats *st = &c->ts->stats;
+
+	if (seg->seq != c->rcv_nxt) {
+		st->drop_rst_challenged++;
+		st->challenge_acks++;
+		tcp_send_ack(c);
+		return;
+	}
+	st->resets_rcvd++;
+	switch (c->state) {
+	case TCP_SYN_RECEIVED:
+		/* From LISTEN: back to LISTEN, i.e. the embryo just goes. */
+		if (c->listener == NULL)
+			tcb_set_closed(c, ECONNREFUSED);
+		break;
+	case TCP_TIME_WAIT:
+		break;
+	default:
+		tcb_set_closed(c, ECONNRESET);
+		break;
+	}
+	tcb_drop(c);
+}
+
+/* RFC 9293 3.10.7.4, fourth check: a SYN in a synchronized state gets a
+ * challenge ACK (RFC 5961 4.2). */
+static void input_syn(struct tcp_conn *c)
+{
+	c->ts->stats.drop_syn_in_window++;
+	c->ts->stats.challenge_acks++;
+	tcp_send_ack(c);
+}
+
+/* Frees n acknowledged bytes from the front of the send queue. */
+static void sndq_release(struct tcp_conn *c, uint32_t n)
+{
+	struct tcp_mq *q = &c->sndq;
+
+	c->sndq_seq += n;
+	c->bytes_acked += n;
+	q->bytes -= n;
+	while (n > 0 && q->head != NULL) {
+		struct rte_mbuf *m = q->head;
+
+		if (n < m->data_len) {
+			/* In-flight segments hold their own offsets (indirect). */
+			m->data_off += n;
+			m->data_len -= n;
+			m->pkt_len = m->data_len;
+			return;
+		}
+		n -= m->data_len;
+		q->head = m->next;
+		if (q->head == NULL)
+			q->tail = NULL;
+		m->next = NULL;
+		rte_pktmbuf_free_seg(m);
+	}
+}
+
+/* SND.UNA < SEG.ACK =< SND.MAX: new data (or our SYN/FIN) acknowledged. */
+static void ack_new_data(struct tcp_conn *c, uint32_t ack)
+{
+	uint32_t acked = ack - c->snd_una;
+	uint32_t end = tcp_sndq_end(c);
+
+	if (SEQ_GT(ack, c->sndq_seq))
+		sndq_release(c, (SEQ_LT(ack, end) ? ack : end) - c->sndq_seq);
+	c->snd_una = ack;
+	if (SEQ_LT(c->snd_nxt, ack))
+		c->snd_nxt = ack;
+	c->retries = 0;
+	if (c->rtt_active && SEQ_GT(ack, c->rtt_seq)) {
+		tcp_rtt_sample(c, tcp_now(c) - c->rtt_start_ns);
+		c->rtt_active = false;
+	}
+	/* RFC 5681 3.1 placeholder: slow start, then congestion avoidance. */
+	if (c->cwnd < c->ssthresh)
+		c->cwnd += RTE_MIN(acked, c->mss);
+	else
+		c->cwnd += RTE_MAX(1u, c->mss * c->mss / c->cwnd);
+	/* RFC 6298 5.2 / 5.3. */
+	if (c->snd_una == c->snd_max)
+		tcp_timer_stop(c, TCP_T_RTO);
+	else
+		tcp_rto_start(c, true);
+	if (c->want_writable && c->sndq.bytes <= c->ts->cfg.sndbuf / 2 && !c->fin_queued)
+		c->ev |= TCP_EV_WRITABLE;
+}
+
+static bool fin_acked(const struct tcp_conn *c)
+{
+	return c->fin_queued && SEQ_GT(c->snd_una, c->fin_seq);
+}
+
+/* SYN-RECEIVED: the handshake's final ACK (RFC 9293 3.10.7.4, fifth). */
+static int ack_syn_received(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	if (!SEQ_LT(c->snd_una, seg->ack) || SEQ_GT(seg->ack, c->snd_max)) {
+		c->ts->stats.drop_bad_ack++;
+		tcp_send_rst_for(c->ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
+		return -EINVAL;
+	}
+	if (c->listener != NULL) {
+		LIST_REMOVE(c, link);
+		c->listener->embryos--;
+		c->listener = NULL;
+		c->ts->stats.passive_opens++;
+		c->ev |= TCP_EV_ACCEPT;
+	} else {
+		c->ev |= TCP_EV_CONNECTED;
+	}
+	tcp_handshake_done(c, c->iss + 1);
+	return 0;
+}
+
+/* RFC 9293 3.10.7.4, fifth check: the ACK field; -errno ends processing. */
+static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	if (c->state == TCP_SYN_RECEIVED && ack_syn_received(c, seg) < 0)
+		return -EINVAL;
+	if (SEQ_GT(seg->ack, c->snd_max)) {
+		c->ts->stats.drop_bad_ack++;
+		c->ack_now = true;
+		tcp_output(c);
+		return -EINVAL;
+	}
+	if (SEQ_LT(seg->ack, c->snd_una))
+		return 0; /* old duplicate ACK: ignore it, keep the segment */
+	if (SEQ_GT(seg->ack, c->snd_una))
+		ack_new_data(c, seg->ack);
+	/* Window update only from a newer segment (SND.WL1/SND.WL2). */
+	if (SEQ_LT(c->snd_wl1, seg->seq) ||
+	    (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, seg->ack))) {
+		c->snd_wnd = seg->wnd;
+		c->snd_wl1 = seg->seq;
+		c->snd_wl2 = seg->ack;
+	}
+	if (!fin_acked(c))
+		return 0;
+	switch (c->state) {
+	case TCP_FIN_WAIT_1:
+		c->state = TCP_FIN_WAIT_2;
+		/* An orphan waits for the peer's FIN no longer than 2 MSL. */
+		if (c->app_closed)
+			tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+		break;
+	case TCP_CLOSING:
+		tcp_enter_time_wait(c);
+		break;
+	case TCP_LAST_ACK:
+		tcb_set_closed(c, 0);
+		tcb_drop(c);
+		return -ENOENT;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Appends [skip, skip + len) of m to the receive queue, one mbuf per
+ * segment of m, without copying; the rest of m is freed. */
+static void rcvq_append(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uint32_t len)
+{
+	struct rte_mbuf *s, *next;
+
+	for (s = m; s != NULL; s = next) {
+		next = s->next;
+		s->next = NULL;
+		s->nb_segs = 1;
+		if (skip >= s->data_len || len == 0) {
+			skip -= RTE_MIN(skip, (uint32_t)s->data_len);
+			rte_pktmbuf_free_seg(s);
+			continue;
+		}
+		s->data_off += skip;
+		s->data_len -= skip;
+		skip = 0;
+		if (s->data_len > len)
+			s->data_len = (uint16_t)len;
+		len -= s->data_len;
+		s->pkt_len = s->data_len;
+		tcp_mq_push(&c->rcvq, s);
+	}
+}
+
+/* RFC 9293 3.10.7.4, eighth check: the FIN. */
+static void input_fin(struct tcp_conn *c)
+{
+	if (!c->fin_rcvd) {
+		c->fin_rcvd = true;
+		c->rcv_nxt++;
+		c->ev |= TCP_EV_READABLE;
+	}
+	c->ack_now = true;
+	switch (c->state) {
+	case TCP_SYN_RECEIVED:
+	case TCP_ESTABLISHED:
+		c->state = TCP_CLOSE_WAIT;
+		break;
+	case TCP_FIN_WAIT_1:
+		if (fin_acked(c))
+			tcp_enter_time_wait(c);
+		else
+			c->state = TCP_CLOSING;
+		break;
+	case TCP_FIN_WAIT_2:
+		tcp_enter_time_wait(c);
+		break;
+	case TCP_TIME_WAIT:
+		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+		break;
+	default:
+		break; /* CLOSE-WAIT, CLOSING, LAST-ACK: remain */
+	}
+}
+
+/* RFC 9293 3.10.7.4, seventh and eighth checks; consumes m. */
+void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
+{
+	bool takes_data = c->state == TCP_ESTABLISHED || c->state == TCP_FIN_WAIT_1 ||
+			  c->state == TCP_FIN_WAIT_2;
+	uint32_t len = takes_data ? seg->len : 0;
+
+	if (!takes_data && seg->len > 0)
+		c->ts->stats.drop_unacceptable++; /* text after the peer's FIN */
+
+	if (len > 0 && c->app_closed) {
+		/* Nobody will ever read it: tell the peer (like Linux). */
+		c->ts->stats.drop_after_close++;
+		tcp_send_rst(c);
+		tcb_drop(c);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (len > 0) {
+		rcvq_append(c, m, seg->skip, len);
+		c->rcv_nxt += len;
+		c->ts->stats.rx_bytes += len;
+		c->bytes_received += len;
+		c->ev |= TCP_EV_READABLE;
+		tcp_ack_received(c, len, (seg->flags & TH_FIN) != 0);
+	} else {
+		rte_pktmbuf_free(m);
+	}
+	if ((seg->flags & TH_FIN) && c->state != TCP_CLOSED)
+		input_fin(c);
+}
+
+/* In SYN-RECEIVED, the peer's SYN again: our SYN-ACK was lost. */
+static bool dup_syn(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	if (c->state != TCP_SYN_RECEIVED || (seg->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN ||
+	    seg->seq != c->irs)
+		return false;
+	c->ts->stats.dup_syn_rcvd++;
+	tcp_send_syn(c);
+	return true;
+}
+
+void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
+{
+	struct tcp_stats *st = &c->ts->stats;
+
+	if (dup_syn(c, seg) || !check_sequence(c, seg))
+		goto drop;
+	if (seg->flags & TH_RST) {
+		input_rst(c, seg);
+		goto drop;
+	}
+	if (seg->flags & TH_SYN) {
+		input_syn(c);
+		goto drop;
+	}
+	if (!(seg->flags & TH_ACK)) {
+		st->drop_no_ack++;
+		goto drop;
+	}
+	trim(c, seg);
+	if (input_ack(c, seg) < 0)
+		goto drop;
+	tcp_input_text(c, m, seg);
+	if (!c->dead)
+		tcp_output(c);
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,246 @@
+/* tcp/input.c: segment arrival (RFC 9293 3.10.7): header validation,
+ * demultiplexing, and the states before synchronization (CLOSED, LISTEN,
+ * SYN-SENT).  The synchronized states are in established.c. */
+#include <errno.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "tcp/tcb.h"
+
+/* Validates m (data at the TCP header) and fills seg; 0 or -errno with the
+ * drop counted.  m is not consumed here. */
+static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+		 struct tcp_seg *seg)
+{
+	uint32_t ihl = (uint32_t)(ip->version_ihl & 0x0f) * 4;
+	uint32_t tot = rte_be_to_cpu_16(ip->total_length);
+	uint32_t tcp_len = tot > ihl ? tot - ihl : 0;
+	const struct rte_tcp_hdr *th;
+	uint32_t hlen;
+
+	/* Link-layer padding may make the mbuf longer than the IP datagram;
+	 * the checksum and the payload go by the IP length. */
+	if (tcp_len < sizeof(*th) || m->pkt_len < tcp_len) {
+		ts->stats.drop_short++;
+		return -EINVAL;
+	}
+	if (m->data_len < sizeof(*th)) {
+		ts->stats.drop_split_header++;
+		return -EINVAL;
+	}
+	th = rte_pktmbuf_mtod(m, const struct rte_tcp_hdr *);
+	hlen = (uint32_t)(th->data_off >> 4) * 4;
+	if (hlen < sizeof(*th) || hlen > tcp_len) {
+		ts->stats.drop_bad_offset++;
+		return -EINVAL;
+	}
+	if (hlen > m->data_len) {
+		ts->stats.drop_split_header++;
+		return -EINVAL;
+	}
+	seg->src_ip = rte_be_to_cpu_32(ip->src_addr);
+	seg->dst_ip = rte_be_to_cpu_32(ip->dst_addr);
+	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+	    ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+	     tcp_sum(m, seg->src_ip, seg->dst_ip, tcp_len) != 0xffff)) {
+		ts->stats.drop_bad_csum++;
+		return -EINVAL;
+	}
+	seg->sport = rte_be_to_cpu_16(th->src_port);
+	seg->dport = rte_be_to_cpu_16(th->dst_port);
+	seg->seq = rte_be_to_cpu_32(th->sent_seq);
+	seg->ack = rte_be_to_cpu_32(th->recv_ack);
+	seg->wnd = rte_be_to_cpu_16(th->rx_win);
+	seg->flags = th->tcp_flags & (TH_FIN | TH_SYN | TH_RST | TH_PSH | TH_ACK | TH_URG);
+	seg->skip = hlen;
+	seg->len = tcp_len - hlen;
+	tcp_options_parse(th, hlen, seg);
+	/* SYN with RST or FIN: no legitimate sender does that. */
+	if ((seg->flags & TH_SYN) && (seg->flags & (TH_RST | TH_FIN))) {
+		ts->stats.drop_bad_flags++;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* RFC 9293 3.10.7.1: no TCB and no listener. */
+static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
+{
+	if (seg->flags & TH_RST) {
+		ts->stats.drop_rst_no_conn++; /* an RST is never answered */
+		return;
+	}
+	ts->stats.drop_no_conn++;
+	tcp_send_rst_for(ts, seg);
+}
+
+void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	struct tcp_seg seg;
+	struct tcp_conn *c;
+
+	tcp_enter(ts);
+	ts->stats.rx_segs++;
+	if (parse(ts, m, ip, &seg) < 0) {
+		rte_pktmbuf_free(m);
+		goto out;
+	}
+	c = tcp_table_lookup(ts, seg.dst_ip, seg.dport, seg.src_ip, seg.sport);
+	if (c != NULL) {
+		if (c->state == TCP_SYN_SENT)
+			tcp_input_syn_sent(c, m, &seg);
+		else
+			tcp_input_synchronized(c, m, &seg);
+		tcb_notify(c);
+		goto out;
+	}
+	c = tcp_listener_lookup(ts, seg.dst_ip, seg.dport);
+	if (c != NULL) {
+		tcp_input_listen(c, m, &seg);
+		goto out;
+	}
+	input_closed(ts, &seg);
+	rte_pktmbuf_free(m);
+out:
+	tcp_leave(ts);
+}
+
+/* A TCB for a SYN from the peer (passive open or simultaneous open). */
+static void take_syn(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	uint16_t our = tcp_our_mss(c->ts);
+
+	c->irs = seg->seq;
+	c->rcv_nxt = seg->seq + 1;
+	c->rcv_adv = c->rcv_nxt;
+	/* RFC 9293 3.7.1: without the option the peer takes 536. */
+	c->mss = RTE_MIN(seg->mss ? seg->mss : TCP_DEFAULT_MSS, our);
+	c->cwnd = TCP_IW_SEGS * c->mss; /* RFC 6928 */
+	c->snd_wnd = seg->wnd;
+	c->snd_wl1 = seg->seq;
+	c->snd_wl2 = seg->ack;
+}
+
+/* RFC 9293 3.10.7.2: LISTEN. */
+static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg)
+{
+	struct tcp_stack *ts = l->ts;
+	struct tcp_conn *c;
+
+	if (l->embryos >= l->backlog) {
+		ts->stats.drop_backlog_full++;
+		return NULL;
+	}
+	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
+		ts->stats.drop_no_tcb++;
+		return NULL;
+	}
+	c->state = TCP_SYN_RECEIVED;
+	c->local_ip = seg->dst_ip;
+	c->local_port = seg->dport;
+	c->remote_ip = seg->src_ip;
+	c->remote_port = seg->sport;
+	c->cb = l->cb;
+	c->ctx = l->ctx;
+	c->listener = l;
+	LIST_INSERT_HEAD(&l->embryo_list, c, link);
+	l->embryos++;
+	take_syn(c, seg);
+	c->iss = tcp_isn(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
+	c->snd_una = c->iss;
+	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
+	tcp_table_insert(ts, c);
+	ts->nconns++;
+	return c;
+}
+
+void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg)
+{
+	struct tcp_stack *ts = l->ts;
+	struct tcp_conn *c;
+
+	if (seg->flags & TH_RST) {
+		ts->stats.drop_listen_bad++;
+	} else if (seg->flags & TH_ACK) {
+		ts->stats.drop_listen_bad++;
+		tcp_send_rst_for(ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
+	} else if (!(seg->flags & TH_SYN)) {
+		ts->stats.drop_listen_bad++;
+	} else if ((c = new_embryo(l, seg)) != NULL) {
+		/* Data on a SYN is not acknowledged (no Fast Open yet): the
+		 * peer sends it again once we are synchronized. */
+		c->rtt_active = true;
+		c->rtt_seq = c->iss;
+		c->rtt_start_ns = tcp_now(c);
+		tcp_send_syn(c);
+		tcp_rto_start(c, true);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* RFC 6298 5.7 and Karn on the handshake's ACK; common to both opens. */
+void tcp_handshake_done(struct tcp_conn *c, uint32_t ack)
+{
+	if (c->rtt_active && SEQ_GT(ack, c->rtt_seq))
+		tcp_rtt_sample(c, tcp_now(c) - c->rtt_start_ns);
+	c->rtt_active = false;
+	c->retries = 0;
+	c->backoff = 0;
+	if (c->syn_retransmitted && !c->rtt_valid && c->rto_ms < TCP_SYN_FALLBACK_RTO_MS)
+		c->rto_ms = RTE_MIN(TCP_SYN_FALLBACK_RTO_MS, c->ts->cfg.rto_max_ms);
+	c->snd_una = ack;
+	tcp_timer_stop(c, TCP_T_RTO);
+	c->state = TCP_ESTABLISHED;
+	/* A FIN queued before synchronization goes out now (RFC 9293 3.10.4). */
+	if (c->fin_queued)
+		c->state = TCP_FIN_WAIT_1;
+}
+
+/* RFC 9293 3.10.7.3: SYN-SENT. */
+void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
+{
+	struct tcp_stats *st = &c->ts->stats;
+	bool ack = seg->flags & TH_ACK;
+
+	if (ack && (SEQ_LEQ(seg->ack, c->iss) || SEQ_GT(seg->ack, c->snd_max))) {
+		st->drop_syn_sent_bad++;
+		if (!(seg->flags & TH_RST))
+			tcp_send_rst_for(c->ts, seg);
+		goto drop;
+	}
+	if (seg->flags & TH_RST) {
+		if (!ack) {
+			st->drop_syn_sent_bad++;
+			goto drop;
+		}
+		st->resets_rcvd++;
+		tcb_set_closed(c, ECONNREFUSED);
+		tcb_drop(c);
+		goto drop;
+	}
+	if (!(seg->flags & TH_SYN)) {
+		st->drop_syn_sent_bad++;
+		goto drop;
+	}
+	take_syn(c, seg);
+	if (!ack) {
+		/* Simultaneous open: SYN-RECEIVED, SYN-ACK at the same ISS. */
+		c->state = TCP_SYN_RECEIVED;
+		tcp_send_syn(c);
+		tcp_rto_start(c, true);
+		goto drop;
+	}
+	tcp_handshake_done(c, seg->ack);
+	c->ev |= TCP_EV_CONNECTED;
+	c->ack_now = true;
+	/* Data on the SYN-ACK follows the SYN's sequence number. */
+	seg->seq++;
+	seg->flags &= (uint8_t)~TH_SYN;
+	tcp_input_text(c, m, seg);
+	if (!c->dead)
+		tcp_output(c);
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}

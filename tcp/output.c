@@ -1,0 +1,276 @@
+/* tcp/output.c: building segments and the send loop.
+ *
+ * A segment is a header mbuf from env->pool (TCP header and options, with
+ * the headroom IPv4 and Ethernet need) followed by indirect mbufs attached
+ * to the send queue's mbufs: the queue keeps its reference, so sending and
+ * retransmitting never copy payload and an acknowledged buffer is freed only
+ * when the last segment referencing it has left the NIC.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "tcp/tcb.h"
+
+uint16_t tcp_our_mss(const struct tcp_stack *ts)
+{
+	/* RFC 9293 3.7.1: MSS = MTU - fixed IP and TCP headers. */
+	return (uint16_t)(ts->env.mtu > 40 + TCP_DEFAULT_MSS ? ts->env.mtu - 40u : TCP_DEFAULT_MSS);
+}
+
+uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uint32_t len)
+{
+	uint32_t s = rte_cpu_to_be_32(src_ip), d = rte_cpu_to_be_32(dst_ip);
+	uint32_t sum = (s & 0xffff) + (s >> 16) + (d & 0xffff) + (d >> 16) +
+		       rte_cpu_to_be_16(IPPROTO_TCP) + rte_cpu_to_be_16((uint16_t)len);
+	uint16_t raw = 0;
+
+	if (rte_raw_cksum_mbuf(m, 0, len, &raw) < 0)
+		return 0;
+	sum += raw;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* RFC 9293 3.8.6.2.2: the advertised right edge never moves left, and only
+ * moves right by at least min(rcvbuf / 2, MSS) (receiver-side SWS
+ * avoidance). */
+uint16_t tcp_rcv_window(struct tcp_conn *c)
+{
+	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
+	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
+	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
+	uint32_t edge;
+
+	space = RTE_MIN(space, TCP_MAX_WIN);
+	edge = c->rcv_nxt + space;
+	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
+		c->rcv_adv = c->rcv_nxt;
+	/* A window clipped at its maximum is not silly: move the edge freely. */
+	if (SEQ_GT(edge, c->rcv_adv) && (space == TCP_MAX_WIN || edge - c->rcv_adv >= step))
+		c->rcv_adv = edge;
+	return (uint16_t)(c->rcv_adv - c->rcv_nxt);
+}
+
+/* Attaches [off, off + len) of the send queue to h as indirect mbufs. */
+static int attach_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+{
+	struct rte_mbuf *q = c->sndq.head;
+
+	while (q != NULL && off >= q->data_len) {
+		off -= q->data_len;
+		q = q->next;
+	}
+	while (len > 0 && q != NULL) {
+		uint32_t n = RTE_MIN(len, (uint32_t)q->data_len - off);
+		struct rte_mbuf *mi = rte_pktmbuf_alloc(c->ts->env.pool);
+
+		if (mi == NULL)
+			return -ENOBUFS;
+		rte_pktmbuf_attach(mi, q);
+		mi->data_off += off;
+		mi->data_len = (uint16_t)n;
+		mi->pkt_len = n;
+		if (rte_pktmbuf_chain(h, mi) < 0) {
+			rte_pktmbuf_free(mi);
+			return -EOVERFLOW;
+		}
+		len -= n;
+		off = 0;
+		q = q->next;
+	}
+	return len == 0 ? 0 : -EINVAL;
+}
+
+struct seg_spec {
+	uint32_t lip, rip;
+	uint16_t lport, rport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t wnd;
+	const uint8_t *opt;
+	unsigned optlen;
+};
+
+/* Header mbuf with the TCP header filled in (checksum zero). */
+static struct rte_mbuf *build_header(struct tcp_stack *ts, const struct seg_spec *sp)
+{
+	unsigned hlen = sizeof(struct rte_tcp_hdr) + sp->optlen;
+	struct rte_mbuf *h = rte_pktmbuf_alloc(ts->env.pool);
+	struct rte_tcp_hdr *th;
+
+	if (h == NULL)
+		return NULL;
+	if (rte_pktmbuf_headroom(h) < TCP_HEADROOM_NEEDED ||
+	    (th = (struct rte_tcp_hdr *)rte_pktmbuf_append(h, (uint16_t)hlen)) == NULL) {
+		rte_pktmbuf_free(h);
+		return NULL;
+	}
+	th->src_port = rte_cpu_to_be_16(sp->lport);
+	th->dst_port = rte_cpu_to_be_16(sp->rport);
+	th->sent_seq = rte_cpu_to_be_32(sp->seq);
+	th->recv_ack = rte_cpu_to_be_32((sp->flags & TH_ACK) ? sp->ack : 0);
+	th->data_off = (uint8_t)((hlen / 4) << 4);
+	th->tcp_flags = sp->flags;
+	th->rx_win = rte_cpu_to_be_16(sp->wnd);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	if (sp->optlen > 0)
+		memcpy(th + 1, sp->opt, sp->optlen);
+	h->l4_len = (uint8_t)hlen;
+	return h;
+}
+
+static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const struct seg_spec *sp)
+{
+	if (!ts->env.l4_csum_by_ip) {
+		struct rte_tcp_hdr *th = rte_pktmbuf_mtod(h, struct rte_tcp_hdr *);
+
+		th->cksum = (uint16_t)~tcp_sum(h, sp->lip, sp->rip, h->pkt_len);
+	}
+	ts->stats.tx_segs++;
+	if (sp->flags & TH_RST)
+		ts->stats.resets_sent++;
+	ts->env.output(ts->env.ctx, h, sp->lip, sp->rip);
+}
+
+int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len)
+{
+	struct tcp_stack *ts = c->ts;
+	uint8_t opt[40];
+	struct seg_spec sp = {
+		.lip = c->local_ip, .rip = c->remote_ip,
+		.lport = c->local_port, .rport = c->remote_port,
+		.seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
+	};
+	struct rte_mbuf *h;
+
+	sp.optlen = tcp_options_write(c, flags, opt);
+	sp.wnd = (flags & TH_RST) ? 0 : tcp_rcv_window(c);
+	h = build_header(ts, &sp);
+	if (h == NULL) {
+		ts->stats.drop_no_mbuf++;
+		return -ENOBUFS;
+	}
+	if (len > 0 && attach_payload(c, h, seq - c->sndq_seq, len) < 0) {
+		rte_pktmbuf_free(h);
+		ts->stats.drop_no_mbuf++;
+		return -ENOBUFS;
+	}
+	if ((flags & TH_SYN) ? c->syn_retransmitted && !(flags & TH_RST) :
+	    SEQ_LT(seq, c->snd_max) && (len > 0 || (flags & TH_FIN))) {
+		ts->stats.retrans_segs++;
+		c->total_retrans++;
+	}
+	ts->stats.tx_bytes += len;
+	if (flags & TH_ACK) {
+		/* Any ACK we send carries everything received so far. */
+		c->ack_now = false;
+		c->unacked_bytes = 0;
+		tcp_timer_stop(c, TCP_T_DELACK);
+	}
+	finish_and_output(ts, h, &sp);
+	return 0;
+}
+
+int tcp_send_ack(struct tcp_conn *c)
+{
+	return tcp_send_segment(c, TH_ACK, c->snd_nxt, 0);
+}
+
+int tcp_send_syn(struct tcp_conn *c)
+{
+	uint8_t flags = c->state == TCP_SYN_RECEIVED ? TH_SYN | TH_ACK : TH_SYN;
+
+	return tcp_send_segment(c, flags, c->iss, 0);
+}
+
+/* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>. */
+int tcp_send_rst(struct tcp_conn *c)
+{
+	return tcp_send_segment(c, TH_RST, c->snd_nxt, 0);
+}
+
+/* RFC 9293 3.10.7.1: if the ACK bit is off, <SEQ=0><ACK=SEG.SEQ+SEG.LEN>
+ * <CTL=RST,ACK>; if on, <SEQ=SEG.ACK><CTL=RST>.  Never answers an RST. */
+void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg)
+{
+	struct seg_spec sp = {
+		.lip = seg->dst_ip, .rip = seg->src_ip,
+		.lport = seg->dport, .rport = seg->sport,
+	};
+	struct rte_mbuf *h;
+
+	if (seg->flags & TH_ACK) {
+		sp.seq = seg->ack;
+		sp.flags = TH_RST;
+	} else {
+		sp.seq = 0;
+		sp.ack = seg->seq + seg->len + !!(seg->flags & TH_SYN) + !!(seg->flags & TH_FIN);
+		sp.flags = TH_RST | TH_ACK;
+	}
+	h = build_header(ts, &sp);
+	if (h == NULL) {
+		ts->stats.drop_no_mbuf++;
+		return;
+	}
+	finish_and_output(ts, h, &sp);
+}
+
+static bool can_send_data(const struct tcp_conn *c)
+{
+	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
+	       c->state == TCP_FIN_WAIT_1 || c->state == TCP_CLOSING ||
+	       c->state == TCP_LAST_ACK;
+}
+
+/* Length of the next data segment at snd_nxt: bounded by the MSS, the
+ * queued data and min(peer window, cwnd) minus what is in flight. */
+static uint32_t next_len(const struct tcp_conn *c)
+{
+	uint32_t end = tcp_sndq_end(c);
+	uint32_t flight = c->snd_nxt - c->snd_una;
+	uint32_t wnd = RTE_MIN(c->snd_wnd, c->cwnd);
+	uint32_t avail = SEQ_LT(c->snd_nxt, end) ? end - c->snd_nxt : 0;
+	uint32_t usable = wnd > flight ? wnd - flight : 0;
+
+	return RTE_MIN(RTE_MIN(avail, c->mss), usable);
+}
+
+void tcp_output(struct tcp_conn *c)
+{
+	while (can_send_data(c)) {
+		uint32_t len = next_len(c);
+		bool fin = c->fin_queued && c->snd_nxt + len == c->fin_seq;
+		uint8_t flags = TH_ACK;
+
+		if (len == 0 && !fin)
+			break;
+		if (fin)
+			flags |= TH_FIN;
+		if (len > 0 && c->snd_nxt + len == tcp_sndq_end(c))
+			flags |= TH_PSH;
+		if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
+			break;
+		/* RFC 6298 3 / Karn: time one segment of new data at a time. */
+		if (!c->rtt_active && SEQ_GEQ(c->snd_nxt, c->snd_max)) {
+			c->rtt_active = true;
+			c->rtt_seq = c->snd_nxt;
+			c->rtt_start_ns = tcp_now(c);
+		}
+		c->snd_nxt += len + fin;
+		if (SEQ_GT(c->snd_nxt, c->snd_max))
+			c->snd_max = c->snd_nxt;
+		tcp_rto_start(c, false);
+	}
+	/* Data held back by a zero window: the RTO timer probes it (a
+	 * placeholder for the persist timer). */
+	if (can_send_data(c) && c->snd_nxt == c->snd_una && SEQ_LT(c->snd_nxt, tcp_sndq_end(c)))
+		tcp_rto_start(c, false);
+	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
+	    c->state != TCP_SYN_SENT)
+		tcp_send_ack(c);
+}

@@ -1,0 +1,122 @@
+/* tcp/table.c: connection lookup by 4-tuple, listeners by port, ephemeral
+ * ports.
+ *
+ * An open hash with chaining (LIST per bucket) sized from max_conns; the hash
+ * of the 4-tuple is keyed (SipHash, libsodium) so a peer cannot aim its
+ * connections at one bucket, and stored in the TCB so removal needs no
+ * rehash.  Listeners are few: 64 buckets by port.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "tcp/tcb.h"
+
+#define TCP_LISTEN_BUCKETS 64u
+
+static uint32_t tuple_hash(const struct tcp_stack *ts, uint32_t lip, uint16_t lport,
+			   uint32_t rip, uint16_t rport)
+{
+	uint8_t in[12], out[crypto_shorthash_BYTES];
+	uint32_t h;
+
+	memcpy(in, &lip, 4);
+	memcpy(in + 4, &rip, 4);
+	memcpy(in + 8, &lport, 2);
+	memcpy(in + 10, &rport, 2);
+	crypto_shorthash(out, in, sizeof(in), ts->hash_key);
+	memcpy(&h, out, sizeof(h));
+	return h;
+}
+
+int tcp_table_init(struct tcp_stack *ts)
+{
+	uint32_t n = 64;
+
+	/* About two TCBs per bucket at the limit. */
+	while (n < ts->cfg.max_conns / 2 && n < (1u << 20))
+		n <<= 1;
+	ts->buckets = calloc(n, sizeof(*ts->buckets));
+	if (ts->buckets == NULL)
+		return -ENOMEM;
+	ts->nbuckets = n;
+	for (uint32_t i = 0; i < n; i++)
+		LIST_INIT(&ts->buckets[i]);
+	for (unsigned i = 0; i < TCP_LISTEN_BUCKETS; i++)
+		LIST_INIT(&ts->listeners[i]);
+	return 0;
+}
+
+void tcp_table_fini(struct tcp_stack *ts)
+{
+	free(ts->buckets);
+	ts->buckets = NULL;
+}
+
+struct tcp_conn *tcp_table_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t lport,
+				  uint32_t rip, uint16_t rport)
+{
+	uint32_t h = tuple_hash(ts, lip, lport, rip, rport);
+	struct tcp_conn *c;
+
+	LIST_FOREACH(c, &ts->buckets[h & (ts->nbuckets - 1)], hash_link) {
+		if (c->hash == h && c->local_port == lport && c->remote_port == rport &&
+		    c->local_ip == lip && c->remote_ip == rip)
+			return c;
+	}
+	return NULL;
+}
+
+void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c)
+{
+	c->hash = tuple_hash(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
+	LIST_INSERT_HEAD(&ts->buckets[c->hash & (ts->nbuckets - 1)], c, hash_link);
+}
+
+void tcp_table_remove(struct tcp_conn *c)
+{
+	LIST_REMOVE(c, hash_link);
+}
+
+/* A listener bound to 0 (any address) matches every local address. */
+struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t port)
+{
+	struct tcp_conn *l, *any = NULL;
+
+	LIST_FOREACH(l, &ts->listeners[port % TCP_LISTEN_BUCKETS], hash_link) {
+		if (l->local_port != port)
+			continue;
+		if (l->local_ip == lip)
+			return l;
+		if (l->local_ip == 0)
+			any = l;
+	}
+	return any;
+}
+
+void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l)
+{
+	LIST_INSERT_HEAD(&ts->listeners[l->local_port % TCP_LISTEN_BUCKETS], l, hash_link);
+}
+
+/* Next free local port for (local_ip, *, rip, rport), round robin over the
+ * ephemeral range.  (Seastar-style RSS steering comes with multi-core.) */
+int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port)
+{
+	const unsigned range = TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1;
+
+	for (unsigned i = 0; i < range; i++) {
+		uint16_t p = ts->next_ephemeral;
+
+		ts->next_ephemeral = (uint16_t)(p >= TCP_EPHEMERAL_HI ? TCP_EPHEMERAL_LO : p + 1u);
+		if (tcp_listener_lookup(ts, ts->env.local_ip, p) != NULL)
+			continue;
+		if (tcp_table_lookup(ts, ts->env.local_ip, p, rip, rport) == NULL) {
+			*port = p;
+			return 0;
+		}
+	}
+	return -EADDRNOTAVAIL;
+}

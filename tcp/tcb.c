@@ -1,0 +1,185 @@
+/* tcp/tcb.c: TCB lifetime, state names, event delivery, ISN. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "tcp/tcb.h"
+
+static const char *const state_names[TCP_STATE_COUNT] = {
+	[TCP_CLOSED] = "CLOSED",
+	[TCP_LISTEN] = "LISTEN",
+	[TCP_SYN_SENT] = "SYN-SENT",
+	[TCP_SYN_RECEIVED] = "SYN-RECEIVED",
+	[TCP_ESTABLISHED] = "ESTABLISHED",
+	[TCP_FIN_WAIT_1] = "FIN-WAIT-1",
+	[TCP_FIN_WAIT_2] = "FIN-WAIT-2",
+	[TCP_CLOSE_WAIT] = "CLOSE-WAIT",
+	[TCP_CLOSING] = "CLOSING",
+	[TCP_LAST_ACK] = "LAST-ACK",
+	[TCP_TIME_WAIT] = "TIME-WAIT",
+};
+
+const char *tcp_state_name(enum tcp_state s)
+{
+	return (unsigned)s < TCP_STATE_COUNT ? state_names[s] : "?";
+}
+
+bool tcb_synchronized(const struct tcp_conn *c)
+{
+	return c->state >= TCP_SYN_RECEIVED;
+}
+
+void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m)
+{
+	m->next = NULL;
+	if (q->tail)
+		q->tail->next = m;
+	else
+		q->head = m;
+	q->tail = m;
+	q->bytes += m->data_len;
+}
+
+void tcp_mq_free(struct tcp_mq *q)
+{
+	struct rte_mbuf *m = q->head, *next;
+
+	for (; m != NULL; m = next) {
+		next = m->next;
+		m->next = NULL;
+		m->nb_segs = 1;
+		rte_pktmbuf_free_seg(m);
+	}
+	*q = (struct tcp_mq){ 0 };
+}
+
+struct tcp_conn *tcb_alloc(struct tcp_stack *ts)
+{
+	struct tcp_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ts = ts;
+	c->state = TCP_CLOSED;
+	c->rto_ms = ts->cfg.rto_initial_ms;
+	c->mss = TCP_DEFAULT_MSS;
+	c->rcv_mss = TCP_DEFAULT_MSS;
+	c->ssthresh = UINT32_MAX;
+	LIST_INIT(&c->embryo_list);
+	tcp_timer_init(c);
+	return c;
+}
+
+void tcb_drop(struct tcp_conn *c)
+{
+	struct tcp_stack *ts = c->ts;
+
+	if (c->dead)
+		return;
+	tcp_timer_stop_all(c);
+	if (c->state == TCP_LISTEN) {
+		LIST_REMOVE(c, hash_link);
+	} else {
+		tcp_table_remove(c);
+		if (c->listener) {
+			LIST_REMOVE(c, link);
+			c->listener->embryos--;
+			c->listener = NULL;
+		}
+		ts->nconns--;
+	}
+	/* Queued data is useless from here on: give the mbufs back now. */
+	tcp_mq_free(&c->sndq);
+	tcp_mq_free(&c->rcvq);
+	c->state = TCP_CLOSED;
+	c->dead = true;
+	LIST_INSERT_HEAD(&ts->dead, c, link);
+}
+
+void tcb_set_closed(struct tcp_conn *c, int err)
+{
+	if (c->app_closed || c->closed_notified)
+		return;
+	c->ev |= TCP_EV_CLOSED;
+	c->ev_err = err;
+}
+
+/* Called with the TCB consistent; callbacks may call back into tcp/. */
+void tcb_notify(struct tcp_conn *c)
+{
+	while (c->ev != 0 && !c->app_closed) {
+		/* Lowest bit first: the TCP_EV_* values are in delivery order,
+		 * closed last because c is invalid afterwards. */
+		unsigned one = c->ev & -c->ev;
+
+		c->ev &= ~one;
+		switch (one) {
+		case TCP_EV_ACCEPT:
+			if (c->cb.on_accept)
+				c->cb.on_accept(c->ctx, c);
+			break;
+		case TCP_EV_CONNECTED:
+			if (c->cb.on_connected)
+				c->cb.on_connected(c->ctx, c);
+			break;
+		case TCP_EV_READABLE:
+			if (c->cb.on_readable)
+				c->cb.on_readable(c->ctx, c);
+			break;
+		case TCP_EV_WRITABLE:
+			c->want_writable = false;
+			if (c->cb.on_writable)
+				c->cb.on_writable(c->ctx, c);
+			break;
+		case TCP_EV_CLOSED:
+			c->closed_notified = true;
+			c->ev = 0;
+			/* Unread data is unreachable once the app lets go of c. */
+			tcp_mq_free(&c->rcvq);
+			if (c->cb.on_closed)
+				c->cb.on_closed(c->ctx, c, c->ev_err);
+			return;
+		}
+	}
+	if (c->app_closed)
+		c->ev = 0;
+}
+
+void tcp_enter(struct tcp_stack *ts)
+{
+	ts->depth++;
+}
+
+/* Frees dead TCBs once no caller up the stack can hold one. */
+void tcp_leave(struct tcp_stack *ts)
+{
+	struct tcp_conn *c;
+
+	if (--ts->depth != 0)
+		return;
+	while ((c = LIST_FIRST(&ts->dead)) != NULL) {
+		LIST_REMOVE(c, link);
+		tcp_mq_free(&c->sndq);
+		tcp_mq_free(&c->rcvq);
+		free(c);
+	}
+}
+
+/* RFC 6528: ISN = M + F(localip, localport, remoteip, remoteport, secretkey),
+ * M a 4 microsecond clock (here the wheel's now), F SipHash (libsodium). */
+uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
+		 uint16_t rport)
+{
+	uint8_t in[12], out[crypto_shorthash_BYTES];
+	uint32_t f;
+
+	memcpy(in, &lip, 4);
+	memcpy(in + 4, &rip, 4);
+	memcpy(in + 8, &lport, 2);
+	memcpy(in + 10, &rport, 2);
+	crypto_shorthash(out, in, sizeof(in), ts->isn_key);
+	memcpy(&f, out, sizeof(f));
+	return f + (uint32_t)(us_timer_now(ts->env.wheel) / 4000u);
+}

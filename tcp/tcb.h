@@ -1,0 +1,283 @@
+/* tcp/tcb.h: the transmission control block and the engine's internals.
+ *
+ * Design notes (the walking skeleton of the RFC 9293 engine):
+ *
+ * - Files, one concern each: tcb.c (alloc/free, state names, deferred reaping,
+ *   event delivery), table.c (4-tuple hash, listeners, ephemeral ports),
+ *   options.c (option parsing/writing), output.c (segment building, the send
+ *   loop), timer.c (RTO/RFC 6298, delayed ACK, TIME-WAIT), input.c (header
+ *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
+ *   synchronized states: one function per check of RFC 9293 3.10.7.4),
+ *   api.c (the application calls of tcp.h).
+ *
+ * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
+ *   2MSL; later persist and keepalive) has its own deadline and the embedded
+ *   wheel timer is armed at the earliest.  A callback therefore never cancels
+ *   a sibling timer that may sit in the wheel's "due" list, and adding a kind
+ *   is one enum entry plus one handler.
+ *
+ * - Re-entrancy: callbacks run inline and may call back into tcp/ (tcp_close
+ *   from on_readable, ...).  Input and timer handling therefore only record
+ *   events (tcb->ev) and deliver them once the TCB is consistent
+ *   (tcb_notify).  A TCB that reaches CLOSED is unlinked at once but freed
+ *   only when the outermost entry point returns (ts->depth == 0), so no caller
+ *   up the stack holds a dangling pointer.
+ *
+ * - Buffers: the receive queue is a list of single-segment mbufs holding only
+ *   payload (headers cut off, no copy).  The send queue is a list of direct
+ *   mbufs holding bytes [snd_una-ish .. end); a segment is a fresh header mbuf
+ *   followed by indirect mbufs attached to send-queue mbufs, so the queue
+ *   holds its own reference and a retransmission never copies.
+ *
+ * - Sequence space: SYN at iss, data from iss + 1 (sndq_seq is the sequence
+ *   number of the first queued byte), FIN at fin_seq.  snd_max is the highest
+ *   sequence sent; after an RTO snd_nxt goes back to snd_una (go-back-N) and
+ *   ACKs up to snd_max stay acceptable.
+ *
+ * - Congestion control is a placeholder: cwnd starts at 10 segments
+ *   (RFC 6928), grows by slow start (RFC 5681 3.1) and falls to one segment on
+ *   RTO.  Nagle, SACK, window scaling, persist and keepalive come later.
+ */
+#ifndef US_TCP_TCB_H
+#define US_TCP_TCB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "stack/timer.h"
+#include "tcp/tcp.h"
+
+/* Types */
+
+/* RFC 9293 3.3.2: all eleven states. */
+enum tcp_state {
+	TCP_CLOSED,
+	TCP_LISTEN,
+	TCP_SYN_SENT,
+	TCP_SYN_RECEIVED,
+	TCP_ESTABLISHED,
+	TCP_FIN_WAIT_1,
+	TCP_FIN_WAIT_2,
+	TCP_CLOSE_WAIT,
+	TCP_CLOSING,
+	TCP_LAST_ACK,
+	TCP_TIME_WAIT,
+	TCP_STATE_COUNT
+};
+
+/* Timer kinds multiplexed on the TCB's single wheel timer. */
+enum tcp_timer_kind {
+	TCP_T_RTO,     /* retransmission (also SYN / SYN-ACK) */
+	TCP_T_DELACK,  /* delayed ACK */
+	TCP_T_2MSL,    /* TIME-WAIT */
+	TCP_T_COUNT
+};
+
+/* Events recorded during processing and delivered by tcb_notify(). */
+#define TCP_EV_ACCEPT    0x01u
+#define TCP_EV_CONNECTED 0x02u
+#define TCP_EV_READABLE  0x04u
+#define TCP_EV_WRITABLE  0x08u
+#define TCP_EV_CLOSED    0x10u
+
+/* Flag bits as in the TCP header (rte_tcp.h names them RTE_TCP_*_FLAG). */
+#define TH_FIN 0x01u
+#define TH_SYN 0x02u
+#define TH_RST 0x04u
+#define TH_PSH 0x08u
+#define TH_ACK 0x10u
+#define TH_URG 0x20u
+
+/* Wrap-safe sequence comparisons (RFC 9293 3.4: arithmetic modulo 2^32). */
+#define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b) SEQ_LT(b, a)
+#define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
+
+#define TCP_DEFAULT_MSS 536u    /* RFC 9293 3.7.1: when the peer sends no MSS */
+#define TCP_IW_SEGS 10u         /* RFC 6928 initial window */
+#define TCP_MAX_WIN 65535u      /* no window scaling yet */
+#define TCP_EPHEMERAL_LO 32768u /* like Linux ip_local_port_range */
+#define TCP_EPHEMERAL_HI 60999u
+#define TCP_SYN_FALLBACK_RTO_MS 3000u /* RFC 6298 5.7 */
+
+/* A queue of single-segment mbufs linked through m->next. */
+struct tcp_mq {
+	struct rte_mbuf *head, *tail;
+	uint32_t bytes;
+};
+
+/* A parsed incoming segment (host byte order). */
+struct tcp_seg {
+	uint32_t seq, ack;
+	uint32_t skip;     /* bytes of m before the payload (header, trimmed) */
+	uint32_t len;      /* payload bytes */
+	uint16_t wnd;
+	uint8_t flags;
+	uint16_t mss;      /* 0 when absent */
+	uint32_t src_ip, dst_ip;
+	uint16_t sport, dport;
+};
+
+struct tcp_conn {
+	LIST_ENTRY(tcp_conn) hash_link; /* connection table bucket or listener list */
+	LIST_ENTRY(tcp_conn) link;      /* listener's embryo list, or dead list */
+	struct tcp_stack *ts;
+	struct tcp_conn *listener;      /* SYN-RECEIVED from a passive open */
+	enum tcp_state state;
+	uint32_t hash;                  /* precomputed 4-tuple hash */
+	uint32_t local_ip, remote_ip;
+	uint16_t local_port, remote_port;
+
+	struct tcp_callbacks cb;
+	void *ctx;
+	unsigned ev;                    /* TCP_EV_* pending */
+	int ev_err;                     /* errno for TCP_EV_CLOSED */
+	bool app_closed;                /* tcp_close/tcp_abort called */
+	bool closed_notified;
+	bool want_writable;             /* tcp_send returned -EAGAIN */
+	bool dead;                      /* on ts->dead, awaiting free */
+
+	/* Listener only. */
+	unsigned backlog, embryos;
+	LIST_HEAD(, tcp_conn) embryo_list;
+
+	/* Send side (RFC 9293 3.3.1). */
+	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
+	uint32_t sndq_seq;              /* sequence of sndq's first byte */
+	struct tcp_mq sndq;
+	bool fin_queued;                /* app shut down writing */
+	uint32_t fin_seq;               /* valid when fin_queued */
+	uint32_t mss;                   /* send MSS: min(peer's option, ours) */
+	uint32_t cwnd, ssthresh;
+
+	/* Receive side. */
+	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
+	struct tcp_mq rcvq;
+	bool fin_rcvd;
+	uint32_t rcv_mss;               /* estimate of the peer's full segment */
+	uint32_t unacked_bytes;         /* received since our last ACK */
+	bool ack_now;                   /* an ACK is owed without delay */
+
+	/* RTT / RTO (RFC 6298), microseconds. */
+	uint32_t srtt_us, rttvar_us, rto_ms;
+	bool rtt_active, rtt_valid;
+	uint32_t rtt_seq;
+	uint64_t rtt_start_ns;
+	unsigned backoff, retries, total_retrans;
+	bool syn_retransmitted;
+
+	uint64_t bytes_acked, bytes_received;
+
+	struct us_timer timer;
+	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
+};
+
+LIST_HEAD(tcp_conn_list, tcp_conn);
+
+struct tcp_stack {
+	struct tcp_env env;
+	struct tcp_config cfg;
+	struct tcp_stats stats;
+	struct tcp_conn_list *buckets;  /* connection table */
+	uint32_t nbuckets;              /* power of two */
+	struct tcp_conn_list listeners[64];
+	struct tcp_conn_list dead;      /* closed, freed when depth returns to 0 */
+	unsigned nconns;                /* connection TCBs (listeners excluded) */
+	unsigned depth;                 /* nesting of entry points */
+	uint16_t next_ephemeral;
+	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
+	uint8_t hash_key[16];           /* table hash key */
+};
+
+/* Prototypes */
+
+/* tcb.c */
+const char *tcp_state_name(enum tcp_state s);
+struct tcp_conn *tcb_alloc(struct tcp_stack *ts);
+/* Unlink c from every table, cancel its timer, mark CLOSED; freed on reap. */
+void tcb_drop(struct tcp_conn *c);
+/* Deliver recorded events to the application (may drop nothing itself). */
+void tcb_notify(struct tcp_conn *c);
+/* Record that the connection is gone for the application. */
+void tcb_set_closed(struct tcp_conn *c, int err);
+void tcp_enter(struct tcp_stack *ts);
+void tcp_leave(struct tcp_stack *ts);
+bool tcb_synchronized(const struct tcp_conn *c);
+void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m);
+void tcp_mq_free(struct tcp_mq *q);
+uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
+		 uint16_t rport);
+
+/* table.c */
+int tcp_table_init(struct tcp_stack *ts);
+void tcp_table_fini(struct tcp_stack *ts);
+struct tcp_conn *tcp_table_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t lport,
+				  uint32_t rip, uint16_t rport);
+void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c);
+void tcp_table_remove(struct tcp_conn *c);
+struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t port);
+void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l);
+int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port);
+
+/* options.c */
+/* Parses the options of a header of hlen bytes; fills seg->mss. */
+void tcp_options_parse(const struct rte_tcp_hdr *th, unsigned hlen, struct tcp_seg *seg);
+/* Writes the options for a segment with these flags; returns bytes (x4). */
+unsigned tcp_options_write(const struct tcp_conn *c, uint8_t flags, uint8_t *opt);
+
+/* output.c */
+/* Sends what the windows allow, then a pure ACK if one is owed. */
+void tcp_output(struct tcp_conn *c);
+/* One segment: flags, seq, payload [seq, seq + len) from the send queue. */
+int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len);
+int tcp_send_ack(struct tcp_conn *c);
+/* SYN (SYN-SENT) or SYN-ACK (SYN-RECEIVED) at iss. */
+int tcp_send_syn(struct tcp_conn *c);
+/* Folded ones'-complement sum of pseudo header + len bytes of m (network
+ * order in memory); 0xffff over a segment with a correct checksum. */
+uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uint32_t len);
+int tcp_send_rst(struct tcp_conn *c);
+/* RFC 9293 3.10.7.1: reply to a segment that has no connection. */
+void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg);
+uint16_t tcp_rcv_window(struct tcp_conn *c);
+uint16_t tcp_our_mss(const struct tcp_stack *ts);
+
+/* timer.c */
+void tcp_timer_init(struct tcp_conn *c);
+void tcp_timer_set(struct tcp_conn *c, enum tcp_timer_kind k, uint64_t deadline_ns);
+void tcp_timer_stop(struct tcp_conn *c, enum tcp_timer_kind k);
+void tcp_timer_stop_all(struct tcp_conn *c);
+/* RFC 6298 5.1: start the RTO timer (backed-off) if it is not running. */
+void tcp_rto_start(struct tcp_conn *c, bool restart);
+uint32_t tcp_rto_current_ms(const struct tcp_conn *c);
+void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
+void tcp_enter_time_wait(struct tcp_conn *c);
+/* Owe an ACK for received data: delay it or send it now (RFC 9293 3.8.6.3). */
+void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now);
+
+/* input.c / established.c */
+void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg);
+void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+/* The handshake's SYN was acknowledged by ack: ESTABLISHED (RFC 6298 5.7). */
+void tcp_handshake_done(struct tcp_conn *c, uint32_t ack);
+/* Shared by SYN-SENT and the synchronized states: queue payload, FIN. */
+void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+
+static inline uint64_t tcp_now(const struct tcp_conn *c)
+{
+	return us_timer_now(c->ts->env.wheel);
+}
+
+/* Data bytes queued but not yet sent. */
+static inline uint32_t tcp_sndq_end(const struct tcp_conn *c)
+{
+	return c->sndq_seq + c->sndq.bytes;
+}
+
+#endif

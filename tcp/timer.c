@@ -1,0 +1,213 @@
+/* tcp/timer.c: retransmission (RFC 6298), delayed ACK (RFC 9293 3.8.6.3),
+ * TIME-WAIT (RFC 9293 3.6), all multiplexed on the TCB's one wheel timer
+ * (see the notes in tcp/tcb.h). */
+#include <errno.h>
+#include <stddef.h>
+
+#include "tcp/tcb.h"
+
+static void tcb_timer_fn(struct us_timer *t, uint64_t now_ns);
+
+static void rearm(struct tcp_conn *c)
+{
+	uint64_t first = 0;
+
+	for (unsigned k = 0; k < TCP_T_COUNT; k++)
+		if (c->deadline[k] && (first == 0 || c->deadline[k] < first))
+			first = c->deadline[k];
+	if (first == 0)
+		us_timer_cancel(c->ts->env.wheel, &c->timer);
+	else if (!us_timer_armed(&c->timer) || c->timer.expire_ns != first)
+		us_timer_arm(c->ts->env.wheel, &c->timer, first);
+}
+
+void tcp_timer_init(struct tcp_conn *c)
+{
+	us_timer_init(&c->timer, tcb_timer_fn);
+	for (unsigned k = 0; k < TCP_T_COUNT; k++)
+		c->deadline[k] = 0;
+}
+
+void tcp_timer_set(struct tcp_conn *c, enum tcp_timer_kind k, uint64_t deadline_ns)
+{
+	c->deadline[k] = deadline_ns ? deadline_ns : 1;
+	rearm(c);
+}
+
+void tcp_timer_stop(struct tcp_conn *c, enum tcp_timer_kind k)
+{
+	if (c->deadline[k] == 0)
+		return;
+	c->deadline[k] = 0;
+	rearm(c);
+}
+
+void tcp_timer_stop_all(struct tcp_conn *c)
+{
+	for (unsigned k = 0; k < TCP_T_COUNT; k++)
+		c->deadline[k] = 0;
+	us_timer_cancel(c->ts->env.wheel, &c->timer);
+}
+
+/* RFC 6298 5.5: the backed-off RTO, bounded by rto_max (2.5). */
+uint32_t tcp_rto_current_ms(const struct tcp_conn *c)
+{
+	uint64_t rto = c->rto_ms;
+
+	for (unsigned i = 0; i < c->backoff && rto < c->ts->cfg.rto_max_ms; i++)
+		rto <<= 1;
+	return (uint32_t)RTE_MIN(rto, (uint64_t)c->ts->cfg.rto_max_ms);
+}
+
+void tcp_rto_start(struct tcp_conn *c, bool restart)
+{
+	if (!restart && c->deadline[TCP_T_RTO])
+		return;
+	tcp_timer_set(c, TCP_T_RTO, tcp_now(c) + US_MS(tcp_rto_current_ms(c)));
+}
+
+/* RFC 6298 2.2 / 2.3 (alpha 1/8, beta 1/4, K 4, G the wheel tick); a valid
+ * sample also collapses the backoff (Karn: samples come only from segments
+ * sent once). */
+void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
+{
+	uint32_t r = (uint32_t)RTE_MIN(rtt_ns / 1000u, (uint64_t)UINT32_MAX / 8);
+	uint32_t g = (uint32_t)(c->ts->env.wheel->tick_ns / 1000u);
+	uint64_t rto_us;
+
+	if (!c->rtt_valid) {
+		c->srtt_us = r;
+		c->rttvar_us = r / 2;
+		c->rtt_valid = true;
+	} else {
+		uint32_t err = c->srtt_us > r ? c->srtt_us - r : r - c->srtt_us;
+
+		c->rttvar_us = (3 * c->rttvar_us + err) / 4;
+		c->srtt_us = (7 * c->srtt_us + r) / 8;
+	}
+	rto_us = c->srtt_us + RTE_MAX(g, 4 * c->rttvar_us);
+	c->rto_ms = (uint32_t)RTE_MIN((rto_us + 999) / 1000, (uint64_t)c->ts->cfg.rto_max_ms);
+	if (c->rto_ms < c->ts->cfg.rto_min_ms)
+		c->rto_ms = c->ts->cfg.rto_min_ms; /* RFC 6298 2.4, configurable */
+	c->backoff = 0;
+}
+
+void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
+{
+	uint32_t our = tcp_our_mss(c->ts);
+
+	c->unacked_bytes += seglen;
+	if (seglen > c->rcv_mss)
+		c->rcv_mss = RTE_MIN(seglen, our);
+	/* RFC 9293 3.8.6.3: at least every second full-sized segment, and
+	 * within delack_ms (< 0.5 s) of the first unacknowledged one. */
+	if (now || c->unacked_bytes >= 2 * c->rcv_mss)
+		c->ack_now = true;
+	else if (c->deadline[TCP_T_DELACK] == 0)
+		tcp_timer_set(c, TCP_T_DELACK, tcp_now(c) + US_MS(c->ts->cfg.delack_ms));
+}
+
+void tcp_enter_time_wait(struct tcp_conn *c)
+{
+	c->state = TCP_TIME_WAIT;
+	tcp_timer_stop(c, TCP_T_RTO);
+	tcp_mq_free(&c->sndq);
+	c->sndq_seq = c->snd_una;
+	tcb_set_closed(c, 0);
+	tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+}
+
+static void give_up(struct tcp_conn *c)
+{
+	struct tcp_stats *st = &c->ts->stats;
+
+	if (c->state == TCP_SYN_RECEIVED && c->listener != NULL) {
+		st->embryos_timed_out++; /* the application never saw it */
+	} else {
+		st->conns_timed_out++;
+		tcb_set_closed(c, ETIMEDOUT);
+	}
+	tcb_drop(c);
+}
+
+/* RFC 9293 3.8.6.1: with a zero window and nothing in flight, one byte
+ * beyond the window probes it (a full persist timer comes later). */
+static void zero_window_probe(struct tcp_conn *c)
+{
+	if (c->snd_wnd != 0 || c->snd_nxt != c->snd_una || !SEQ_LT(c->snd_nxt, tcp_sndq_end(c)))
+		return;
+	if (tcp_send_segment(c, TH_ACK, c->snd_nxt, 1) == 0) {
+		c->snd_nxt++;
+		if (SEQ_GT(c->snd_nxt, c->snd_max))
+			c->snd_max = c->snd_nxt;
+	}
+}
+
+/* RFC 6298 5.4-5.6: retransmit the earliest unacknowledged segment, back
+ * off, restart the timer.  Go-back-N from snd_una with cwnd one segment
+ * (RFC 5681 3.1, eq. 4 for ssthresh). */
+static void rto_expired(struct tcp_conn *c)
+{
+	struct tcp_config *cfg = &c->ts->cfg;
+	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
+
+	c->ts->stats.rto_fired++;
+	if (c->retries >= (handshake ? cfg->syn_retries : cfg->data_retries)) {
+		give_up(c);
+		return;
+	}
+	c->retries++;
+	c->backoff++;
+	c->rtt_active = false; /* Karn: never time a retransmitted segment */
+	if (handshake) {
+		c->syn_retransmitted = true;
+		tcp_send_syn(c);
+		tcp_rto_start(c, true);
+		return;
+	}
+	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * c->mss);
+	c->cwnd = c->mss;
+	c->snd_nxt = c->snd_una;
+	tcp_output(c);
+	zero_window_probe(c);
+	if (c->snd_nxt != c->snd_una)
+		tcp_rto_start(c, false);
+}
+
+static void expire(struct tcp_conn *c, enum tcp_timer_kind k)
+{
+	switch (k) {
+	case TCP_T_RTO:
+		rto_expired(c);
+		break;
+	case TCP_T_DELACK:
+		if (tcb_synchronized(c)) {
+			c->ts->stats.delayed_acks++;
+			tcp_send_ack(c);
+		}
+		break;
+	case TCP_T_2MSL:
+		tcb_drop(c); /* RFC 9293 3.10.8: delete the TCB */
+		break;
+	default:
+		break;
+	}
+}
+
+static void tcb_timer_fn(struct us_timer *t, uint64_t now_ns)
+{
+	struct tcp_conn *c = (struct tcp_conn *)((char *)t - offsetof(struct tcp_conn, timer));
+	struct tcp_stack *ts = c->ts;
+
+	tcp_enter(ts);
+	for (unsigned k = 0; k < TCP_T_COUNT && !c->dead; k++) {
+		if (c->deadline[k] == 0 || c->deadline[k] > now_ns)
+			continue;
+		c->deadline[k] = 0;
+		expire(c, (enum tcp_timer_kind)k);
+	}
+	if (!c->dead)
+		rearm(c);
+	tcb_notify(c);
+	tcp_leave(ts);
+}

@@ -1,0 +1,205 @@
+/* tcp/user.c: the application's data and close calls (RFC 9293 3.10.2 SEND,
+ * 3.10.3 RECEIVE, 3.10.4 CLOSE, 3.10.5 ABORT). */
+#include <errno.h>
+#include <string.h>
+
+#include "tcp/tcb.h"
+
+/* Receiver-side SWS avoidance for window updates: announce the opened
+ * window only once it is at least twice what the peer still has and grew by
+ * min(rcvbuf / 2, MSS) (RFC 9293 3.8.6.2.2; the doubling rule as in Linux). */
+static void window_update(struct tcp_conn *c)
+{
+	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
+	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
+	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
+
+	space = RTE_MIN(space, TCP_MAX_WIN);
+	if (space >= 2 * old && space - old >= step) {
+		c->ack_now = true;
+		tcp_output(c);
+	}
+}
+
+ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
+{
+	struct tcp_mq *q = &c->rcvq;
+	size_t done = 0;
+
+	if (c->app_closed)
+		return -EBADF;
+	if (q->bytes == 0) {
+		if (c->fin_rcvd)
+			return 0;
+		return c->dead ? -ENOTCONN : -EAGAIN;
+	}
+	while (done < len && q->head != NULL) {
+		struct rte_mbuf *m = q->head;
+		uint32_t n = (uint32_t)RTE_MIN(len - done, (size_t)m->data_len);
+
+		memcpy((char *)buf + done, rte_pktmbuf_mtod(m, char *), n);
+		done += n;
+		q->bytes -= n;
+		if (n < m->data_len) {
+			m->data_off += n;
+			m->data_len -= n;
+			m->pkt_len = m->data_len;
+			break;
+		}
+		q->head = m->next;
+		if (q->head == NULL)
+			q->tail = NULL;
+		m->next = NULL;
+		rte_pktmbuf_free_seg(m);
+	}
+	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
+		tcp_enter(c->ts);
+		window_update(c);
+		tcp_leave(c->ts);
+	}
+	return (ssize_t)done;
+}
+
+size_t tcp_send_space(const struct tcp_conn *c)
+{
+	uint32_t sndbuf = c->ts->cfg.sndbuf;
+
+	if (c->dead || c->fin_queued || c->app_closed)
+		return 0;
+	return c->sndq.bytes < sndbuf ? sndbuf - c->sndq.bytes : 0;
+}
+
+/* Copies into the tail's free room, then into fresh mbufs; bytes taken. */
+static size_t sndq_copy(struct tcp_conn *c, const char *buf, size_t len)
+{
+	struct rte_mbuf *m = c->sndq.tail;
+	size_t done = 0;
+
+	while (done < len) {
+		uint32_t room = m ? rte_pktmbuf_tailroom(m) : 0;
+		uint32_t n;
+
+		if (room == 0) {
+			m = rte_pktmbuf_alloc(c->ts->env.pool);
+			if (m == NULL)
+				break;
+			m->data_off = 0; /* payload only: no headroom needed */
+			tcp_mq_push(&c->sndq, m);
+			room = rte_pktmbuf_tailroom(m);
+		}
+		n = (uint32_t)RTE_MIN(len - done, (size_t)room);
+		memcpy(rte_pktmbuf_mtod_offset(m, char *, m->data_len), buf + done, n);
+		m->data_len += n;
+		m->pkt_len = m->data_len;
+		c->sndq.bytes += n;
+		done += n;
+	}
+	return done;
+}
+
+ssize_t tcp_send(struct tcp_conn *c, const void *buf, size_t len)
+{
+	size_t space, done;
+
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_CLOSED || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	if (c->fin_queued)
+		return -EPIPE;
+	space = tcp_send_space(c);
+	if (space == 0) {
+		c->want_writable = true;
+		return -EAGAIN;
+	}
+	done = sndq_copy(c, buf, RTE_MIN(len, space));
+	if (done == 0 && len > 0)
+		return -ENOBUFS;
+	tcp_enter(c->ts);
+	tcp_output(c);
+	tcp_leave(c->ts);
+	return (ssize_t)done;
+}
+
+/* Queues our FIN after the data (RFC 9293 3.10.4). */
+static int queue_fin(struct tcp_conn *c)
+{
+	if (c->fin_queued)
+		return 0;
+	switch (c->state) {
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECEIVED:
+		break; /* sent once ESTABLISHED (tcp_handshake_done) */
+	case TCP_ESTABLISHED:
+		c->state = TCP_FIN_WAIT_1;
+		break;
+	case TCP_CLOSE_WAIT:
+		c->state = TCP_LAST_ACK;
+		break;
+	default:
+		return -ENOTCONN;
+	}
+	c->fin_queued = true;
+	c->fin_seq = tcp_sndq_end(c);
+	tcp_output(c);
+	return 0;
+}
+
+int tcp_shutdown_write(struct tcp_conn *c)
+{
+	int rc;
+
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead)
+		return -ENOTCONN;
+	tcp_enter(c->ts);
+	rc = queue_fin(c);
+	tcp_leave(c->ts);
+	return rc;
+}
+
+static void abort_conn(struct tcp_conn *c)
+{
+	if (tcb_synchronized(c) && c->state != TCP_TIME_WAIT)
+		tcp_send_rst(c);
+	tcb_drop(c);
+}
+
+int tcp_close(struct tcp_conn *c)
+{
+	if (c->app_closed)
+		return -EBADF;
+	c->app_closed = true;
+	c->ev = 0;
+	if (c->dead)
+		return 0; /* reset or timed out; the TCB goes with the reap */
+	tcp_enter(c->ts);
+	if (c->rcvq.bytes > 0) {
+		/* RFC 2525 2.17: unread data is lost, so say so with an RST. */
+		abort_conn(c);
+	} else if (c->state == TCP_SYN_SENT) {
+		tcb_drop(c); /* RFC 9293 3.10.4: delete the TCB */
+	} else if (c->state == TCP_FIN_WAIT_2) {
+		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+	} else {
+		queue_fin(c);
+	}
+	tcp_leave(c->ts);
+	return 0;
+}
+
+int tcp_abort(struct tcp_conn *c)
+{
+	if (c->app_closed)
+		return -EBADF;
+	c->app_closed = true;
+	c->ev = 0;
+	if (c->dead)
+		return 0;
+	tcp_enter(c->ts);
+	abort_conn(c);
+	tcp_leave(c->ts);
+	return 0;
+}

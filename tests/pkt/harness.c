@@ -1,0 +1,523 @@
+/* tests/pkt/harness.c: see harness.h.  Segments are built and checked with
+ * the harness's own header layout and checksum code, not tcp/'s. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_eal.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "tests/pkt/harness.h"
+
+static struct rte_mempool *g_pool;
+static struct pkt_t *g_current;
+
+#define PKT_FAIL(file, line, ...) do { \
+	print_error("%s:%d: ", (file), (line)); \
+	print_error(__VA_ARGS__); \
+	print_error("\n"); \
+	_fail((file), (line)); \
+} while (0)
+
+int pkt_group_setup(void **state)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "--file-prefix=pkt%d", (int)getpid());
+	char *argv[] = { "pkt", "--no-huge", "--no-pci", "--no-shconf", "-m", "64",
+			 "--log-level=error", prefix };
+
+	(void)state;
+	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0)
+		return -1;
+	g_pool = rte_pktmbuf_pool_create("pkt_pool", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 (int)rte_socket_id());
+	return g_pool ? 0 : -1;
+}
+
+int pkt_group_teardown(void **state)
+{
+	(void)state;
+	rte_mempool_free(g_pool);
+	g_pool = NULL;
+	rte_eal_cleanup();
+	return 0;
+}
+
+static void cap_drain(struct pkt_t *t)
+{
+	while (t->ncap > 0) {
+		rte_pktmbuf_free(t->cap[t->cap_head].m);
+		t->cap_head = (t->cap_head + 1) % PKT_CAP_MAX;
+		t->ncap--;
+	}
+}
+
+static void pkt_free(struct pkt_t *t)
+{
+	if (t->ts)
+		tcp_stack_destroy(t->ts);
+	cap_drain(t);
+	free(t->rx);
+	free(t->wheel);
+	free(t);
+}
+
+int pkt_teardown(void **state)
+{
+	(void)state;
+	if (g_current != NULL) {
+		pkt_free(g_current);
+		g_current = NULL;
+	}
+	return 0;
+}
+
+uint8_t pkt_pattern(uint32_t off)
+{
+	return (uint8_t)(off * 131u + (off >> 8) + 7u);
+}
+
+/* Ones'-complement sum, written independently of tcp/. */
+static uint32_t sum16(const uint8_t *p, size_t n, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t tcp_csum(const uint8_t *seg, size_t n, uint32_t src, uint32_t dst)
+{
+	uint32_t sum = (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + 6 +
+		       (uint32_t)n;
+
+	sum = sum16(seg, n, sum);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum; /* 0xffff when the checksum field is right */
+}
+
+static void output_cb(void *ctx, struct rte_mbuf *m, uint32_t src, uint32_t dst)
+{
+	struct pkt_t *t = ctx;
+
+	if (t->ncap == PKT_CAP_MAX) {
+		t->cap_overflow = true;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	t->cap[(t->cap_head + t->ncap) % PKT_CAP_MAX] = (struct pkt_cap){ m, src, dst };
+	t->ncap++;
+}
+
+static void on_accept(void *ctx, struct tcp_conn *c)
+{
+	struct pkt_t *t = ctx;
+
+	t->n_accept++;
+	t->conn = c;
+}
+
+void pkt_app_read(struct pkt_t *t, const char *file, int line)
+{
+	uint8_t buf[4096];
+	ssize_t n = -EAGAIN;
+
+	while (t->conn != NULL && (n = tcp_recv(t->conn, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != pkt_pattern((uint32_t)t->rx_len + (uint32_t)i))
+				PKT_FAIL(file, line, "received byte %zu is wrong", t->rx_len + (size_t)i);
+		if (t->rx_len + (size_t)n > PKT_RX_MAX)
+			PKT_FAIL(file, line, "more than %u bytes received", PKT_RX_MAX);
+		memcpy(t->rx + t->rx_len, buf, (size_t)n);
+		t->rx_len += (size_t)n;
+	}
+	if (t->conn != NULL && n == 0)
+		t->eof = true;
+}
+
+static void on_readable(void *ctx, struct tcp_conn *c)
+{
+	struct pkt_t *t = ctx;
+
+	t->n_readable++;
+	if (!t->auto_read || c != t->conn)
+		return;
+	pkt_app_read(t, __FILE__, __LINE__);
+	if (t->eof && t->close_on_eof) {
+		tcp_close(c);
+		t->conn = NULL;
+	}
+}
+
+static void on_writable(void *ctx, struct tcp_conn *c)
+{
+	struct pkt_t *t = ctx;
+
+	(void)c;
+	t->n_writable++;
+}
+
+static void on_closed(void *ctx, struct tcp_conn *c, int err)
+{
+	struct pkt_t *t = ctx;
+
+	t->n_closed++;
+	t->closed_err = err;
+	if (t->conn == c)
+		t->conn = NULL;
+}
+
+static void on_connected(void *ctx, struct tcp_conn *c)
+{
+	struct pkt_t *t = ctx;
+
+	t->n_connected++;
+	t->conn = c;
+}
+
+struct pkt_t *pkt_start(const struct tcp_config *cfg)
+{
+	struct pkt_t *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	assert_null(g_current);
+	assert_int_equal(rte_mempool_in_use_count(g_pool), 0);
+	g_current = t;
+	t->pool = g_pool;
+	t->wheel = calloc(1, sizeof(*t->wheel));
+	t->rx = malloc(PKT_RX_MAX);
+	assert_non_null(t->wheel);
+	assert_non_null(t->rx);
+	t->now = US_SEC(1000); /* nonzero: the ISN clock term is exercised */
+	us_timer_wheel_init(t->wheel, US_MS(1), t->now);
+	if (cfg)
+		t->cfg = *cfg;
+	else
+		tcp_config_defaults(&t->cfg);
+	t->env = (struct tcp_env){
+		.pool = g_pool, .wheel = t->wheel, .local_ip = PKT_LOCAL_IP, .mtu = 1500,
+		.l4_csum_by_ip = false, .output = output_cb, .ctx = t,
+	};
+	t->ts = tcp_stack_create(&t->env, &t->cfg);
+	assert_non_null(t->ts);
+	t->cb = (struct tcp_callbacks){
+		.on_accept = on_accept, .on_readable = on_readable, .on_writable = on_writable,
+		.on_closed = on_closed, .on_connected = on_connected,
+	};
+	t->local_port = PKT_LOCAL_PORT;
+	t->peer_port = PKT_PEER_PORT;
+	return t;
+}
+
+int pkt_listen(struct pkt_t *t)
+{
+	return tcp_listen(t->ts, PKT_LOCAL_IP, PKT_LOCAL_PORT, &t->cb, t);
+}
+
+ssize_t pkt_app_send(struct pkt_t *t, size_t n)
+{
+	uint8_t *buf = malloc(n ? n : 1);
+	ssize_t rc;
+
+	assert_non_null(buf);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = pkt_pattern((uint32_t)(t->app_sent + i));
+	rc = tcp_send(t->conn, buf, n);
+	if (rc > 0)
+		t->app_sent += (size_t)rc;
+	free(buf);
+	return rc;
+}
+
+void pkt_advance(struct pkt_t *t, uint32_t ms)
+{
+	/* One tick at a time, so timer callbacks see "now" at their tick. */
+	for (uint32_t i = 0; i < ms; i++) {
+		t->now += US_MS(1);
+		us_timer_run(t->wheel, t->now);
+	}
+}
+
+/* Builds IPv4 + TCP for s in a flat buffer; returns the TCP length. */
+static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
+			 uint32_t seq, uint32_t ack, uint8_t flags, uint32_t plen)
+{
+	uint8_t *th = buf + 20, opt[60] = { 0 };
+	size_t optlen = 0, hlen;
+	uint32_t data_off = seq + !!(flags & TH_SYN) - t->peer_isn - 1;
+	uint16_t win = (uint16_t)(s->win == PKT_ANY ? 65535 : s->win);
+
+	if (s->opts != NULL) {
+		memcpy(opt, s->opts, s->optlen);
+		optlen = s->optlen;
+	} else if (s->mss != PKT_ANY && s->mss > 0) {
+		opt[0] = 2, opt[1] = 4, opt[2] = (uint8_t)(s->mss >> 8), opt[3] = (uint8_t)s->mss;
+		optlen = 4;
+	}
+	hlen = 20 + ((optlen + 3) & ~(size_t)3);
+	memset(buf, 0, 20 + hlen);
+	*(uint16_t *)(th + 0) = rte_cpu_to_be_16((uint16_t)(s->sport ? s->sport : t->peer_port));
+	*(uint16_t *)(th + 2) = rte_cpu_to_be_16((uint16_t)(s->dport ? s->dport : t->local_port));
+	*(uint32_t *)(th + 4) = rte_cpu_to_be_32(seq);
+	*(uint32_t *)(th + 8) = rte_cpu_to_be_32(ack);
+	th[12] = (uint8_t)((s->doff == PKT_ANY ? (int)(hlen / 4) : s->doff) << 4);
+	th[13] = flags;
+	*(uint16_t *)(th + 14) = rte_cpu_to_be_16(win);
+	memcpy(th + 20, opt, optlen);
+	for (uint32_t i = 0; i < plen; i++)
+		th[hlen + i] = s->data ? (uint8_t)s->data[i] : pkt_pattern(data_off + i);
+	/* IPv4 header (tcp/ reads addresses and the total length). */
+	buf[0] = 0x45;
+	*(uint16_t *)(buf + 2) = rte_cpu_to_be_16((uint16_t)(20 + hlen + plen + s->ip_len_delta));
+	buf[8] = 64;
+	buf[9] = IPPROTO_TCP;
+	*(uint32_t *)(buf + 12) = rte_cpu_to_be_32(PKT_PEER_IP);
+	*(uint32_t *)(buf + 16) = rte_cpu_to_be_32(PKT_LOCAL_IP);
+	uint16_t ck = (uint16_t)~tcp_csum(th, hlen + plen, PKT_PEER_IP, PKT_LOCAL_IP);
+	if (s->bad_csum)
+		ck ^= 0x5a5a;
+	*(uint16_t *)(th + 16) = rte_cpu_to_be_16(ck);
+	return hlen + plen;
+}
+
+static struct rte_mbuf *flat_to_mbuf(struct pkt_t *t, const uint8_t *buf, size_t n,
+				     size_t first, uint32_t pad)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool), *m2 = NULL;
+
+	assert_non_null(m);
+	if (first < n) {
+		m2 = rte_pktmbuf_alloc(t->pool);
+		assert_non_null(m2);
+		memcpy(rte_pktmbuf_append(m2, (uint16_t)(n - first + pad)), buf + first,
+		       n - first);
+	} else {
+		first = n + pad;
+	}
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)first);
+	assert_non_null(p);
+	memcpy(p, buf, RTE_MIN(first, n));
+	if (m2 != NULL)
+		assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	return m;
+}
+
+void pkt_inject(struct pkt_t *t, struct pkt_seg s, const char *file, int line)
+{
+	uint8_t flags = (uint8_t)(s.flags == PKT_ANY ? (int)TH_ACK : s.flags);
+	uint32_t seq = s.seq == PKT_ANY ? t->peer_nxt : (uint32_t)s.seq;
+	uint32_t ack = 0, plen, end;
+	uint8_t *buf;
+	size_t n, first;
+	struct rte_mbuf *m;
+
+	if (s.ack != PKT_ANY)
+		ack = s.abs ? (uint32_t)s.ack : t->our_isn + (uint32_t)s.ack;
+	else if (flags & TH_ACK)
+		ack = t->our_isn + t->our_max;
+	if ((flags & TH_SYN) && !t->peer_isn_known) {
+		t->peer_isn = seq;
+		t->peer_isn_known = true;
+		t->peer_nxt = seq;
+	}
+	plen = (uint32_t)(s.len != PKT_ANY ? s.len : (s.data ? (int32_t)strlen(s.data) : 0));
+	buf = malloc(20 + 60 + plen + s.pad);
+	if (buf == NULL)
+		PKT_FAIL(file, line, "out of memory");
+	n = 20 + build_flat(t, &s, buf, seq, ack, flags, plen);
+	memset(buf + n, 0, s.pad);
+	first = s.split ? n - plen + s.split : n;
+	m = flat_to_mbuf(t, buf, n, first, s.pad);
+	free(buf);
+	if (s.csum_good_flag)
+		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	rte_pktmbuf_adj(m, 20);
+	end = seq + plen + !!(flags & TH_SYN) + !!(flags & TH_FIN);
+	if (!(flags & TH_RST) && SEQ_GT(end, t->peer_nxt))
+		t->peer_nxt = end;
+	tcp_input(t->ts, m, rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, -20));
+}
+
+struct pkt_out {
+	uint32_t seq, rel, ack, plen;
+	uint16_t sport, dport, win;
+	uint8_t flags;
+	int mss; /* 0 absent */
+	const uint8_t *payload;
+};
+
+static void describe(const struct pkt_out *o, char *d, size_t dn)
+{
+	snprintf(d, dn, "[%s%s%s%s%s] rel seq %u ack %u win %u mss %d len %u",
+		 (o->flags & TH_SYN) ? "S" : "", (o->flags & TH_FIN) ? "F" : "",
+		 (o->flags & TH_RST) ? "R" : "", (o->flags & TH_PSH) ? "P" : "",
+		 (o->flags & TH_ACK) ? "." : "", o->rel, o->ack, o->win, o->mss, o->plen);
+}
+
+/* Parses a captured segment; checks what must always hold. */
+static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
+		      struct pkt_out *o, const char *file, int line)
+{
+	size_t n = cap->m->pkt_len, hlen;
+	const uint8_t *p = rte_pktmbuf_read(cap->m, 0, (uint32_t)n, buf);
+
+	if (p != buf)
+		memcpy(buf, p, n);
+	if (cap->src != PKT_LOCAL_IP || cap->dst != PKT_PEER_IP || n < 20)
+		PKT_FAIL(file, line, "bad addresses or length %zu", n);
+	if (rte_pktmbuf_headroom(cap->m) < TCP_HEADROOM_NEEDED)
+		PKT_FAIL(file, line, "headroom %u", rte_pktmbuf_headroom(cap->m));
+	hlen = (size_t)(buf[12] >> 4) * 4;
+	if (hlen < 20 || hlen > n)
+		PKT_FAIL(file, line, "bad data offset %zu", hlen);
+	if (tcp_csum(buf, n, PKT_LOCAL_IP, PKT_PEER_IP) != 0xffff)
+		PKT_FAIL(file, line, "bad TCP checksum");
+	o->sport = rte_be_to_cpu_16(*(uint16_t *)buf);
+	o->dport = rte_be_to_cpu_16(*(uint16_t *)(buf + 2));
+	o->seq = rte_be_to_cpu_32(*(uint32_t *)(buf + 4));
+	o->ack = rte_be_to_cpu_32(*(uint32_t *)(buf + 8));
+	o->flags = buf[13];
+	o->win = rte_be_to_cpu_16(*(uint16_t *)(buf + 14));
+	o->plen = (uint32_t)(n - hlen);
+	o->payload = buf + hlen;
+	o->mss = 0;
+	for (size_t i = 20; i < hlen;) {
+		if (buf[i] == 0)
+			break;
+		if (buf[i] == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hlen || buf[i + 1] < 2 || i + buf[i + 1] > hlen)
+			PKT_FAIL(file, line, "malformed options");
+		if (buf[i] == 2 && buf[i + 1] == 4)
+			o->mss = buf[i + 2] << 8 | buf[i + 3];
+		i += buf[i + 1];
+	}
+	if (!t->isn_known && (o->flags & TH_SYN)) {
+		t->our_isn = o->seq;
+		t->isn_known = true;
+	}
+	if (t->local_port == 0 && (o->flags & TH_SYN))
+		t->local_port = o->sport;
+	o->rel = o->seq - t->our_isn;
+}
+
+static void check_out(struct pkt_t *t, const struct pkt_seg *s, const struct pkt_out *o,
+		      const char *file, int line)
+{
+	char d[160];
+	uint32_t want_seq = s->abs ? (uint32_t)s->seq : t->our_isn + (uint32_t)s->seq;
+	uint32_t off = o->rel - 1 + !!(o->flags & TH_SYN);
+
+	describe(o, d, sizeof(d));
+	if (o->sport != (s->sport ? s->sport : t->local_port) ||
+	    o->dport != (s->dport ? s->dport : t->peer_port))
+		PKT_FAIL(file, line, "ports %u->%u in %s", o->sport, o->dport, d);
+	if (s->flags != PKT_ANY && o->flags != (uint8_t)s->flags)
+		PKT_FAIL(file, line, "flags 0x%02x, want 0x%02x: %s", o->flags, s->flags, d);
+	if (s->seq != PKT_ANY && o->seq != want_seq)
+		PKT_FAIL(file, line, "seq (rel %u), want %s%lld: %s", o->rel,
+			 s->abs ? "abs " : "rel ", (long long)s->seq, d);
+	if (s->ack != PKT_ANY && o->ack != (uint32_t)s->ack)
+		PKT_FAIL(file, line, "ack %u, want %lld: %s", o->ack, (long long)s->ack, d);
+	if (s->win != PKT_ANY && o->win != (uint16_t)s->win)
+		PKT_FAIL(file, line, "window %u, want %d: %s", o->win, s->win, d);
+	if (s->mss != PKT_ANY && o->mss != s->mss)
+		PKT_FAIL(file, line, "mss %d, want %d: %s", o->mss, s->mss, d);
+	if (s->len != PKT_ANY && o->plen != (uint32_t)s->len)
+		PKT_FAIL(file, line, "payload %u bytes, want %d: %s", o->plen, s->len, d);
+	for (uint32_t i = 0; i < o->plen; i++) {
+		uint8_t want = s->data ? (uint8_t)s->data[i] : pkt_pattern(off + i);
+
+		if (o->payload[i] != want)
+			PKT_FAIL(file, line, "payload byte %u is 0x%02x, want 0x%02x: %s", i,
+				 o->payload[i], want, d);
+	}
+	if (!(o->flags & TH_RST)) {
+		uint32_t end = o->rel + o->plen + !!(o->flags & TH_SYN) + !!(o->flags & TH_FIN);
+
+		if (SEQ_GT(end, t->our_max))
+			t->our_max = end;
+	}
+}
+
+struct rte_mbuf *pkt_expect_keep(struct pkt_t *t, struct pkt_seg s, const char *file, int line)
+{
+	struct pkt_cap cap;
+	struct pkt_out o;
+	uint8_t *buf;
+
+	if (t->cap_overflow)
+		PKT_FAIL(file, line, "capture queue overflowed");
+	if (t->ncap == 0)
+		PKT_FAIL(file, line, "expected a segment, none was sent");
+	/* Peek: on failure the segment stays queued and teardown frees it. */
+	cap = t->cap[t->cap_head];
+	buf = malloc(cap.m->pkt_len + 1);
+	if (buf == NULL)
+		PKT_FAIL(file, line, "out of memory");
+	parse_out(t, &cap, buf, &o, file, line);
+	check_out(t, &s, &o, file, line);
+	free(buf);
+	t->cap_head = (t->cap_head + 1) % PKT_CAP_MAX;
+	t->ncap--;
+	return cap.m;
+}
+
+void pkt_expect(struct pkt_t *t, struct pkt_seg s, const char *file, int line)
+{
+	rte_pktmbuf_free(pkt_expect_keep(t, s, file, line));
+}
+
+void pkt_expect_nothing(struct pkt_t *t, const char *file, int line)
+{
+	if (t->ncap > 0) {
+		uint8_t *buf = malloc(t->cap[t->cap_head].m->pkt_len + 1);
+		struct pkt_out o;
+		char d[160];
+
+		assert_non_null(buf);
+		parse_out(t, &t->cap[t->cap_head], buf, &o, file, line);
+		describe(&o, d, sizeof(d));
+		free(buf);
+		PKT_FAIL(file, line, "expected nothing, %u segment(s) sent, first %s", t->ncap, d);
+	}
+}
+
+void pkt_finish(struct pkt_t *t, unsigned tcbs, const char *file, int line)
+{
+	if (t->cap_overflow)
+		PKT_FAIL(file, line, "capture queue overflowed");
+	pkt_expect_nothing(t, file, line);
+	if (tcp_conn_count(t->ts) != tcbs)
+		PKT_FAIL(file, line, "%u TCBs alive, want %u", tcp_conn_count(t->ts), tcbs);
+	tcp_stack_destroy(t->ts);
+	t->ts = NULL;
+	if (rte_mempool_in_use_count(t->pool) != 0)
+		PKT_FAIL(file, line, "%u mbufs still in use after destroy",
+			 rte_mempool_in_use_count(t->pool));
+	if (t->wheel->armed != 0)
+		PKT_FAIL(file, line, "%u timers still armed after destroy", t->wheel->armed);
+	g_current = NULL;
+	pkt_free(t);
+}
+
+void pkt_establish(struct pkt_t *t, const char *file, int line)
+{
+	if (pkt_listen(t) != 0)
+		PKT_FAIL(file, line, "tcp_listen failed");
+	pkt_inject(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460), file, line);
+	pkt_expect(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0, .ack = 1001, .mss = 1460), file, line);
+	pkt_inject(t, SEG(.flags = TH_ACK, .seq = 1001, .ack = 1), file, line);
+	if (t->n_accept != 1 || t->conn == NULL)
+		PKT_FAIL(file, line, "connection not accepted");
+}

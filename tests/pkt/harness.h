@@ -1,0 +1,160 @@
+/* tests/pkt/harness.h: packet scripts against one tcp_stack in virtual time.
+ *
+ * A script reads like a trace (smoltcp's send!/recv!, packetdrill):
+ *
+ *	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460));
+ *	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0, .ack = 1001, .mss = 1460));
+ *	ADVANCE(t, 200);
+ *	EXPECT_NOTHING(t);
+ *	FINISH(t, 0);
+ *
+ * SEG(...) overlays a template whose fields are PKT_ANY.  Numbering: the
+ * peer's sequence numbers are absolute (the script picks them); ours are
+ * relative to our ISN (learnt from the first SYN we emit), unless .abs.  So
+ * in EXPECT .seq is relative and .ack absolute; in INJECT .seq absolute and
+ * .ack relative.
+ *
+ * INJECT fills what the script leaves out: seq = the peer's next sequence
+ * number, ack = our highest sequence seen (when the ACK flag is set), flags
+ * ACK, window 65535, no options, payload of .len pattern bytes (pkt_pattern
+ * of the peer's stream offset) or .data.
+ * EXPECT checks only what the script sets (plus addresses, ports and the
+ * checksum, always); a payload without .data must be our stream's pattern.
+ *
+ * Every script ends with FINISH(t, tcbs): no segment left unasserted, the
+ * expected TCB count, then tcp_stack_destroy must leave the mbuf pool with
+ * nothing in use and the wheel with no armed timer.
+ */
+#ifndef US_PKT_HARNESS_H
+#define US_PKT_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "stack/timer.h"
+#include "tcp/tcb.h"
+#include "tcp/tcp.h"
+
+/* SEG(...) overrides template fields on purpose. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+
+/* Types */
+
+#define PKT_ANY (-1)
+#define PKT_CAP_MAX 512u
+#define PKT_RX_MAX (1u << 20)
+#define PKT_LOCAL_IP 0x0a000001u /* 10.0.0.1 */
+#define PKT_PEER_IP 0x0a000002u  /* 10.0.0.2 */
+#define PKT_LOCAL_PORT 80u
+#define PKT_PEER_PORT 40000u
+
+struct pkt_seg {
+	int64_t seq, ack;
+	int flags;
+	int32_t win;
+	int32_t mss;          /* INJECT: option value; EXPECT: 0 = must be absent */
+	int32_t len;          /* payload bytes */
+	const char *data;     /* explicit payload instead of the pattern */
+	bool abs;             /* our side's numbers absolute */
+	uint32_t sport, dport; /* 0: the defaults */
+	/* INJECT only: */
+	const uint8_t *opts;  /* raw options (replace .mss) */
+	uint8_t optlen;
+	int doff;             /* data offset in words, PKT_ANY = computed */
+	bool bad_csum;
+	bool csum_good_flag;  /* set RTE_MBUF_F_RX_L4_CKSUM_GOOD */
+	uint32_t split;       /* payload bytes in the first mbuf (0: one mbuf) */
+	uint32_t pad;         /* link-layer padding after the datagram */
+	int32_t ip_len_delta; /* added to the IPv4 total length */
+};
+
+#define SEG(...) ((struct pkt_seg){ .seq = PKT_ANY, .ack = PKT_ANY, .flags = PKT_ANY, \
+				    .win = PKT_ANY, .mss = PKT_ANY, .len = PKT_ANY, \
+				    .doff = PKT_ANY, __VA_ARGS__ })
+
+struct pkt_cap {
+	struct rte_mbuf *m;
+	uint32_t src, dst;
+};
+
+struct pkt_t {
+	struct rte_mempool *pool;
+	struct us_timer_wheel *wheel;
+	uint64_t now;
+	struct tcp_env env;
+	struct tcp_config cfg;
+	struct tcp_stack *ts;
+	bool finished;
+
+	struct pkt_cap cap[PKT_CAP_MAX];
+	unsigned cap_head, ncap;
+	bool cap_overflow;
+
+	uint16_t local_port, peer_port; /* local_port learnt on active open */
+	bool isn_known;
+	uint32_t our_isn, our_max;      /* our_max: highest relative seq seen + len */
+	uint32_t peer_isn, peer_nxt;
+	bool peer_isn_known;
+
+	struct tcp_callbacks cb;
+	struct tcp_conn *conn;          /* accepted or connected; NULL once closed */
+	unsigned n_accept, n_readable, n_writable, n_closed, n_connected;
+	int closed_err;
+	bool auto_read;                 /* on_readable drains into rx[] */
+	bool close_on_eof;              /* ... and calls tcp_close at EOF */
+	uint8_t *rx;
+	size_t rx_len;
+	bool eof;
+	size_t app_sent;                /* bytes of our pattern handed to tcp_send */
+};
+
+/* Prototypes */
+
+int pkt_group_setup(void **state);
+int pkt_group_teardown(void **state);
+/* Per-test teardown: frees a script's harness if it failed before FINISH. */
+int pkt_teardown(void **state);
+#define PKT_TEST(fn) cmocka_unit_test_teardown(fn, pkt_teardown)
+
+/* cfg NULL: tcp_config_defaults. */
+struct pkt_t *pkt_start(const struct tcp_config *cfg);
+uint8_t pkt_pattern(uint32_t off);
+
+void pkt_inject(struct pkt_t *t, struct pkt_seg s, const char *file, int line);
+void pkt_expect(struct pkt_t *t, struct pkt_seg s, const char *file, int line);
+/* Like pkt_expect, but returns the segment instead of freeing it. */
+struct rte_mbuf *pkt_expect_keep(struct pkt_t *t, struct pkt_seg s, const char *file, int line);
+void pkt_expect_nothing(struct pkt_t *t, const char *file, int line);
+void pkt_advance(struct pkt_t *t, uint32_t ms);
+void pkt_finish(struct pkt_t *t, unsigned tcbs, const char *file, int line);
+
+int pkt_listen(struct pkt_t *t);
+/* Passive open to ESTABLISHED: peer ISN 1000, MSS 1460, window 65535. */
+void pkt_establish(struct pkt_t *t, const char *file, int line);
+/* tcp_send of n pattern bytes (continuing the stream); its return value. */
+ssize_t pkt_app_send(struct pkt_t *t, size_t n);
+/* Reads everything readable into t->rx (checking the peer's pattern). */
+void pkt_app_read(struct pkt_t *t, const char *file, int line);
+
+#define INJECT(t, s) pkt_inject((t), (s), __FILE__, __LINE__)
+#define EXPECT(t, s) pkt_expect((t), (s), __FILE__, __LINE__)
+#define EXPECT_KEEP(t, s) pkt_expect_keep((t), (s), __FILE__, __LINE__)
+#define EXPECT_NOTHING(t) pkt_expect_nothing((t), __FILE__, __LINE__)
+#define ADVANCE(t, ms) pkt_advance((t), (ms))
+#define FINISH(t, tcbs) pkt_finish((t), (tcbs), __FILE__, __LINE__)
+#define ESTABLISH(t) pkt_establish((t), __FILE__, __LINE__)
+#define APP_READ(t) pkt_app_read((t), __FILE__, __LINE__)
+
+#define STAT(t, name) (tcp_stack_stats((t)->ts)->name)
+
+#endif
