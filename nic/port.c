@@ -198,6 +198,36 @@ static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
 	return rc;
 }
 
+/* Two net_tap quirks of DPDK 22.11, handled here so nothing above nic/ knows.
+ *
+ * TX L4 checksum "offload": the PMD computes it in software and gets it
+ * wrong for some multi-segment mbufs (a segment whose payload spans two
+ * send-queue buffers split at an odd offset: seen as kernel-side bad
+ * checksums and a stalled 1 MB echo).  Our own chain-aware checksum costs
+ * the same CPU, so the stack computes it.
+ *
+ * MAC: net_tap gives the kernel's tap netdev the port's own MAC, so both ends of
+ * the wire would share one address (ARP answers naming the kernel's own MAC,
+ * frames arriving with the receiver's source address).  The stack takes a
+ * distinct locally administered address instead and the port goes
+ * promiscuous so frames to it are delivered (a tap fd gets every frame the
+ * kernel sends anyway; promiscuous only says so). */
+static void port_tap_quirks(struct nic_port *port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port->port_id, &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_tap") != 0)
+		return;
+	port->tx_l4_csum = false;
+	port->mac.addr_bytes[0] |= 0x02;  /* locally administered */
+	port->mac.addr_bytes[0] &= ~0x01; /* unicast */
+	port->mac.addr_bytes[5] ^= 0x01;
+	if (rte_eth_promiscuous_enable(port->port_id) != 0)
+		RTE_LOG(WARNING, USER1, "port %u: promiscuous mode refused; the stack's MAC "
+			"may not receive\n", (unsigned)port->port_id);
+}
+
 int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_t nb_queues,
 		  struct nic_port *port, char *err, size_t errlen)
 {
@@ -224,6 +254,7 @@ int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_
 		nic_port_close(port);
 		return rc;
 	}
+	port_tap_quirks(port);
 	port_wait_link(port, cfg->link_wait_ms);
 	return 0;
 }
