@@ -46,6 +46,14 @@ build_and_test() {
 	fi
 }
 
+# Test processes remove their EAL runtime directories at exit; this sweeps
+# those of any that crashed (prefixes ustest-*, interop's usinterop_*).
+sweep_dpdk_leftovers() {
+	rm -rf /var/run/dpdk/ustest-* /var/run/dpdk/usinterop_* /dev/hugepages/ustest-* \
+		/dev/hugepages/usinterop_* 2>/dev/null || true
+}
+trap sweep_dpdk_leftovers EXIT
+
 setup_build "$BUILD"
 build_and_test "$BUILD" --no-suite long
 

@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "tests/common/test_eal.h"
 #include "nic/nic.h"
 
 #define BURST 32
@@ -42,7 +43,7 @@ static int group_setup(void **state)
 	(void)state;
 	us_config_defaults(&cfg);
 	snprintf(cfg.lcores, sizeof(cfg.lcores), "%d", first_cpu());
-	snprintf(cfg.file_prefix, sizeof(cfg.file_prefix), "us_test_port_%d", (int)getpid());
+	test_eal_prefix(cfg.file_prefix, sizeof(cfg.file_prefix), "port");
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "%s", "error");
 	snprintf(cfg.device, sizeof(cfg.device), "%s", "net_ring0");
 	/* A second ring port from extra_args: a closed vdev port cannot be reopened. */
@@ -55,6 +56,7 @@ static int group_setup(void **state)
 	cfg.link_wait_ms = 1000;
 	if (nic_eal_init(&cfg, "test_port") != 0)
 		return -1;
+	atexit(test_eal_remove_runtime_dir);
 	pool = nic_pool_create(&cfg, "test_port_pool");
 	return pool ? 0 : -1;
 }

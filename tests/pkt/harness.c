@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "tests/common/test_eal.h"
 #include "tests/pkt/harness.h"
 
 static struct rte_mempool *g_pool;
@@ -27,13 +28,8 @@ static struct pkt_t *g_current;
 
 int pkt_group_setup(void **state)
 {
-	char prefix[64];
-	snprintf(prefix, sizeof(prefix), "--file-prefix=pkt%d", (int)getpid());
-	char *argv[] = { "pkt", "--no-huge", "--no-pci", "--no-shconf", "-m", "64",
-			 "--log-level=error", prefix };
-
 	(void)state;
-	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0)
+	if (test_eal_start("pkt") < 0)
 		return -1;
 	g_pool = rte_pktmbuf_pool_create("pkt_pool", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (int)rte_socket_id());

@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "tests/common/test_eal.h"
 #include "tests/unit/stack/harness.h"
 
 struct rte_mempool *h_pool;
@@ -23,15 +24,8 @@ const struct rte_ether_addr h_bcast_mac = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}
 
 void h_eal_init(const char *prefix)
 {
-	char fp[64];
-	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
-	char *argv[] = {"prog", "--no-huge", "--no-pci", "--no-shconf", "-m", "64",
-			"--log-level=error", fp};
-
-	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (test_eal_start(prefix) < 0)
 		exit(1);
-	}
 	h_pool = rte_pktmbuf_pool_create("h_pool", 2047, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 SOCKET_ID_ANY);
 	if (h_pool == NULL) {
