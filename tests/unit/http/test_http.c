@@ -454,13 +454,13 @@ static void test_header_limits(void **state)
 	/* One header line longer than the line buffer, under the section limit. */
 	struct http_limits big = { .max_header = 4 * HTTP_LINE_MAX };
 	size_t n = HTTP_LINE_MAX + 64;
-	char *line = malloc(n + 64);
-	assert_non_null(line);
+	/* static, not malloc: GCC's -Warray-bounds under ASan cannot see that
+	 * assert_non_null() stops on NULL. */
+	static char line[HTTP_LINE_MAX + 128];
 	int off = sprintf(line, "GET / HTTP/1.1\r\nHost: h\r\nX-Long: ");
 	memset(line + off, 'a', n);
 	strcpy(line + off + n, "\r\n\r\n");
 	assert_int_equal(error_of(line, &big), HTTP_ERR_header_too_large);
-	free(line);
 
 	/* Endless empty lines before a request end too. */
 	char crlfs[64];
