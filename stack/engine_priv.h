@@ -173,6 +173,9 @@ void us_ip_output(struct us_engine *e, struct rte_mbuf *m, uint32_t src, uint32_
 /* Is dst (host byte order) one of ours, broadcast included? */
 bool us_ip_is_local(const struct us_engine *e, uint32_t dst);
 bool us_ip_is_bcast(const struct us_engine *e, uint32_t dst);
+/* 224.0.0.0/4 (host byte order).  Not RTE_IS_IPV4_MCAST: its RTE_IPV4()
+ * shifts a signed int into the sign bit (undefined behaviour, UBSan). */
+static inline bool us_ip_is_mcast(uint32_t a) { return (a >> 28) == 0xe; }
 
 /* Prototypes: icmp.c */
 

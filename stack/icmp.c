@@ -51,8 +51,8 @@ static bool icmp_error_allowed(const struct us_engine *e, const struct rte_ipv4_
 	const uint8_t *type;
 	uint8_t buf;
 
-	if (us_ip_is_bcast(e, dst) || RTE_IS_IPV4_MCAST(dst) || us_ip_is_bcast(e, src) ||
-	    RTE_IS_IPV4_MCAST(src) || src == 0)
+	if (us_ip_is_bcast(e, dst) || us_ip_is_mcast(dst) || us_ip_is_bcast(e, src) ||
+	    us_ip_is_mcast(src) || src == 0)
 		return false;
 	if (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK)
 		return false;

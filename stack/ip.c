@@ -112,7 +112,7 @@ static int ip_validate(struct us_engine *e, struct rte_mbuf *m)
 	/* A host does not forward: anything not addressed to us goes. */
 	if (!us_ip_is_local(e, dst) && !us_ip_is_bcast(e, dst))
 		return US_STAT_INC(e, ip_drop_not_for_us), -EINVAL;
-	if (RTE_IS_IPV4_MCAST(src) || us_ip_is_bcast(e, src))
+	if (us_ip_is_mcast(src) || us_ip_is_bcast(e, src))
 		return US_STAT_INC(e, ip_drop_bad_src), -EINVAL;
 	/* Ethernet pads short frames: the IP length is the truth. */
 	if (tot < rte_pktmbuf_pkt_len(m) && rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - tot) < 0)
