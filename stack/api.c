@@ -309,6 +309,16 @@ int us_abort(struct us_conn *c)
 	return api_errno(rc);
 }
 
+int us_set_nodelay(struct us_conn *c, int on)
+{
+	return api_errno(tcp_set_nodelay(c->tc, on != 0));
+}
+
+int us_set_keepalive(struct us_conn *c, int on)
+{
+	return api_errno(tcp_set_keepalive(c->tc, on != 0));
+}
+
 unsigned us_conn_count(const struct us_stack *st)
 {
 	return st->engine ? tcp_conn_count(us_engine_tcp(st->engine)) : 0;

@@ -70,6 +70,12 @@ int us_shutdown_write(struct us_conn *c);
 int us_close(struct us_conn *c);
 /* Abortive close (RST). Same rule as us_close. */
 int us_abort(struct us_conn *c);
+/* TCP_NODELAY: send small segments at once instead of waiting for the ACK
+ * of earlier small data (Nagle, on by default).  Request/response servers
+ * that write a reply in several calls want this on. */
+int us_set_nodelay(struct us_conn *c, int on);
+/* SO_KEEPALIVE: probe an idle connection ([tcp] keepalive_* timings). */
+int us_set_keepalive(struct us_conn *c, int on);
 /* Number of live connections on the stack (all states). */
 unsigned us_conn_count(const struct us_stack *st);
 

@@ -214,7 +214,30 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.rto_ms = tcp_rto_current_ms(c),
 		.retransmits = c->total_retrans,
 		.bytes_acked = c->bytes_acked, .bytes_received = c->bytes_received,
+		.backoff = c->backoff,
+		.probes = RTE_MAX(c->persist_unanswered, c->ka_unanswered),
+		.persist_probes = c->persist_probes, .keepalive_probes = c->ka_probes,
+		.nodelay = c->nodelay_set ? c->nodelay : c->ts->cfg.nodelay_default,
+		.keepalive = c->keepalive,
 	};
+}
+
+/* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it
+ * held back goes out at once. */
+int tcp_set_nodelay(struct tcp_conn *c, bool on)
+{
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	c->nodelay_set = true;
+	c->nodelay = on;
+	if (on) {
+		tcp_enter(c->ts);
+		tcp_output(c);
+		tcp_leave(c->ts);
+	}
+	return 0;
 }
 
 void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port)

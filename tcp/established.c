@@ -24,39 +24,38 @@ static bool seq_acceptable(const struct tcp_conn *c, const struct tcp_seg *seg, 
 			    SEQ_LT(seg->seq + seglen - 1, nxt + wnd));
 }
 
-/* Cuts what lies before RCV.NXT or beyond the window; a segment that starts
- * after RCV.NXT keeps only its ACK (no reassembly queue yet). */
+/* Cuts what lies before RCV.NXT (noted for D-SACK, RFC 2883) or beyond
+ * the window's right edge; data after RCV.NXT stays for the reassembly
+ * queue (tcp_input_text). */
 static void trim(struct tcp_conn *c, struct tcp_seg *seg)
 {
 	struct tcp_stats *st = &c->ts->stats;
-	uint32_t wnd = rcv_wnd(c);
+	uint32_t wnd = rcv_wnd(c), right = c->rcv_nxt + wnd;
 
 	if (SEQ_LT(seg->seq, c->rcv_nxt)) {
 		uint32_t dup = c->rcv_nxt - seg->seq;
 
 		if (seg->flags & TH_SYN) {
 			seg->flags &= (uint8_t)~TH_SYN;
+			seg->seq++;
 			dup--;
 		}
 		dup = RTE_MIN(dup, seg->len);
+		if (dup > 0) {
+			st->drop_dup_data++;
+			tcp_dsack_note(c, seg->seq, seg->seq + dup);
+			c->ack_now = true; /* RFC 5681 4.2 */
+		}
 		seg->skip += dup;
 		seg->len -= dup;
 		seg->seq = c->rcv_nxt;
 	}
-	if (SEQ_GT(seg->seq, c->rcv_nxt)) {
-		if (seg->len > 0 || (seg->flags & TH_FIN))
-			st->drop_out_of_order++;
-		seg->len = 0;
-		seg->flags &= (uint8_t)~TH_FIN;
-		c->ack_now = true; /* RFC 9293 3.10.7.4 / RFC 5681 4.2: dup ACK */
-		return;
-	}
-	if (seg->len > wnd) {
+	if (SEQ_GT(seg->seq + seg->len, right)) {
 		if (wnd == 0)
 			st->drop_rcvbuf_full++;
 		else
 			st->drop_window_trimmed++;
-		seg->len = wnd;
+		seg->len = SEQ_GT(right, seg->seq) ? right - seg->seq : 0;
 		seg->flags &= (uint8_t)~TH_FIN;
 		c->ack_now = true;
 	}
@@ -74,6 +73,11 @@ static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
 	c->ts->stats.drop_unacceptable++;
 	if (seg->flags & TH_RST)
 		return false; /* out-of-window RST: silently ignored */
+	/* RFC 2883 4.1.1: a duplicate below RCV.NXT is reported by D-SACK. */
+	if (seg->len > 0 && SEQ_LEQ(seg->seq + seg->len, c->rcv_nxt)) {
+		c->ts->stats.drop_dup_data++;
+		tcp_dsack_note(c, seg->seq, seg->seq + seg->len);
+	}
 	/* RFC 9293 3.6.1: a retransmitted FIN restarts the 2 MSL wait. */
 	if (c->state == TCP_TIME_WAIT && (seg->flags & TH_FIN))
 		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
@@ -146,8 +150,9 @@ static void sndq_release(struct tcp_conn *c, uint32_t n)
 }
 
 /* SND.UNA < SEG.ACK =< SND.MAX: new data (or our SYN/FIN) acknowledged. */
-static void ack_new_data(struct tcp_conn *c, uint32_t ack)
+static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 {
+	uint32_t ack = seg->ack;
 	uint32_t acked = ack - c->snd_una;
 	uint32_t end = tcp_sndq_end(c);
 
@@ -157,7 +162,10 @@ static void ack_new_data(struct tcp_conn *c, uint32_t ack)
 	if (SEQ_LT(c->snd_nxt, ack))
 		c->snd_nxt = ack;
 	c->retries = 0;
-	if (c->rtt_active && SEQ_GT(ack, c->rtt_seq)) {
+	/* RFC 7323 4.1: with timestamps every ACK of new data is a sample. */
+	if (tcp_ts_rtt_sample(c, seg)) {
+		c->rtt_active = false;
+	} else if (c->rtt_active && SEQ_GT(ack, c->rtt_seq)) {
 		tcp_rtt_sample(c, tcp_now(c) - c->rtt_start_ns);
 		c->rtt_active = false;
 	}
@@ -215,11 +223,12 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */
 	if (SEQ_GT(seg->ack, c->snd_una))
-		ack_new_data(c, seg->ack);
+		ack_new_data(c, seg);
 	/* Window update only from a newer segment (SND.WL1/SND.WL2). */
 	if (SEQ_LT(c->snd_wl1, seg->seq) ||
 	    (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, seg->ack))) {
-		c->snd_wnd = seg->wnd;
+		/* RFC 7323 2.3: SND.WND = SEG.WND << Snd.Wind.Shift. */
+		c->snd_wnd = (uint32_t)seg->wnd << c->snd_wscale;
 		c->snd_wl1 = seg->seq;
 		c->snd_wl2 = seg->ack;
 	}
@@ -302,35 +311,72 @@ static void input_fin(struct tcp_conn *c)
 	}
 }
 
+/* Data nobody will ever read: tell the peer (like Linux); consumes m. */
+static void text_after_close(struct tcp_conn *c, struct rte_mbuf *m)
+{
+	c->ts->stats.drop_after_close++;
+	tcp_send_rst(c);
+	tcb_drop(c);
+	rte_pktmbuf_free(m);
+}
+
+/* Text (or a FIN) beyond RCV.NXT: held in the reassembly queue and
+ * acknowledged at once (RFC 9293 3.10.7.4, RFC 5681 4.2), with SACK. */
+static void text_out_of_order(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg,
+			      bool takes_data)
+{
+	bool fin = seg->flags & TH_FIN;
+
+	if (seg->len == 0 && !fin) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	c->ack_now = true;
+	if (!takes_data) {
+		c->ts->stats.drop_unacceptable++; /* text after the peer's FIN */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (seg->len > 0 && c->app_closed) {
+		text_after_close(c, m);
+		return;
+	}
+	c->ts->stats.ooo_queued++;
+	tcp_reass_insert(c, m, seg->skip, seg->seq, seg->len, fin);
+}
+
 /* RFC 9293 3.10.7.4, seventh and eighth checks; consumes m. */
 void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 {
 	bool takes_data = c->state == TCP_ESTABLISHED || c->state == TCP_FIN_WAIT_1 ||
 			  c->state == TCP_FIN_WAIT_2;
 	uint32_t len = takes_data ? seg->len : 0;
+	bool gap = c->ooo_segs > 0 || c->ooo_fin, fin = seg->flags & TH_FIN;
 
+	if (SEQ_GT(seg->seq, c->rcv_nxt)) {
+		text_out_of_order(c, m, seg, takes_data);
+		return;
+	}
 	if (!takes_data && seg->len > 0)
 		c->ts->stats.drop_unacceptable++; /* text after the peer's FIN */
-
 	if (len > 0 && c->app_closed) {
-		/* Nobody will ever read it: tell the peer (like Linux). */
-		c->ts->stats.drop_after_close++;
-		tcp_send_rst(c);
-		tcb_drop(c);
-		rte_pktmbuf_free(m);
+		text_after_close(c, m);
 		return;
 	}
 	if (len > 0) {
 		rcvq_append(c, m, seg->skip, len);
 		c->rcv_nxt += len;
+		/* RFC 5681 4.2: filling (part of) a gap is acknowledged at once. */
+		if (gap)
+			len += tcp_reass_deliver(c, &fin);
 		c->ts->stats.rx_bytes += len;
 		c->bytes_received += len;
 		c->ev |= TCP_EV_READABLE;
-		tcp_ack_received(c, len, (seg->flags & TH_FIN) != 0);
+		tcp_ack_received(c, len, fin || gap);
 	} else {
 		rte_pktmbuf_free(m);
 	}
-	if ((seg->flags & TH_FIN) && c->state != TCP_CLOSED)
+	if (fin && c->state != TCP_CLOSED)
 		input_fin(c);
 }
 
@@ -345,12 +391,29 @@ static bool dup_syn(struct tcp_conn *c, const struct tcp_seg *seg)
 	return true;
 }
 
+/* RFC 9293 3.5 figure 7, line 4: after a simultaneous open the peer's
+ * SYN-ACK repeats its SYN; its ACK completes our handshake, so it is
+ * processed as the ACK that follows the SYN. */
+static void simopen_synack(struct tcp_conn *c, struct tcp_seg *seg)
+{
+	if (c->state != TCP_SYN_RECEIVED || c->listener != NULL ||
+	    (seg->flags & (TH_SYN | TH_ACK | TH_RST)) != (TH_SYN | TH_ACK) || seg->seq != c->irs)
+		return;
+	seg->flags &= (uint8_t)~TH_SYN;
+	seg->seq++;
+	c->ack_now = true;
+}
+
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 {
 	struct tcp_stats *st = &c->ts->stats;
 
-	if (dup_syn(c, seg) || !check_sequence(c, seg))
+	simopen_synack(c, seg);
+	/* RFC 7323 5.3: PAWS before the sequence number check. */
+	if (dup_syn(c, seg) || !tcp_paws_ok(c, seg) || !check_sequence(c, seg))
 		goto drop;
+	tcp_peer_heard(c); /* timer.c: keepalive restarts, probes answered */
+	tcp_ts_update_recent(c, seg);
 	if (seg->flags & TH_RST) {
 		input_rst(c, seg);
 		goto drop;

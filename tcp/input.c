@@ -55,7 +55,7 @@ static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4
 	seg->flags = th->tcp_flags & (TH_FIN | TH_SYN | TH_RST | TH_PSH | TH_ACK | TH_URG);
 	seg->skip = hlen;
 	seg->len = tcp_len - hlen;
-	tcp_options_parse(th, hlen, seg);
+	tcp_options_parse(ts, th, hlen, seg);
 	/* SYN with RST or FIN: no legitimate sender does that. */
 	if ((seg->flags & TH_SYN) && (seg->flags & (TH_RST | TH_FIN))) {
 		ts->stats.drop_bad_flags++;
@@ -109,15 +109,13 @@ out:
 /* A TCB for a SYN from the peer (passive open or simultaneous open). */
 static void take_syn(struct tcp_conn *c, const struct tcp_seg *seg)
 {
-	uint16_t our = tcp_our_mss(c->ts);
-
 	c->irs = seg->seq;
 	c->rcv_nxt = seg->seq + 1;
 	c->rcv_adv = c->rcv_nxt;
-	/* RFC 9293 3.7.1: without the option the peer takes 536. */
-	c->mss = RTE_MIN(seg->mss ? seg->mss : TCP_DEFAULT_MSS, our);
+	/* MSS (RFC 9293 3.7.1), window scale, SACK, timestamps. */
+	tcp_options_negotiate(c, seg);
 	c->cwnd = TCP_IW_SEGS * c->mss; /* RFC 6928 */
-	c->snd_wnd = seg->wnd;
+	c->snd_wnd = seg->wnd; /* RFC 7323 2.2: a SYN's window is not scaled */
 	c->snd_wl1 = seg->seq;
 	c->snd_wl2 = seg->ack;
 }

@@ -40,21 +40,21 @@ uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uin
 /* RFC 9293 3.8.6.2.2: the advertised right edge never moves left, and only
  * moves right by at least min(rcvbuf / 2, MSS) (receiver-side SWS
  * avoidance). */
-uint16_t tcp_rcv_window(struct tcp_conn *c)
+uint32_t tcp_rcv_window(struct tcp_conn *c)
 {
 	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
 	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
 	uint32_t edge;
 
-	space = RTE_MIN(space, TCP_MAX_WIN);
+	space = RTE_MIN(space, tcp_max_rcv_wnd(c)); /* RFC 7323 2.2 */
 	edge = c->rcv_nxt + space;
 	if (SEQ_LT(c->rcv_adv, c->rcv_nxt))
 		c->rcv_adv = c->rcv_nxt;
 	/* A window clipped at its maximum is not silly: move the edge freely. */
-	if (SEQ_GT(edge, c->rcv_adv) && (space == TCP_MAX_WIN || edge - c->rcv_adv >= step))
+	if (SEQ_GT(edge, c->rcv_adv) && (space == tcp_max_rcv_wnd(c) || edge - c->rcv_adv >= step))
 		c->rcv_adv = edge;
-	return (uint16_t)(c->rcv_adv - c->rcv_nxt);
+	return c->rcv_adv - c->rcv_nxt;
 }
 
 /* Attaches [off, off + len) of the send queue to h as indirect mbufs. */
@@ -150,8 +150,8 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 	};
 	struct rte_mbuf *h;
 
-	sp.optlen = tcp_options_write(c, flags, opt);
-	sp.wnd = (flags & TH_RST) ? 0 : tcp_rcv_window(c);
+	sp.optlen = tcp_options_write(c, flags, len, opt);
+	sp.wnd = (flags & TH_RST) ? 0 : tcp_wnd_field(c, flags); /* options.c */
 	h = build_header(ts, &sp);
 	if (h == NULL) {
 		ts->stats.drop_no_mbuf++;
@@ -229,50 +229,167 @@ static bool can_send_data(const struct tcp_conn *c)
 	       c->state == TCP_LAST_ACK;
 }
 
-/* Length of the next data segment at snd_nxt: bounded by the MSS, the
- * queued data and min(peer window, cwnd) minus what is in flight. */
-static uint32_t next_len(const struct tcp_conn *c)
+/* D of RFC 9293 3.8.6.2.1: queued data at SND.NXT not yet sent. */
+static uint32_t unsent(const struct tcp_conn *c)
 {
 	uint32_t end = tcp_sndq_end(c);
+
+	return SEQ_LT(c->snd_nxt, end) ? end - c->snd_nxt : 0;
+}
+
+/* U of RFC 9293 3.8.6.2.1: SND.UNA + min(SND.WND, cwnd) - SND.NXT. */
+static uint32_t usable(const struct tcp_conn *c)
+{
 	uint32_t flight = c->snd_nxt - c->snd_una;
 	uint32_t wnd = RTE_MIN(c->snd_wnd, c->cwnd);
-	uint32_t avail = SEQ_LT(c->snd_nxt, end) ? end - c->snd_nxt : 0;
-	uint32_t usable = wnd > flight ? wnd - flight : 0;
 
-	return RTE_MIN(RTE_MIN(avail, c->mss), usable);
+	return wnd > flight ? wnd - flight : 0;
+}
+
+static bool nagle_on(const struct tcp_conn *c)
+{
+	return !(c->nodelay_set ? c->nodelay : c->ts->cfg.nodelay_default);
+}
+
+/* RFC 9293 Appendix A.3 (Minshall's modification of Nagle): a small segment
+ * waits only while an earlier small segment is unacknowledged, so the tail
+ * of a large write is not held behind full-sized segments. */
+static bool small_unacked(const struct tcp_conn *c)
+{
+	return SEQ_GT(c->snd_sml, c->snd_una) && SEQ_LEQ(c->snd_sml, c->snd_nxt);
+}
+
+/* Length of the next data segment at SND.NXT, 0 to send nothing now.
+ * RFC 9293 3.8.6.2.1 (sender SWS avoidance, MUST-38): send when
+ * (1) min(D, U) >= MSS, (2) all queued data fits (D <= U) and Nagle
+ * (3.7.4, SHLD-7) allows it, (3) min(D, U) >= Fs * max(SND.WND) with
+ * Fs = 1/2, or (4) the override timer fired.  *sws_held says that only
+ * SWS avoidance (not Nagle, not a closed window) kept data back. */
+static uint32_t send_len(const struct tcp_conn *c, bool *sws_held)
+{
+	uint32_t d = unsent(c), u = usable(c);
+	uint32_t len = RTE_MIN(RTE_MIN(d, u), c->mss);
+
+	*sws_held = false;
+	if (len == 0 || len == c->mss || c->sws_override)
+		return len;
+	if (d <= u) {
+		/* Nagle; a segment that completes the stream before our FIN
+		 * is not held (like Linux's tcp_nagle_test). */
+		if (!nagle_on(c) || c->fin_queued || !small_unacked(c))
+			return len;
+		return 0;
+	}
+	if (c->max_snd_wnd > 0 && len >= c->max_snd_wnd / 2)
+		return len;
+	*sws_held = true;
+	return 0;
+}
+
+/* One data (and/or FIN) segment at SND.NXT; false when nothing went. */
+static bool output_one(struct tcp_conn *c, uint32_t len)
+{
+	bool fin = c->fin_queued && c->snd_nxt + len == c->fin_seq;
+	uint8_t flags = TH_ACK;
+
+	if (len == 0 && !fin)
+		return false;
+	if (fin)
+		flags |= TH_FIN;
+	if (len > 0 && c->snd_nxt + len == tcp_sndq_end(c))
+		flags |= TH_PSH;
+	if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
+		return false;
+	/* RFC 6298 3 / Karn: time one segment of new data at a time. */
+	if (!c->rtt_active && SEQ_GEQ(c->snd_nxt, c->snd_max)) {
+		c->rtt_active = true;
+		c->rtt_seq = c->snd_nxt;
+		c->rtt_start_ns = tcp_now(c);
+	}
+	if (len > 0 && len < c->mss)
+		c->snd_sml = c->snd_nxt + len;
+	c->snd_nxt += len + fin;
+	if (SEQ_GT(c->snd_nxt, c->snd_max))
+		c->snd_max = c->snd_nxt;
+	tcp_rto_start(c, false);
+	return true;
+}
+
+/* Data waiting with nothing in flight gets no ACK to wake us: a closed
+ * window needs the persist timer (RFC 9293 3.8.6.1), a window too small for
+ * SWS avoidance the override timer (3.8.6.2.1).  With data in flight the
+ * next ACK (or the RTO) re-runs the decision. */
+static void idle_send_timers(struct tcp_conn *c, bool sws_held)
+{
+	bool waiting = can_send_data(c) && c->snd_nxt == c->snd_una && unsent(c) > 0;
+
+	if (waiting && c->snd_wnd == 0) {
+		tcp_persist_start(c);
+	} else {
+		tcp_persist_stop(c);
+	}
+	if (waiting && sws_held) {
+		if (c->deadline[TCP_T_SWS] == 0)
+			tcp_timer_set(c, TCP_T_SWS, tcp_now(c) + US_MS(c->ts->cfg.sws_override_ms));
+	} else {
+		tcp_timer_stop(c, TCP_T_SWS);
+	}
 }
 
 void tcp_output(struct tcp_conn *c)
 {
-	while (can_send_data(c)) {
-		uint32_t len = next_len(c);
-		bool fin = c->fin_queued && c->snd_nxt + len == c->fin_seq;
-		uint8_t flags = TH_ACK;
+	bool sws_held = false;
 
-		if (len == 0 && !fin)
-			break;
-		if (fin)
-			flags |= TH_FIN;
-		if (len > 0 && c->snd_nxt + len == tcp_sndq_end(c))
-			flags |= TH_PSH;
-		if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
-			break;
-		/* RFC 6298 3 / Karn: time one segment of new data at a time. */
-		if (!c->rtt_active && SEQ_GEQ(c->snd_nxt, c->snd_max)) {
-			c->rtt_active = true;
-			c->rtt_seq = c->snd_nxt;
-			c->rtt_start_ns = tcp_now(c);
-		}
-		c->snd_nxt += len + fin;
-		if (SEQ_GT(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
-		tcp_rto_start(c, false);
-	}
-	/* Data held back by a zero window: the RTO timer probes it (a
-	 * placeholder for the persist timer). */
-	if (can_send_data(c) && c->snd_nxt == c->snd_una && SEQ_LT(c->snd_nxt, tcp_sndq_end(c)))
-		tcp_rto_start(c, false);
+	if (c->snd_wnd > c->max_snd_wnd)
+		c->max_snd_wnd = c->snd_wnd;
+	while (can_send_data(c) && output_one(c, send_len(c, &sws_held)))
+		;
+	idle_send_timers(c, sws_held);
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)
 		tcp_send_ack(c);
+}
+
+/* RFC 9293 3.8.6.1: one byte beyond a zero window.  It is counted as a
+ * probe, not a retransmission, and SND.NXT stays put: the byte is sent
+ * for real only when the window opens (SND.MAX covers it so that the
+ * peer's ACK of it is acceptable). */
+int tcp_send_window_probe(struct tcp_conn *c)
+{
+	uint32_t max = c->snd_max;
+	int rc;
+
+	c->snd_max = c->snd_una;
+	rc = tcp_send_segment(c, TH_ACK, c->snd_una, 1);
+	c->snd_max = SEQ_GT(max, c->snd_una + 1) ? max : c->snd_una + 1;
+	if (rc == 0) {
+		c->ts->stats.persist_probes++;
+		c->persist_probes++;
+	}
+	return rc;
+}
+
+/* RFC 9293 3.8.4 / RFC 1122 4.2.3.6: <SEQ=SND.UNA-1><CTL=ACK>, no data,
+ * which the peer must answer with an ACK. */
+int tcp_send_keepalive(struct tcp_conn *c)
+{
+	int rc = tcp_send_segment(c, TH_ACK, c->snd_una - 1, 0);
+
+	if (rc == 0) {
+		c->ts->stats.keepalive_probes++;
+		c->ka_probes++;
+	}
+	return rc;
+}
+
+/* The SWS override timer (RFC 9293 3.8.6.2.1 (4)): send what fits. */
+void tcp_sws_override(struct tcp_conn *c)
+{
+	uint32_t before = c->snd_nxt;
+
+	c->sws_override = true;
+	tcp_output(c);
+	c->sws_override = false;
+	if (c->snd_nxt != before)
+		c->ts->stats.sws_overrides++;
 }

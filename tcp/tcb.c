@@ -93,6 +93,7 @@ void tcb_drop(struct tcp_conn *c)
 	/* Queued data is useless from here on: give the mbufs back now. */
 	tcp_mq_free(&c->sndq);
 	tcp_mq_free(&c->rcvq);
+	tcp_reass_free(c);
 	c->state = TCP_CLOSED;
 	c->dead = true;
 	LIST_INSERT_HEAD(&ts->dead, c, link);
@@ -163,6 +164,7 @@ void tcp_leave(struct tcp_stack *ts)
 		LIST_REMOVE(c, link);
 		tcp_mq_free(&c->sndq);
 		tcp_mq_free(&c->rcvq);
+		tcp_reass_free(c);
 		free(c);
 	}
 }

@@ -11,7 +11,7 @@
  *   api.c (the application calls of tcp.h).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
- *   2MSL; later persist and keepalive) has its own deadline and the embedded
+ *   2MSL, persist, keepalive, SWS override) has its own deadline and the embedded
  *   wheel timer is armed at the earliest.  A callback therefore never cancels
  *   a sibling timer that may sit in the wheel's "due" list, and adding a kind
  *   is one enum entry plus one handler.
@@ -36,7 +36,13 @@
  *
  * - Congestion control is a placeholder: cwnd starts at 10 segments
  *   (RFC 6928), grows by slow start (RFC 5681 3.1) and falls to one segment on
- *   RTO.  Nagle, SACK, window scaling, persist and keepalive come later.
+ *   RTO.
+ *
+ * - Send policy (output.c send_len): one decision per segment, RFC 9293
+ *   3.8.6.2.1 sender SWS avoidance with Nagle (3.7.4, Minshall's form of
+ *   Appendix A.3) folded into its "all queued data fits" case.  Data held
+ *   with nothing in flight gets a timer, since no ACK will wake us: persist
+ *   for a closed window, the SWS override for a silly one.
  */
 #ifndef US_TCP_TCB_H
 #define US_TCP_TCB_H
@@ -74,6 +80,9 @@ enum tcp_timer_kind {
 	TCP_T_RTO,     /* retransmission (also SYN / SYN-ACK) */
 	TCP_T_DELACK,  /* delayed ACK */
 	TCP_T_2MSL,    /* TIME-WAIT */
+	TCP_T_PERSIST, /* zero-window probes (RFC 9293 3.8.6.1) */
+	TCP_T_KEEPALIVE, /* RFC 9293 3.8.4 */
+	TCP_T_SWS,     /* sender SWS override (RFC 9293 3.8.6.2.1) */
 	TCP_T_COUNT
 };
 
@@ -100,7 +109,10 @@ enum tcp_timer_kind {
 
 #define TCP_DEFAULT_MSS 536u    /* RFC 9293 3.7.1: when the peer sends no MSS */
 #define TCP_IW_SEGS 10u         /* RFC 6928 initial window */
-#define TCP_MAX_WIN 65535u      /* no window scaling yet */
+#define TCP_MAX_WIN 65535u      /* unscaled window field maximum */
+#define TCP_MAX_WSCALE 14u      /* RFC 7323 2.3 */
+#define TCP_SACK_MAX_BLOCKS 4u  /* RFC 2018 3: 4 blocks fit in 40 bytes */
+#define TCP_REASS_MAX_SEGS 256u /* out-of-order mbufs per connection */
 #define TCP_EPHEMERAL_LO 32768u /* like Linux ip_local_port_range */
 #define TCP_EPHEMERAL_HI 60999u
 #define TCP_SYN_FALLBACK_RTO_MS 3000u /* RFC 6298 5.7 */
@@ -119,6 +131,10 @@ struct tcp_seg {
 	uint16_t wnd;
 	uint8_t flags;
 	uint16_t mss;      /* 0 when absent */
+	/* Options (options.c); the has_* flags say which were present. */
+	bool has_ws, has_sack_perm, has_ts;
+	uint8_t ws;        /* window scale shift as sent (clamped to 14) */
+	uint32_t ts_val, ts_ecr;
 	uint32_t src_ip, dst_ip;
 	uint16_t sport, dport;
 };
@@ -173,6 +189,37 @@ struct tcp_conn {
 
 	uint64_t bytes_acked, bytes_received;
 
+	/* Send policy and idle probing (output.c, timer.c). */
+	bool nodelay_set, nodelay;      /* per connection, else cfg.nodelay_default */
+	bool sws_override;              /* override timer fired: send what fits */
+	uint32_t snd_sml;               /* end of the last small segment (RFC 9293 A.3) */
+	uint32_t max_snd_wnd;           /* largest window the peer offered */
+	unsigned persist_backoff, persist_unanswered;
+	bool keepalive;
+	unsigned ka_unanswered;
+	uint64_t persist_probes, ka_probes;
+
+	/* Options negotiated on the SYNs (RFC 7323, RFC 2018; options.c). */
+	bool ws_ok, sack_ok, ts_ok;
+	uint8_t snd_wscale, rcv_wscale; /* 0 unless ws_ok */
+	uint32_t ts_recent;             /* RFC 7323 4.3: TS.Recent */
+	uint64_t ts_recent_ns;          /* when TS.Recent was set (PAWS 5.5) */
+	uint32_t last_ack_sent;         /* RFC 7323 4.3: Last.ACK.sent */
+
+	/* Out-of-order queue (reass.c): single-segment mbufs sorted by
+	 * sequence, linked through m->next, each one's sequence number in
+	 * m->hash.usr; ooo.bytes counts payload. */
+	struct tcp_mq ooo;
+	uint32_t ooo_segs;
+	bool ooo_fin;                   /* a FIN at ooo_fin_seq is queued */
+	uint32_t ooo_fin_seq;
+	/* RFC 2018 4: one sequence number inside each recently reported
+	 * block, most recent first; RFC 2883: a pending D-SACK block. */
+	uint32_t sack_recent[TCP_SACK_MAX_BLOCKS];
+	unsigned sack_nrecent;
+	bool dsack_pending;
+	uint32_t dsack_start, dsack_end;
+
 	struct us_timer timer;
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 };
@@ -225,10 +272,39 @@ void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l);
 int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port);
 
 /* options.c */
-/* Parses the options of a header of hlen bytes; fills seg->mss. */
-void tcp_options_parse(const struct rte_tcp_hdr *th, unsigned hlen, struct tcp_seg *seg);
-/* Writes the options for a segment with these flags; returns bytes (x4). */
-unsigned tcp_options_write(const struct tcp_conn *c, uint8_t flags, uint8_t *opt);
+/* Parses the options of a header of hlen bytes; fills seg->mss, ws, ts. */
+void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsigned hlen,
+		       struct tcp_seg *seg);
+/* Writes the options for a segment with these flags carrying len payload
+ * bytes (records Last.ACK.sent); returns bytes (x4). */
+unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint8_t *opt);
+/* RFC 7323 2.2: the largest window we may offer (65535 << Rcv.Wind.Shift
+ * once synchronized, 65535 before). */
+uint32_t tcp_max_rcv_wnd(const struct tcp_conn *c);
+/* The window field for a segment with these flags (scaled unless SYN). */
+uint16_t tcp_wnd_field(struct tcp_conn *c, uint8_t flags);
+/* Negotiation on the peer's SYN (both opens), RFC 7323 2.2/3.2, RFC 2018 2. */
+void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg);
+/* Our shift for a receive buffer of rcvbuf bytes. */
+uint8_t tcp_rcv_wscale_for(uint32_t rcvbuf);
+/* RFC 7323 5.3 PAWS and 4.3 TS.Recent; false: drop the segment. */
+bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg);
+void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg);
+/* RFC 7323 4.1: an RTT sample from SEG.TSecr on an ACK of new data. */
+bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg);
+
+/* reass.c */
+/* Queues [skip, skip + len) of m at seq (beyond RCV.NXT); consumes m. */
+void tcp_reass_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uint32_t seq,
+		      uint32_t len, bool fin);
+/* Moves what RCV.NXT reached to the receive queue; bytes moved; *fin set
+ * when a queued FIN became in order. */
+uint32_t tcp_reass_deliver(struct tcp_conn *c, bool *fin);
+void tcp_reass_free(struct tcp_conn *c);
+/* RFC 2883: remember [start, end) as duplicate data for the next ACK. */
+void tcp_dsack_note(struct tcp_conn *c, uint32_t start, uint32_t end);
+/* SACK blocks for our next ACK, D-SACK first then RFC 2018 4 order; n. */
+unsigned tcp_sack_blocks(struct tcp_conn *c, uint32_t (*blk)[2], unsigned max);
 
 /* output.c */
 /* Sends what the windows allow, then a pure ACK if one is owed. */
@@ -244,8 +320,14 @@ uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uin
 int tcp_send_rst(struct tcp_conn *c);
 /* RFC 9293 3.10.7.1: reply to a segment that has no connection. */
 void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg);
-uint16_t tcp_rcv_window(struct tcp_conn *c);
+uint32_t tcp_rcv_window(struct tcp_conn *c);
 uint16_t tcp_our_mss(const struct tcp_stack *ts);
+/* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */
+int tcp_send_window_probe(struct tcp_conn *c);
+/* RFC 9293 3.8.4: <SEQ=SND.UNA-1><CTL=ACK>. */
+int tcp_send_keepalive(struct tcp_conn *c);
+/* RFC 9293 3.8.6.2.1: the SWS override timer fired. */
+void tcp_sws_override(struct tcp_conn *c);
 
 /* timer.c */
 void tcp_timer_init(struct tcp_conn *c);
@@ -259,6 +341,11 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
 void tcp_enter_time_wait(struct tcp_conn *c);
 /* Owe an ACK for received data: delay it or send it now (RFC 9293 3.8.6.3). */
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now);
+/* Any segment from the peer: restarts keepalive, answers probes. */
+void tcp_peer_heard(struct tcp_conn *c);
+/* Persist timer (RFC 9293 3.8.6.1): start if not running; stop and reset. */
+void tcp_persist_start(struct tcp_conn *c);
+void tcp_persist_stop(struct tcp_conn *c);
 
 /* input.c / established.c */
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);

@@ -62,6 +62,14 @@ struct tcp_config {
 	uint32_t sndbuf;          /* bytes, default 256 KiB */
 	uint32_t max_conns;       /* TCBs per engine, default 65536 */
 	uint32_t backlog;         /* per listener, default 1024 */
+	bool wscale;              /* RFC 7323 window scale, default true */
+	bool sack;                /* RFC 2018 SACK (and RFC 2883 D-SACK), default true */
+	bool timestamps;          /* RFC 7323 timestamps and PAWS, default true */
+	bool nodelay_default;     /* false: Nagle on (RFC 9293 3.7.4), as POSIX */
+	uint32_t sws_override_ms; /* RFC 9293 3.8.6.2.1 override, default 200 */
+	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
+	uint32_t keepalive_intvl_ms; /* default 75000 */
+	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
 };
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
@@ -119,7 +127,21 @@ struct tcp_callbacks {
 	X(delayed_acks, "ACKs sent by the delayed-ACK timer") \
 	X(dup_syn_rcvd, "duplicate SYN in SYN-RECEIVED (SYN-ACK sent again)") \
 	X(drop_window_trimmed, "segments with payload cut beyond the receive window") \
-	X(embryos_timed_out, "SYN-RECEIVED connections dropped after syn_retries")
+	X(embryos_timed_out, "SYN-RECEIVED connections dropped after syn_retries") \
+	X(wscale_clamped, "peer window scale shifts above 14 clamped (RFC 7323 2.3)") \
+	X(opt_malformed, "segments whose option parsing stopped at a bad length") \
+	X(drop_paws, "dropped: PAWS, timestamp older than TS.Recent (dup ACK sent)") \
+	X(drop_no_ts, "dropped: no timestamp option after negotiation (RFC 7323 3.2)") \
+	X(ooo_queued, "out-of-order segments queued") \
+	X(drop_ooo_mem, "dropped: out-of-order queue over its memory bound") \
+	X(drop_ooo_dup, "dropped: out-of-order data already queued (D-SACK)") \
+	X(drop_dup_data, "duplicate data below RCV.NXT (D-SACK)") \
+	X(ts_rtt_samples, "RTT samples taken from TSecr (RFC 7323 4.1)") \
+	X(persist_probes, "zero-window probes sent (RFC 9293 3.8.6.1)") \
+	X(persist_timeouts, "connections aborted: zero-window probes never answered") \
+	X(keepalive_probes, "keepalive probes sent (RFC 9293 3.8.4)") \
+	X(keepalive_timeouts, "connections aborted: keepalive probes unanswered") \
+	X(sws_overrides, "segments sent by the SWS override timer")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -137,6 +159,10 @@ struct tcp_conn_info {
 	uint32_t srtt_us, rttvar_us, rto_ms;
 	uint32_t retransmits;
 	uint64_t bytes_acked, bytes_received;
+	uint32_t backoff;        /* consecutive RTO expirations (RFC 6298 5.5) */
+	uint32_t probes;         /* unanswered persist or keepalive probes */
+	uint64_t persist_probes, keepalive_probes;
+	bool nodelay, keepalive;
 };
 
 /* Prototypes: engine side */
@@ -148,6 +174,10 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 6,
 		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
 		.max_conns = 65536, .backlog = 1024,
+		.wscale = true, .sack = true, .timestamps = true,
+		.nodelay_default = false, .sws_override_ms = 200,
+		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
+		.keepalive_probes = 9,
 	};
 }
 /* NULL on failure (errno set). */
@@ -188,5 +218,9 @@ int tcp_abort(struct tcp_conn *c);
 void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 /* Peer address, host byte order. */
 void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+/* RFC 9293 3.7.4 (MUST-17): Nagle off (true) or on for this connection. */
+int tcp_set_nodelay(struct tcp_conn *c, bool on);
+/* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
+int tcp_set_keepalive(struct tcp_conn *c, bool on);
 
 #endif

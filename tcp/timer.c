@@ -1,6 +1,7 @@
 /* tcp/timer.c: retransmission (RFC 6298), delayed ACK (RFC 9293 3.8.6.3),
- * TIME-WAIT (RFC 9293 3.6), all multiplexed on the TCB's one wheel timer
- * (see the notes in tcp/tcb.h). */
+ * TIME-WAIT (RFC 9293 3.6), persist (3.8.6.1), keepalive (3.8.4) and the
+ * sender SWS override (3.8.6.2.1), all multiplexed on the TCB's one wheel
+ * timer (see the notes in tcp/tcb.h). */
 #include <errno.h>
 #include <stddef.h>
 
@@ -111,6 +112,9 @@ void tcp_enter_time_wait(struct tcp_conn *c)
 {
 	c->state = TCP_TIME_WAIT;
 	tcp_timer_stop(c, TCP_T_RTO);
+	tcp_timer_stop(c, TCP_T_PERSIST);
+	tcp_timer_stop(c, TCP_T_KEEPALIVE);
+	tcp_timer_stop(c, TCP_T_SWS);
 	tcp_mq_free(&c->sndq);
 	c->sndq_seq = c->snd_una;
 	tcb_set_closed(c, 0);
@@ -130,17 +134,116 @@ static void give_up(struct tcp_conn *c)
 	tcb_drop(c);
 }
 
-/* RFC 9293 3.8.6.1: with a zero window and nothing in flight, one byte
- * beyond the window probes it (a full persist timer comes later). */
-static void zero_window_probe(struct tcp_conn *c)
+/* The connection is gone for lack of answers: on_closed(ETIMEDOUT). */
+static void timed_out(struct tcp_conn *c, uint64_t *counter)
 {
-	if (c->snd_wnd != 0 || c->snd_nxt != c->snd_una || !SEQ_LT(c->snd_nxt, tcp_sndq_end(c)))
+	(*counter)++;
+	tcb_set_closed(c, ETIMEDOUT);
+	tcb_drop(c);
+}
+
+/* RFC 1122 4.2.2.17: the first probe after one RTO, then exponentially
+ * further apart, bounded by rto_max (like the RFC 6298 5.5 backoff). */
+static uint64_t persist_interval_ns(const struct tcp_conn *c)
+{
+	uint64_t ms = c->rto_ms;
+
+	for (unsigned i = 0; i < c->persist_backoff && ms < c->ts->cfg.rto_max_ms; i++)
+		ms <<= 1;
+	return US_MS(RTE_MIN(ms, (uint64_t)c->ts->cfg.rto_max_ms));
+}
+
+void tcp_persist_start(struct tcp_conn *c)
+{
+	if (c->deadline[TCP_T_PERSIST] == 0)
+		tcp_timer_set(c, TCP_T_PERSIST, tcp_now(c) + persist_interval_ns(c));
+}
+
+void tcp_persist_stop(struct tcp_conn *c)
+{
+	tcp_timer_stop(c, TCP_T_PERSIST);
+	c->persist_backoff = 0;
+	c->persist_unanswered = 0;
+}
+
+/* RFC 9293 3.8.6.1 (MUST-26 style): probes continue as long as the peer
+ * answers them, however long it keeps the window closed; only probes
+ * that go unanswered data_retries times in a row end the connection
+ * (like Linux's tcp_retries2 for probes). */
+static void persist_expired(struct tcp_conn *c)
+{
+	if (c->snd_wnd != 0 || c->snd_nxt != c->snd_una || !SEQ_LT(c->snd_nxt, tcp_sndq_end(c))) {
+		tcp_output(c); /* no longer a closed window: send or stop */
 		return;
-	if (tcp_send_segment(c, TH_ACK, c->snd_nxt, 1) == 0) {
-		c->snd_nxt++;
-		if (SEQ_GT(c->snd_nxt, c->snd_max))
-			c->snd_max = c->snd_nxt;
 	}
+	if (c->persist_unanswered >= c->ts->cfg.data_retries) {
+		timed_out(c, &c->ts->stats.persist_timeouts);
+		return;
+	}
+	tcp_send_window_probe(c);
+	c->persist_unanswered++;
+	if (c->persist_backoff < 32)
+		c->persist_backoff++;
+	tcp_persist_start(c);
+}
+
+static bool keepalive_state(const struct tcp_conn *c)
+{
+	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
+	       c->state == TCP_FIN_WAIT_2;
+}
+
+static void keepalive_arm(struct tcp_conn *c, uint32_t ms)
+{
+	tcp_timer_set(c, TCP_T_KEEPALIVE, tcp_now(c) + US_MS(RTE_MAX(ms, 1u)));
+}
+
+/* RFC 9293 3.8.4 / RFC 1122 4.2.3.6: after keepalive_idle_ms without a
+ * segment from the peer, a probe every keepalive_intvl_ms; keepalive_probes
+ * unanswered ones end the connection (ETIMEDOUT, and an RST as Linux sends
+ * in case the peer is still there).  With data in flight or a closed window
+ * the RTO or persist timer watches the peer instead. */
+static void keepalive_expired(struct tcp_conn *c)
+{
+	const struct tcp_config *cfg = &c->ts->cfg;
+
+	if (!c->keepalive)
+		return;
+	if (!keepalive_state(c) || c->snd_nxt != c->snd_una || c->deadline[TCP_T_PERSIST]) {
+		keepalive_arm(c, cfg->keepalive_idle_ms);
+		return;
+	}
+	if (c->ka_unanswered >= cfg->keepalive_probes) {
+		tcp_send_rst(c);
+		timed_out(c, &c->ts->stats.keepalive_timeouts);
+		return;
+	}
+	tcp_send_keepalive(c);
+	c->ka_unanswered++;
+	keepalive_arm(c, cfg->keepalive_intvl_ms);
+}
+
+void tcp_peer_heard(struct tcp_conn *c)
+{
+	c->persist_unanswered = 0;
+	c->ka_unanswered = 0;
+	if (c->keepalive)
+		keepalive_arm(c, c->ts->cfg.keepalive_idle_ms);
+}
+
+int tcp_set_keepalive(struct tcp_conn *c, bool on)
+{
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	c->keepalive = on;
+	c->ka_unanswered = 0;
+	if (on)
+		keepalive_arm(c, c->ts->cfg.keepalive_idle_ms);
+	else
+		tcp_timer_stop(c, TCP_T_KEEPALIVE);
+	return 0;
 }
 
 /* RFC 6298 5.4-5.6: retransmit the earliest unacknowledged segment, back
@@ -165,11 +268,13 @@ static void rto_expired(struct tcp_conn *c)
 		tcp_rto_start(c, true);
 		return;
 	}
-	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * c->mss);
+	/* RFC 5681 3.1: ssthresh is held constant when the same segment
+	 * times out again. */
+	if (c->retries == 1)
+		c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * c->mss);
 	c->cwnd = c->mss;
 	c->snd_nxt = c->snd_una;
-	tcp_output(c);
-	zero_window_probe(c);
+	tcp_output(c); /* a closed window hands over to the persist timer */
 	if (c->snd_nxt != c->snd_una)
 		tcp_rto_start(c, false);
 }
@@ -188,6 +293,15 @@ static void expire(struct tcp_conn *c, enum tcp_timer_kind k)
 		break;
 	case TCP_T_2MSL:
 		tcb_drop(c); /* RFC 9293 3.10.8: delete the TCB */
+		break;
+	case TCP_T_PERSIST:
+		persist_expired(c);
+		break;
+	case TCP_T_KEEPALIVE:
+		keepalive_expired(c);
+		break;
+	case TCP_T_SWS:
+		tcp_sws_override(c);
 		break;
 	default:
 		break;

@@ -15,7 +15,7 @@ static void window_update(struct tcp_conn *c)
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
 	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
 
-	space = RTE_MIN(space, TCP_MAX_WIN);
+	space = RTE_MIN(space, tcp_max_rcv_wnd(c)); /* scaled when wscale is on */
 	if (space >= 2 * old && space - old >= step) {
 		c->ack_now = true;
 		tcp_output(c);

@@ -196,8 +196,10 @@ struct pkt_t *pkt_start(const struct tcp_config *cfg)
 	us_timer_wheel_init(t->wheel, US_MS(1), t->now);
 	if (cfg)
 		t->cfg = *cfg;
-	else
+	else {
 		tcp_config_defaults(&t->cfg);
+		t->cfg.wscale = t->cfg.sack = t->cfg.timestamps = false;
+	}
 	t->env = (struct tcp_env){
 		.pool = g_pool, .wheel = t->wheel, .local_ip = PKT_LOCAL_IP, .mtu = 1500,
 		.l4_csum_by_ip = false, .output = output_cb, .ctx = t,
@@ -233,6 +235,11 @@ ssize_t pkt_app_send(struct pkt_t *t, size_t n)
 	return rc;
 }
 
+uint32_t pkt_ts_now(const struct pkt_t *t)
+{
+	return (uint32_t)(t->now / US_MS(1));
+}
+
 void pkt_advance(struct pkt_t *t, uint32_t ms)
 {
 	/* One tick at a time, so timer callbacks see "now" at their tick. */
@@ -240,6 +247,43 @@ void pkt_advance(struct pkt_t *t, uint32_t ms)
 		t->now += US_MS(1);
 		us_timer_run(t->wheel, t->now);
 	}
+}
+
+static size_t put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+	return 4;
+}
+
+/* The options a script sets, each NOP-padded to 4 bytes (like Linux). */
+static size_t build_opts(struct pkt_t *t, const struct pkt_seg *s, uint8_t *o)
+{
+	size_t n = 0;
+
+	if (s->mss != PKT_ANY && s->mss > 0) {
+		o[n++] = 2, o[n++] = 4;
+		o[n++] = (uint8_t)(s->mss >> 8), o[n++] = (uint8_t)s->mss;
+	}
+	if (s->sack_perm > 0)
+		o[n++] = 1, o[n++] = 1, o[n++] = 4, o[n++] = 2;
+	if (s->ts_val != PKT_ANY) {
+		o[n++] = 1, o[n++] = 1, o[n++] = 8, o[n++] = 10;
+		n += put32(o + n, (uint32_t)s->ts_val);
+		n += put32(o + n, s->ts_ecr == PKT_ANY ? 0 : (uint32_t)s->ts_ecr);
+	}
+	if (s->ws >= 0)
+		o[n++] = 1, o[n++] = 3, o[n++] = 3, o[n++] = (uint8_t)s->ws;
+	if (s->nsack > 0) {
+		uint32_t base = s->abs ? 0 : t->our_isn;
+
+		o[n++] = 1, o[n++] = 1, o[n++] = 5, o[n++] = (uint8_t)(2 + 8 * s->nsack);
+		for (int i = 0; i < s->nsack; i++) {
+			n += put32(o + n, base + s->sack[i][0]);
+			n += put32(o + n, base + s->sack[i][1]);
+		}
+	}
+	return n;
 }
 
 /* Builds IPv4 + TCP for s in a flat buffer; returns the TCP length. */
@@ -254,9 +298,8 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 	if (s->opts != NULL) {
 		memcpy(opt, s->opts, s->optlen);
 		optlen = s->optlen;
-	} else if (s->mss != PKT_ANY && s->mss > 0) {
-		opt[0] = 2, opt[1] = 4, opt[2] = (uint8_t)(s->mss >> 8), opt[3] = (uint8_t)s->mss;
-		optlen = 4;
+	} else {
+		optlen = build_opts(t, s, opt);
 	}
 	hlen = 20 + ((optlen + 3) & ~(size_t)3);
 	memset(buf, 0, 20 + hlen);
@@ -347,15 +390,50 @@ struct pkt_out {
 	uint16_t sport, dport, win;
 	uint8_t flags;
 	int mss; /* 0 absent */
+	int ws;  /* PKT_ABSENT when absent */
+	int sack_perm;
+	bool has_ts;
+	uint32_t ts_val, ts_ecr;
+	int nsack;
+	uint32_t sack[4][2];
 	const uint8_t *payload;
 };
 
 static void describe(const struct pkt_out *o, char *d, size_t dn)
 {
-	snprintf(d, dn, "[%s%s%s%s%s] rel seq %u ack %u win %u mss %d len %u",
+	snprintf(d, dn, "[%s%s%s%s%s] rel seq %u ack %u win %u mss %d len %u ws %d ts %d sack %d",
 		 (o->flags & TH_SYN) ? "S" : "", (o->flags & TH_FIN) ? "F" : "",
 		 (o->flags & TH_RST) ? "R" : "", (o->flags & TH_PSH) ? "P" : "",
-		 (o->flags & TH_ACK) ? "." : "", o->rel, o->ack, o->win, o->mss, o->plen);
+		 (o->flags & TH_ACK) ? "." : "", o->rel, o->ack, o->win, o->mss, o->plen, o->ws,
+		 o->has_ts, o->nsack);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void parse_opt(const uint8_t *p, struct pkt_out *o, const char *file, int line)
+{
+	if (p[0] == 3 && p[1] == 3)
+		o->ws = p[2];
+	else if (p[0] == 4 && p[1] == 2)
+		o->sack_perm = 1;
+	else if (p[0] == 8 && p[1] == 10) {
+		o->has_ts = true;
+		o->ts_val = get32(p + 2);
+		o->ts_ecr = get32(p + 6);
+	} else if (p[0] == 5) {
+		if (p[1] < 10 || (p[1] - 2) % 8 != 0 || p[1] > 2 + 8 * 4)
+			PKT_FAIL(file, line, "bad SACK option length %u", p[1]);
+		o->nsack = (p[1] - 2) / 8;
+		for (int k = 0; k < o->nsack; k++) {
+			o->sack[k][0] = get32(p + 2 + 8 * k);
+			o->sack[k][1] = get32(p + 6 + 8 * k);
+		}
+	} else if (p[0] == 2 && p[1] != 4) {
+		PKT_FAIL(file, line, "bad MSS option length %u", p[1]);
+	}
 }
 
 /* Parses a captured segment; checks what must always hold. */
@@ -385,6 +463,10 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
 	o->plen = (uint32_t)(n - hlen);
 	o->payload = buf + hlen;
 	o->mss = 0;
+	o->ws = PKT_ABSENT;
+	o->sack_perm = 0;
+	o->has_ts = false;
+	o->nsack = 0;
 	for (size_t i = 20; i < hlen;) {
 		if (buf[i] == 0)
 			break;
@@ -396,6 +478,7 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
 			PKT_FAIL(file, line, "malformed options");
 		if (buf[i] == 2 && buf[i + 1] == 4)
 			o->mss = buf[i + 2] << 8 | buf[i + 3];
+		parse_opt(buf + i, o, file, line);
 		i += buf[i + 1];
 	}
 	if (!t->isn_known && (o->flags & TH_SYN)) {
@@ -407,10 +490,32 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
 	o->rel = o->seq - t->our_isn;
 }
 
+static void check_opts(const struct pkt_seg *s, const struct pkt_out *o, const char *d,
+		       const char *file, int line)
+{
+	if (s->ws != PKT_ANY && o->ws != s->ws)
+		PKT_FAIL(file, line, "wscale %d, want %d: %s", o->ws, s->ws, d);
+	if (s->sack_perm != PKT_ANY && o->sack_perm != s->sack_perm)
+		PKT_FAIL(file, line, "sack-permitted %d, want %d: %s", o->sack_perm, s->sack_perm, d);
+	if (s->ts_val == PKT_ABSENT && o->has_ts)
+		PKT_FAIL(file, line, "timestamps present: %s", d);
+	if (s->ts_val >= 0 && (!o->has_ts || o->ts_val != (uint32_t)s->ts_val))
+		PKT_FAIL(file, line, "TSval %u, want %lld: %s", o->ts_val, (long long)s->ts_val, d);
+	if (s->ts_ecr >= 0 && (!o->has_ts || o->ts_ecr != (uint32_t)s->ts_ecr))
+		PKT_FAIL(file, line, "TSecr %u, want %lld: %s", o->ts_ecr, (long long)s->ts_ecr, d);
+	if (s->nsack != PKT_ANY && o->nsack != s->nsack)
+		PKT_FAIL(file, line, "%d SACK blocks, want %d: %s", o->nsack, s->nsack, d);
+	for (int k = 0; s->nsack > 0 && k < s->nsack; k++)
+		if ((s->sack[k][0] | s->sack[k][1]) != 0 &&
+		    (o->sack[k][0] != s->sack[k][0] || o->sack[k][1] != s->sack[k][1]))
+			PKT_FAIL(file, line, "SACK block %d [%u, %u), want [%u, %u): %s", k,
+				 o->sack[k][0], o->sack[k][1], s->sack[k][0], s->sack[k][1], d);
+}
+
 static void check_out(struct pkt_t *t, const struct pkt_seg *s, const struct pkt_out *o,
 		      const char *file, int line)
 {
-	char d[160];
+	char d[200];
 	uint32_t want_seq = s->abs ? (uint32_t)s->seq : t->our_isn + (uint32_t)s->seq;
 	uint32_t off = o->rel - 1 + !!(o->flags & TH_SYN);
 
@@ -429,6 +534,7 @@ static void check_out(struct pkt_t *t, const struct pkt_seg *s, const struct pkt
 		PKT_FAIL(file, line, "window %u, want %d: %s", o->win, s->win, d);
 	if (s->mss != PKT_ANY && o->mss != s->mss)
 		PKT_FAIL(file, line, "mss %d, want %d: %s", o->mss, s->mss, d);
+	check_opts(s, o, d, file, line);
 	if (s->len != PKT_ANY && o->plen != (uint32_t)s->len)
 		PKT_FAIL(file, line, "payload %u bytes, want %d: %s", o->plen, s->len, d);
 	for (uint32_t i = 0; i < o->plen; i++) {
@@ -479,7 +585,7 @@ void pkt_expect_nothing(struct pkt_t *t, const char *file, int line)
 	if (t->ncap > 0) {
 		uint8_t *buf = malloc(t->cap[t->cap_head].m->pkt_len + 1);
 		struct pkt_out o;
-		char d[160];
+		char d[200];
 
 		assert_non_null(buf);
 		parse_out(t, &t->cap[t->cap_head], buf, &o, file, line);

@@ -51,6 +51,7 @@
 /* Types */
 
 #define PKT_ANY (-1)
+#define PKT_ABSENT (-2) /* EXPECT: the option must not be there */
 #define PKT_CAP_MAX 512u
 #define PKT_RX_MAX (1u << 20)
 #define PKT_LOCAL_IP 0x0a000001u /* 10.0.0.1 */
@@ -67,6 +68,16 @@ struct pkt_seg {
 	const char *data;     /* explicit payload instead of the pattern */
 	bool abs;             /* our side's numbers absolute */
 	uint32_t sport, dport; /* 0: the defaults */
+	/* Options (RFC 7323, RFC 2018).  INJECT sends those set (PKT_ANY:
+	 * none); EXPECT compares those set, PKT_ABSENT = must be absent. */
+	int32_t ws;           /* window scale shift */
+	int32_t sack_perm;    /* 1 present; EXPECT 0 = absent */
+	int64_t ts_val, ts_ecr; /* INJECT: TS option when ts_val is set (ecr 0
+				 * unless set); EXPECT ts_val PKT_ABSENT: no TS */
+	int32_t nsack;        /* SACK blocks; EXPECT 0 = no SACK option */
+	uint32_t sack[4][2];  /* [start, end): EXPECT absolute (peer's space);
+			       * INJECT relative to our ISN unless .abs;
+			       * EXPECT skips a block left {0, 0} */
 	/* INJECT only: */
 	const uint8_t *opts;  /* raw options (replace .mss) */
 	uint8_t optlen;
@@ -80,7 +91,9 @@ struct pkt_seg {
 
 #define SEG(...) ((struct pkt_seg){ .seq = PKT_ANY, .ack = PKT_ANY, .flags = PKT_ANY, \
 				    .win = PKT_ANY, .mss = PKT_ANY, .len = PKT_ANY, \
-				    .doff = PKT_ANY, __VA_ARGS__ })
+				    .doff = PKT_ANY, .ws = PKT_ANY, .sack_perm = PKT_ANY, \
+				    .ts_val = PKT_ANY, .ts_ecr = PKT_ANY, .nsack = PKT_ANY, \
+				    __VA_ARGS__ })
 
 struct pkt_cap {
 	struct rte_mbuf *m;
@@ -126,8 +139,11 @@ int pkt_group_teardown(void **state);
 int pkt_teardown(void **state);
 #define PKT_TEST(fn) cmocka_unit_test_teardown(fn, pkt_teardown)
 
-/* cfg NULL: tcp_config_defaults. */
+/* cfg NULL: tcp_config_defaults with window scaling, SACK and timestamps
+ * off (the scripts written before them); pass a config to turn them on. */
 struct pkt_t *pkt_start(const struct tcp_config *cfg);
+/* Our timestamp clock now (RFC 7323: 1 ms ticks of the wheel's time). */
+uint32_t pkt_ts_now(const struct pkt_t *t);
 uint8_t pkt_pattern(uint32_t off);
 
 void pkt_inject(struct pkt_t *t, struct pkt_seg s, const char *file, int line);

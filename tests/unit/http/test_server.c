@@ -31,6 +31,7 @@ struct us_conn {
 	size_t space;        /* bytes us_send may still take */
 	bool want_writable;  /* us_send failed with EAGAIN */
 	bool shut, closed, aborted;
+	int nodelay;         /* us_set_nodelay was called with this */
 	void *ctx;
 };
 
@@ -50,6 +51,12 @@ int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handle
 void us_conn_set_ctx(struct us_conn *c, void *ctx)
 {
 	c->ctx = ctx;
+}
+
+int us_set_nodelay(struct us_conn *c, int on)
+{
+	c->nodelay = on;
+	return 0;
 }
 
 ssize_t us_recv(struct us_conn *c, void *buf, size_t len)
@@ -224,6 +231,7 @@ static void test_get_echoed_keep_alive(void **state)
 {
 	(void)state;
 	struct us_conn *c = peer_connect(1 << 20);
+	assert_int_equal(c->nodelay, 1); /* header + body writes, no Nagle wait */
 	peer_write(c, REQ_GET);
 	char *want = echo_of(REQ_GET, false);
 	assert_out(c, want);
