@@ -50,7 +50,10 @@ static void trim(struct tcp_conn *c, struct tcp_seg *seg)
 		seg->len -= dup;
 		seg->seq = c->rcv_nxt;
 	}
-	if (SEQ_GT(seg->seq + seg->len, right)) {
+	/* The FIN occupies the sequence number after the text: it is outside
+	 * the window when the text ends exactly at the right edge (RFC 9293
+	 * 3.10.7.4: trim "including SYN and FIN"). */
+	if (SEQ_GT(seg->seq + seg->len + !!(seg->flags & TH_FIN), right)) {
 		if (wnd == 0)
 			st->drop_rcvbuf_full++;
 		else

@@ -56,7 +56,7 @@ struct tcp_config {
 	uint32_t rto_max_ms;      /* default 120000 */
 	uint32_t time_wait_ms;    /* 2 x MSL, default 60000 */
 	uint32_t delack_ms;       /* default 40 */
-	uint32_t syn_retries;     /* default 6 */
+	uint32_t syn_retries;     /* default 7: SYNs for 255 s (RFC 9293 MUST-23: >= 3 min) */
 	uint32_t data_retries;    /* default 15 */
 	uint32_t rcvbuf;          /* bytes, default 256 KiB */
 	uint32_t sndbuf;          /* bytes, default 256 KiB */
@@ -171,7 +171,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 {
 	*cfg = (struct tcp_config){
 		.rto_min_ms = 200, .rto_initial_ms = 1000, .rto_max_ms = 120000,
-		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 6,
+		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 7,
 		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
 		.max_conns = 65536, .backlog = 1024,
 		.wscale = true, .sack = true, .timestamps = true,

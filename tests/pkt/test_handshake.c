@@ -250,6 +250,30 @@ static void test_active_open_syn_retransmit_backoff(void **state)
 	FINISH(t, 0);
 }
 
+/* RFC 9293 3.8.3 (MUST-23): with the default configuration a SYN is
+ * retransmitted for at least 3 minutes before the open fails. */
+static void test_default_syn_retransmission_lasts_three_minutes(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	unsigned syns = 0, ms = 0;
+
+	connect_peer(t);
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
+	while (t->n_closed == 0 && ms < 600000) {
+		ADVANCE(t, 1000);
+		ms += 1000;
+		if (t->ncap > 0) {
+			EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
+			syns++;
+		}
+	}
+	assert_int_equal(t->closed_err, ETIMEDOUT);
+	assert_true(ms >= 180000);
+	assert_int_equal(syns, 7);
+	FINISH(t, 0);
+}
+
 /* RFC 9293 3.10.7.3: an acceptable RST in SYN-SENT: connection refused. */
 static void test_active_open_rst_refused(void **state)
 {
@@ -358,6 +382,7 @@ int main(void)
 		PKT_TEST(test_listen_ack_gets_rst),
 		PKT_TEST(test_active_open_completes),
 		PKT_TEST(test_active_open_syn_retransmit_backoff),
+		PKT_TEST(test_default_syn_retransmission_lasts_three_minutes),
 		PKT_TEST(test_active_open_rst_refused),
 		PKT_TEST(test_syn_sent_bad_ack_gets_rst),
 		PKT_TEST(test_simultaneous_open),
