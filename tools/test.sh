@@ -67,6 +67,14 @@ fi
 setup_build "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false
 build_and_test "$ASAN_BUILD" --suite unit --suite pkt
 
+# A short libFuzzer run of every target (clang build in build-fuzz); the long
+# one is `tools/fuzz.sh 600`.
+echo "=== fuzz: 30 s per target"
+if ! bash tools/fuzz.sh 30; then
+	echo "=== fuzz: FAILED"
+	status=1
+fi
+
 if [[ $status -ne 0 ]]; then
 	echo "=== tools/test.sh: FAILED"
 else

@@ -489,7 +489,7 @@ static void test_random_splits_agree(void **state)
 {
 	(void)state;
 	static const char *const reqs[] = {
-		GET_SIMPLE, POST_HEAD "hello", CHUNKED, "\r\n" GET_SIMPLE,
+		GET_SIMPLE, POST_HEAD "hello", CHUNKED, ("\r\n" GET_SIMPLE),
 		"GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\n\r\n",
 		"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX",
 		"GET / HTTP/1.1\r\nHost: h\n\r\n", "GET / HTTP/3.0\r\n\r\n",

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""tests/fuzz/make_corpus.py: seed corpora for the fuzz targets.
+
+Writes tests/fuzz/corpus/<target>/ (run with the Debian python3-scapy:
+/usr/bin/python3 tests/fuzz/make_corpus.py, from anywhere):
+  fuzz_rx_frame     frames built with scapy, in the harness's input format
+                    (see tests/fuzz/fuzz_rx_frame.c): one control byte, then
+                    records [kind][len hi][len lo][bytes];
+  fuzz_tcp_options  [flags byte] + TCP option bytes;
+  fuzz_config       the shipped config/*.ini files.
+"""
+import os
+import shutil
+import struct
+import sys
+
+from scapy.all import ARP, ICMP, IP, TCP, UDP, Ether, fragment
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUR_MAC, PEER_MAC = "02:00:00:00:00:02", "02:00:00:00:00:07"
+OUR_IP, PEER_IP = "10.77.0.2", "10.77.0.7"
+SYN_OPTS = [("MSS", 1460), ("SAckOK", b""), ("Timestamp", (100, 0)), ("NOP", None),
+            ("WScale", 7)]
+
+# Record kinds: checksum verdict in bits 0-1, "reply to the last frame" bit 2,
+# two-segment mbuf chain bit 3.
+SOFT, GOOD, BAD, REPLY, CHAIN = 0, 1, 2, 4, 8
+SYN, ACK, FIN, RST, PSH = 0x02, 0x10, 0x01, 0x04, 0x08
+
+
+def rec(kind, data):
+    data = bytes(data)
+    return struct.pack(">BH", kind, len(data)) + data
+
+
+def reply(flags, wnd=65535, delta=0, payload=b""):
+    return rec(REPLY, struct.pack(">BHb", flags, wnd, delta) + payload)
+
+
+def eth(pkt):
+    return Ether(src=PEER_MAC, dst=OUR_MAC) / pkt
+
+
+def ip(l4, **kw):
+    return eth(IP(src=PEER_IP, dst=OUR_IP, **kw) / l4)
+
+
+def arp_request():
+    return Ether(src=PEER_MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(
+        op=1, hwsrc=PEER_MAC, psrc=PEER_IP, pdst=OUR_IP)
+
+
+def syn(sport=40000, payload=b""):
+    return ip(TCP(sport=sport, dport=80, flags="S", seq=1000, options=SYN_OPTS) / payload)
+
+
+def seeds_rx():
+    ping = ip(ICMP(id=1, seq=1) / (b"x" * 56))
+    big_ping = IP(src=PEER_IP, dst=OUR_IP) / ICMP(id=1, seq=2) / (b"y" * 3000)
+    frags = [eth(f) for f in fragment(big_ping, fragsize=1480)]
+    handshake = [rec(SOFT, arp_request()), rec(SOFT, syn()), reply(ACK)]
+    s = {
+        "arp_request": [rec(SOFT, arp_request())],
+        "arp_reply": [rec(SOFT, Ether(src=PEER_MAC, dst=OUR_MAC) / ARP(
+            op=2, hwsrc=PEER_MAC, psrc=PEER_IP, hwdst=OUR_MAC, pdst=OUR_IP))],
+        "ping": [rec(SOFT, ping)],
+        "ping_offload_good": [rec(GOOD, ping)],
+        "ping_chain": [rec(SOFT | CHAIN, ping)],
+        "ping_fragmented": [rec(SOFT, f) for f in frags],
+        "ping_fragments_reversed": [rec(SOFT, f) for f in reversed(frags)],
+        "udp": [rec(SOFT, ip(UDP(sport=5000, dport=9) / b"hello"))],
+        "udp_bad_csum": [rec(BAD, ip(UDP(sport=5000, dport=9) / b"hello"))],
+        "syn": [rec(SOFT, syn())],
+        "syn_data": [rec(SOFT, syn(payload=b"GET / HTTP/1.0\r\n\r\n"))],
+        "syn_closed_port": [rec(SOFT, ip(TCP(sport=40001, dport=81, flags="S")))],
+        "ack_no_conn": [rec(SOFT, ip(TCP(sport=40002, dport=80, flags="A", seq=1, ack=1)))],
+        "rst_no_conn": [rec(SOFT, ip(TCP(sport=40003, dport=80, flags="R", seq=1)))],
+        "fin_no_conn": [rec(SOFT, ip(TCP(sport=40004, dport=80, flags="FA", seq=1, ack=1)))],
+        # Whole exchanges: the harness fills in sequence numbers (REPLY).
+        "handshake": handshake,
+        "echo": handshake + [reply(ACK | PSH, payload=b"hello, userstack\n"), reply(ACK)],
+        "echo_fin": handshake + [reply(ACK | PSH, payload=b"bye\n"), reply(ACK | FIN),
+                                 reply(ACK)],
+        "echo_rst": handshake + [reply(ACK | PSH, payload=b"data"), reply(RST)],
+        "out_of_order": handshake + [reply(ACK, delta=20, payload=b"b" * 20),
+                                     reply(ACK, payload=b"a" * 20)],
+        "zero_window": handshake + [reply(ACK | PSH, wnd=0, payload=b"z" * 100)],
+    }
+    out = {}
+    for name, recs in s.items():
+        # Control byte: advance 2 ms; the _late variants jump 5 s first.
+        out[name] = bytes([2]) + b"".join(recs)
+        if name in ("handshake", "echo", "syn"):
+            out[name + "_late"] = bytes([0x80 | 5]) + b"".join(recs)
+    return out
+
+
+def seeds_options():
+    mss = b"\x02\x04\x05\xb4"
+    return {
+        "syn_linux": bytes([SYN]) + mss + b"\x04\x02\x08\x0a\x00\x00\x00\x64\x00\x00\x00\x00"
+        b"\x01\x03\x03\x07",
+        "syn_mss": bytes([SYN]) + mss,
+        "ack_ts": bytes([ACK]) + b"\x01\x01\x08\x0a\x00\x00\x01\x00\x00\x00\x00\x64",
+        "ack_sack": bytes([ACK]) + b"\x01\x01\x05\x0a\x00\x00\x10\x00\x00\x00\x20\x00",
+        "syn_ws_15": bytes([SYN]) + b"\x01\x03\x03\x0f",
+        "bad_len": bytes([SYN]) + b"\x02\x00\x05\xb4",
+        "eol": bytes([SYN]) + b"\x00\x02\x04\x05",
+    }
+
+
+def write(target, seeds):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    for name, data in seeds.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    print(f"{d}: {len(seeds)} seeds", file=sys.stderr)
+
+
+def main():
+    write("fuzz_rx_frame", seeds_rx())
+    write("fuzz_tcp_options", seeds_options())
+    d = os.path.join(HERE, "corpus", "fuzz_config")
+    os.makedirs(d, exist_ok=True)
+    cfgdir = os.path.join(ROOT, "config")
+    inis = sorted(f for f in os.listdir(cfgdir) if f.endswith(".ini"))
+    for f in inis:
+        shutil.copy(os.path.join(cfgdir, f), os.path.join(d, f))
+    print(f"{d}: {len(inis)} seeds", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
