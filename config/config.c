@@ -31,7 +31,7 @@
 /* Types */
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
-		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE };
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL };
 
 struct cfg_key {
 	const char *section;
@@ -68,6 +68,7 @@ static int cfg_check_device(const char *s, char *why);
 	{ sec, key, CFG_T_STR, CFG_OFF(field), sizeof(((struct us_config *)0)->field), 0, 0, chk }
 #define CFG_OTHER(sec, key, t) { sec, key, t, 0, 0, 0, 0, NULL }
 #define CFG_TCP(key, lo, hi) CFG_NUM("tcp", #key, CFG_T_U32, tcp.key, lo, hi)
+#define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
 static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp" };
 
@@ -105,6 +106,16 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(sndbuf, 4096, 64 * CFG_MIB),
 	CFG_TCP(max_conns, 1, 16 * CFG_MIB),
 	CFG_TCP(backlog, 1, 65535),
+	CFG_TCP_BOOL(wscale),
+	CFG_TCP_BOOL(sack),
+	CFG_TCP_BOOL(timestamps),
+	CFG_TCP_BOOL(nodelay_default),
+	CFG_TCP(sws_override_ms, 1, 60000),
+	/* RFC 1122 4.2.3.6: the idle interval MUST default to >= 2 hours, but
+	 * it is configurable; 1 s is the floor that still means "idle". */
+	CFG_TCP(keepalive_idle_ms, 1000, 86400000),
+	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
+	CFG_TCP(keepalive_probes, 1, 255),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -247,6 +258,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return k->check != NULL ? k->check(v, why) : 0;
 	case CFG_T_HUGEPAGES:
 		return us_cfgp_hugepages(v, &cfg->hugepages, why);
+	case CFG_T_BOOL:
+		return us_cfgp_bool(v, (bool *)field, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

@@ -136,6 +136,20 @@ int us_cfgp_str(const char *s, char *buf, size_t size, char *why)
 	return 0;
 }
 
+int us_cfgp_bool(const char *s, bool *out, char *why)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(s, yes[i]) == 0 || strcmp(s, no[i]) == 0) {
+			*out = strcmp(s, yes[i]) == 0;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be on or off (or yes/no, true/false, 1/0)");
+}
+
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {

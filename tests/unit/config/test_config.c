@@ -63,6 +63,10 @@ static int count_fds(void)
 		expect_reject(text, want); \
 	}
 
+REJECT(rej_bool_word, MIN "[tcp]\nsack = maybe\n",
+       "t.ini: [tcp] sack = 'maybe': must be on or off")
+REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
+       "t.ini: [tcp] keepalive_idle_ms = '10':")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -279,7 +283,15 @@ static const char full_ini[] =
 	"rcvbuf = 67108864\n"
 	"sndbuf = 4096\n"
 	"max_conns = 100\n"
-	"backlog = 65535\n";
+	"backlog = 65535\n"
+	"wscale = off\n"
+	"sack = no\n"
+	"timestamps = false\n"
+	"nodelay_default = on\n"
+	"sws_override_ms = 50\n"
+	"keepalive_idle_ms = 60000\n"
+	"keepalive_intvl_ms = 1000\n"
+	"keepalive_probes = 3\n";
 
 static void test_full(void **state)
 {
@@ -327,6 +339,14 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.sndbuf, 4096);
 	assert_int_equal(cfg.tcp.max_conns, 100);
 	assert_int_equal(cfg.tcp.backlog, 65535);
+	assert_false(cfg.tcp.wscale);
+	assert_false(cfg.tcp.sack);
+	assert_false(cfg.tcp.timestamps);
+	assert_true(cfg.tcp.nodelay_default);
+	assert_int_equal(cfg.tcp.sws_override_ms, 50);
+	assert_int_equal(cfg.tcp.keepalive_idle_ms, 60000);
+	assert_int_equal(cfg.tcp.keepalive_intvl_ms, 1000);
+	assert_int_equal(cfg.tcp.keepalive_probes, 3);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -430,6 +450,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failure_keeps_cfg),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(rej_bool_word),
+		cmocka_unit_test(rej_keepalive_idle_low),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),
