@@ -40,10 +40,26 @@ build_and_test() {
 		return
 	fi
 	echo "=== $dir: meson test $*"
-	if ! meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@"; then
+	local out
+	out=$(mktemp)
+	if ! meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@" | tee "$out"; then
 		echo "=== $dir: TESTS FAILED"
 		status=1
 	fi
+	count_results "$out"
+	rm -f "$out"
+}
+
+# Totals over every meson run (its summary lines), for one closing line.
+passed=0
+failed=0
+count_results() {
+	local ok fail to
+	ok=$(awk '/^Ok:/ {print $2}' "$1" | tail -n 1)
+	fail=$(awk '/^Fail:/ {print $2}' "$1" | tail -n 1)
+	to=$(awk '/^Timeout:/ {print $2}' "$1" | tail -n 1)
+	passed=$((passed + ${ok:-0}))
+	failed=$((failed + ${fail:-0} + ${to:-0}))
 }
 
 # Test processes remove their EAL runtime directories at exit; this sweeps
@@ -70,14 +86,19 @@ build_and_test "$ASAN_BUILD" --suite unit --suite pkt
 # A short libFuzzer run of every target (clang build in build-fuzz); the long
 # one is `tools/fuzz.sh 600`.
 echo "=== fuzz: 30 s per target"
-if ! bash tools/fuzz.sh 30; then
+if bash tools/fuzz.sh 30; then
+	passed=$((passed + 1))
+else
 	echo "=== fuzz: FAILED"
 	status=1
+	failed=$((failed + 1))
 fi
 
 if [[ $status -ne 0 ]]; then
 	echo "=== tools/test.sh: FAILED"
+	[[ $failed -gt 0 ]] || failed=1   # a build failure counts too
 else
 	echo "=== tools/test.sh: all passed"
 fi
+echo "tests: $passed passed, $failed failed"
 exit "$status"
