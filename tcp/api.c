@@ -219,6 +219,8 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.persist_probes = c->persist_probes, .keepalive_probes = c->ka_probes,
 		.nodelay = c->nodelay_set ? c->nodelay : c->ts->cfg.nodelay_default,
 		.keepalive = c->keepalive,
+		.sacked = tcp_sb_conn_sacked(c), .lost = tcp_sb_conn_lost(c),
+		.delivery_rate = c->sb.delivery_rate,
 	};
 }
 

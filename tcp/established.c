@@ -225,8 +225,11 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */
+	tcp_sb_ack_begin(c); /* scoreboard.c: before SND.UNA moves */
 	if (SEQ_GT(seg->ack, c->snd_una))
 		ack_new_data(c, seg);
+	/* RFC 6675: SACK blocks and delivery; informative, no retransmission. */
+	tcp_sb_ack_end(c, seg);
 	/* Window update only from a newer segment (SND.WL1/SND.WL2). */
 	if (SEQ_LT(c->snd_wl1, seg->seq) ||
 	    (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, seg->ack))) {

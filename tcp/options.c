@@ -72,9 +72,19 @@ static void parse_one(struct tcp_stack *ts, const uint8_t *p, unsigned len, stru
 			seg->ts_ecr = rd32(p + 6);
 		}
 		break;
+	case TCPOPT_SACK:
+		/* RFC 2018 3: 2 + 8n bytes, at most 4 blocks in 40 bytes; a
+		 * malformed length is ignored (the blocks would be garbage). */
+		if (len >= 10 && (len - 2) % 8 == 0 && (len - 2) / 8 <= TCP_SACK_MAX_BLOCKS) {
+			seg->nsack = (uint8_t)((len - 2) / 8);
+			for (unsigned i = 0; i < seg->nsack; i++) {
+				seg->sack[i][0] = rd32(p + 2 + 8 * i);
+				seg->sack[i][1] = rd32(p + 6 + 8 * i);
+			}
+		}
+		break;
 	default:
-		/* Unknown, or SACK blocks from the peer (no sender scoreboard
-		 * yet): skipped by their length. */
+		/* Unknown: skipped by its length. */
 		break;
 	}
 }
@@ -89,6 +99,7 @@ void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsig
 	seg->has_ws = seg->has_sack_perm = seg->has_ts = false;
 	seg->ws = 0;
 	seg->ts_val = seg->ts_ecr = 0;
+	seg->nsack = 0;
 	while (left > 0) {
 		uint8_t kind = p[0];
 

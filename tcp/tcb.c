@@ -68,6 +68,7 @@ struct tcp_conn *tcb_alloc(struct tcp_stack *ts)
 	c->rcv_mss = TCP_DEFAULT_MSS;
 	c->ssthresh = UINT32_MAX;
 	LIST_INIT(&c->embryo_list);
+	tcp_sb_init(&c->sb);
 	tcp_timer_init(c);
 	return c;
 }
@@ -94,6 +95,7 @@ void tcb_drop(struct tcp_conn *c)
 	tcp_mq_free(&c->sndq);
 	tcp_mq_free(&c->rcvq);
 	tcp_reass_free(c);
+	tcp_sb_clear(&c->sb); /* no memory of its own: nothing to free */
 	c->state = TCP_CLOSED;
 	c->dead = true;
 	LIST_INSERT_HEAD(&ts->dead, c, link);

@@ -8,6 +8,8 @@
  *   loop), timer.c (RTO/RFC 6298, delayed ACK, TIME-WAIT), input.c (header
  *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
  *   synchronized states: one function per check of RFC 9293 3.10.7.4),
+ *   scoreboard.c (the peer's SACK blocks: RFC 6675 scoreboard, delivery
+ *   rate; informative only, nothing is retransmitted from it yet),
  *   api.c (the application calls of tcp.h).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
@@ -55,6 +57,7 @@
 #include <rte_tcp.h>
 
 #include "stack/timer.h"
+#include "tcp/scoreboard.h"
 #include "tcp/tcp.h"
 
 /* Types */
@@ -135,6 +138,10 @@ struct tcp_seg {
 	bool has_ws, has_sack_perm, has_ts;
 	uint8_t ws;        /* window scale shift as sent (clamped to 14) */
 	uint32_t ts_val, ts_ecr;
+	/* RFC 2018 3: the peer's SACK blocks [start, end), in the order sent
+	 * (RFC 2883: the first may be a D-SACK); nsack 0 when absent. */
+	uint8_t nsack;
+	uint32_t sack[TCP_SACK_MAX_BLOCKS][2];
 	uint32_t src_ip, dst_ip;
 	uint16_t sport, dport;
 };
@@ -219,6 +226,8 @@ struct tcp_conn {
 	unsigned sack_nrecent;
 	bool dsack_pending;
 	uint32_t dsack_start, dsack_end;
+	/* Sender side: the peer's SACK information (scoreboard.c). */
+	struct tcp_sb sb;
 
 	struct us_timer timer;
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
@@ -272,7 +281,7 @@ void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l);
 int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port);
 
 /* options.c */
-/* Parses the options of a header of hlen bytes; fills seg->mss, ws, ts. */
+/* Parses the options of a header of hlen bytes; fills seg->mss, ws, ts, sack. */
 void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsigned hlen,
 		       struct tcp_seg *seg);
 /* Writes the options for a segment with these flags carrying len payload

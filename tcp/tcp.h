@@ -141,7 +141,12 @@ struct tcp_callbacks {
 	X(persist_timeouts, "connections aborted: zero-window probes never answered") \
 	X(keepalive_probes, "keepalive probes sent (RFC 9293 3.8.4)") \
 	X(keepalive_timeouts, "connections aborted: keepalive probes unanswered") \
-	X(sws_overrides, "segments sent by the SWS override timer")
+	X(sws_overrides, "segments sent by the SWS override timer") \
+	X(dsack_rcvd, "D-SACK blocks received (RFC 2883), counted, not merged") \
+	X(sack_invalid, "SACK blocks ignored: outside [SND.UNA, SND.MAX]") \
+	X(sack_overflow, "SACK scoreboard ranges forgotten: array full") \
+	X(sack_reneged, "scoreboards cleared: SND.UNA reached SACKed data (RFC 2018 8)") \
+	X(sack_rto_cleared, "scoreboards cleared after an RTO (RFC 2018 5)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -163,6 +168,17 @@ struct tcp_conn_info {
 	uint32_t probes;         /* unanswered persist or keepalive probes */
 	uint64_t persist_probes, keepalive_probes;
 	bool nodelay, keepalive;
+	/* Sender-side SACK scoreboard (RFC 6675; tcp/scoreboard.c), bytes.
+	 * sacked: above SND.UNA, SACKed by the peer and not yet cumulatively
+	 * ACKed (still held for retransmission: the peer may renege).
+	 * lost: in the holes below the highest SACKed byte that RFC 6675
+	 * IsLost() declares lost (DupThresh 3).  Both 0 without SACK and right
+	 * after an RTO (the scoreboard is cleared, RFC 2018 5). */
+	uint32_t sacked, lost;
+	/* Bytes per second newly delivered (cumulatively ACKed plus newly
+	 * SACKed) between two ACKs at least max(SRTT, 1 ms) apart; the last
+	 * completed interval; 0 until one completes. */
+	uint64_t delivery_rate;
 };
 
 /* Prototypes: engine side */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "tcp/scoreboard.h"
 #include "tcp/tcb.h"
 
 static void tcb_timer_fn(struct us_timer *t, uint64_t now_ns);
@@ -262,6 +263,7 @@ static void rto_expired(struct tcp_conn *c)
 	c->retries++;
 	c->backoff++;
 	c->rtt_active = false; /* Karn: never time a retransmitted segment */
+	tcp_sb_on_rto(c);
 	if (handshake) {
 		c->syn_retransmitted = true;
 		tcp_send_syn(c);
