@@ -41,10 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* What the parser promises (tcp/tcb.h, RFC 7323 2.3, RFC 9293 3.7.1). */
 	if (seg.ws > TCP_MAX_WSCALE || (seg.ws != 0 && !seg.has_ws) ||
 	    ((seg.mss || seg.has_ws || seg.has_sack_perm) && !(seg.flags & TH_SYN)) ||
-	    (!seg.has_ts && (seg.ts_val || seg.ts_ecr))) {
+	    (!seg.has_ts && (seg.ts_val || seg.ts_ecr)) ||
+	    seg.nsack > 4 /* RFC 2018 3: at most 4 blocks fit in 40 bytes */) {
 		fprintf(stderr, "fuzz_tcp_options: inconsistent result: mss %u ws %u/%d "
-			"sack_perm %d ts %d flags 0x%x\n", seg.mss, seg.ws, seg.has_ws,
-			seg.has_sack_perm, seg.has_ts, seg.flags);
+			"sack_perm %d ts %d nsack %u flags 0x%x\n", seg.mss, seg.ws, seg.has_ws,
+			seg.has_sack_perm, seg.has_ts, (unsigned)seg.nsack, seg.flags);
 		abort();
 	}
 	free(th);
