@@ -18,6 +18,11 @@
 
 /* Types */
 
+/* An IPv4 address in host order.  Not RTE_IPV4: it shifts a signed int into
+ * the sign bit for first octets >= 128 (undefined behaviour, UBSan). */
+#define US_IPV4(a, b, c, d) \
+	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+
 #define US_RSS_KEY_LEN      40   /* the common Toeplitz key size (ixgbe, mlx5, virtio) */
 #define US_RSS_KEY_MAX      52   /* i40e/ice use 52 bytes */
 #define US_RSS_RETA_MAX     512

@@ -1,4 +1,5 @@
 /* nic/steer.c: rte_flow 5-tuple rules and the steering capability probe. */
+#include "nic/rss.h"
 #include "nic/steer.h"
 
 #include <errno.h>
@@ -74,8 +75,8 @@ int us_steer_remove(uint16_t port_id, struct rte_flow *flow)
 static void steer_probe_flow(uint16_t port_id, struct us_steer_caps *caps)
 {
 	const struct us_flow_tuple t = {
-		.src_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)),
-		.dst_ip = RTE_BE32(RTE_IPV4(198, 51, 100, 1)),
+		.src_ip = RTE_BE32(US_IPV4(192, 0, 2, 1)),
+		.dst_ip = RTE_BE32(US_IPV4(198, 51, 100, 1)),
 		.sport = RTE_BE16(9),
 		.dport = RTE_BE16(9),
 	};

@@ -19,15 +19,15 @@ static const struct {
 	uint16_t sport, dport;
 	uint32_t h_ip, h_tcp;
 } rss_vectors[] = {
-	{ RTE_IPV4(66, 9, 149, 187), RTE_IPV4(161, 142, 100, 80), 2794, 1766, 0x323e8fc2,
+	{ US_IPV4(66, 9, 149, 187), US_IPV4(161, 142, 100, 80), 2794, 1766, 0x323e8fc2,
 	  0x51ccc178 },
-	{ RTE_IPV4(199, 92, 111, 2), RTE_IPV4(65, 69, 140, 83), 14230, 4739, 0xd718262a,
+	{ US_IPV4(199, 92, 111, 2), US_IPV4(65, 69, 140, 83), 14230, 4739, 0xd718262a,
 	  0xc626b0ea },
-	{ RTE_IPV4(24, 19, 198, 95), RTE_IPV4(12, 22, 207, 184), 12898, 38024, 0xd2d0a5de,
+	{ US_IPV4(24, 19, 198, 95), US_IPV4(12, 22, 207, 184), 12898, 38024, 0xd2d0a5de,
 	  0x5c2b394a },
-	{ RTE_IPV4(38, 27, 205, 30), RTE_IPV4(209, 142, 163, 6), 48228, 2217, 0x82989176,
+	{ US_IPV4(38, 27, 205, 30), US_IPV4(209, 142, 163, 6), 48228, 2217, 0x82989176,
 	  0xafc7327f },
-	{ RTE_IPV4(153, 39, 163, 191), RTE_IPV4(202, 188, 127, 2), 44251, 1303, 0x5d1809c5,
+	{ US_IPV4(153, 39, 163, 191), US_IPV4(202, 188, 127, 2), 44251, 1303, 0x5d1809c5,
 	  0x10e828a2 },
 };
 
@@ -108,7 +108,7 @@ static void test_init_and_reta(void **state)
 
 static void pick_ports_for(uint16_t nb_queues, const uint8_t *key)
 {
-	const uint32_t local = RTE_IPV4(10, 0, 0, 1), remote = RTE_IPV4(10, 0, 0, 2);
+	const uint32_t local = US_IPV4(10, 0, 0, 1), remote = US_IPV4(10, 0, 0, 2);
 	const uint16_t rport = 80;
 	struct us_rss rss;
 
@@ -145,7 +145,7 @@ static void test_pick_port(void **state)
  * a start below the range begins at its bottom. */
 static void test_pick_port_wrap(void **state)
 {
-	const uint32_t local = RTE_IPV4(10, 0, 0, 1), remote = RTE_IPV4(10, 0, 0, 2);
+	const uint32_t local = US_IPV4(10, 0, 0, 1), remote = US_IPV4(10, 0, 0, 2);
 	struct us_rss rss;
 	uint16_t port = 0, first = 0;
 
@@ -172,7 +172,7 @@ static void test_pick_port_unreachable(void **state)
 	for (uint16_t i = 0; i < 128; i++)
 		if (rss.reta[i] == 2)
 			rss.reta[i] = 0;
-	assert_int_equal(us_rss_pick_port(&rss, RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 0, 0, 2), 80,
+	assert_int_equal(us_rss_pick_port(&rss, US_IPV4(10, 0, 0, 1), US_IPV4(10, 0, 0, 2), 80,
 					  2, US_RSS_EPHEMERAL_MIN, &port),
 			 -ENOENT);
 }

@@ -72,7 +72,7 @@ static void test_rule_specs_masks(void **state)
 	assert_memory_equal(b, ((const uint8_t[]){ 203, 0, 113, 7 }), 4);
 	b = (const uint8_t *)&r.ip_spec.hdr.dst_addr;
 	assert_memory_equal(b, ((const uint8_t[]){ 192, 0, 2, 1 }), 4);
-	assert_int_equal(r.ip_spec.hdr.src_addr, rte_cpu_to_be_32(RTE_IPV4(203, 0, 113, 7)));
+	assert_int_equal(r.ip_spec.hdr.src_addr, rte_cpu_to_be_32(US_IPV4(203, 0, 113, 7)));
 	assert_int_equal(r.tcp_spec.hdr.src_port, rte_cpu_to_be_16(40000));
 	assert_int_equal(r.tcp_spec.hdr.dst_port, rte_cpu_to_be_16(80));
 
@@ -121,8 +121,8 @@ static void test_rule_actions(void **state)
 static struct us_flow_tuple tuple_n(uint32_t i)
 {
 	return (struct us_flow_tuple){
-		.src_ip = rte_cpu_to_be_32(RTE_IPV4(198, 51, 100, 1) + (i >> 12)),
-		.dst_ip = rte_cpu_to_be_32(RTE_IPV4(192, 0, 2, 1)),
+		.src_ip = rte_cpu_to_be_32(US_IPV4(198, 51, 100, 1) + (i >> 12)),
+		.dst_ip = rte_cpu_to_be_32(US_IPV4(192, 0, 2, 1)),
 		.sport = rte_cpu_to_be_16((uint16_t)(40000 + (i & 0xfff))),
 		.dport = rte_cpu_to_be_16(80),
 	};
@@ -217,7 +217,7 @@ static void test_model_errors(void **state)
  * land on the wanted queue with no rule installed. */
 static void test_model_with_picked_ports(void **state)
 {
-	const uint32_t local = RTE_IPV4(192, 0, 2, 1), remote = RTE_IPV4(198, 51, 100, 9);
+	const uint32_t local = US_IPV4(192, 0, 2, 1), remote = US_IPV4(198, 51, 100, 9);
 	struct us_rss rss;
 	struct us_steer_model m;
 

@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "nic/rss.h"
 #include "nic/steer.h"
 #include "tests/common/test_eal.h"
 
@@ -89,8 +90,8 @@ static void test_probe_net_ring(void **state)
 static void test_install_fails_cleanly(void **state)
 {
 	const struct us_flow_tuple t = {
-		.src_ip = RTE_BE32(RTE_IPV4(198, 51, 100, 1)),
-		.dst_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)),
+		.src_ip = RTE_BE32(US_IPV4(198, 51, 100, 1)),
+		.dst_ip = RTE_BE32(US_IPV4(192, 0, 2, 1)),
 		.sport = RTE_BE16(40000),
 		.dport = RTE_BE16(80),
 	};
