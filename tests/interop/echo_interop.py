@@ -24,6 +24,7 @@ import ctypes
 import glob
 import hashlib
 import os
+import random
 import re
 import secrets
 import shlex
@@ -269,9 +270,13 @@ def arp_packets(frames):
 # The environment: namespace + server + kernel side, always torn down
 
 class EchoEnv:
-    def __init__(self, args, hugepages=None, hide_hugepages=False):
+    def __init__(self, args, hugepages=None, hide_hugepages=False, server_args=(),
+                 loss=None):
         self.args = args
         self.hide_hugepages = hide_hugepages
+        self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
+        self.loss = loss                      # percent dropped each way by nftables
+        self.expect_server = None             # {"requests": n, "connections": n}
         self.ip = tool("ip")
         self.port = args.port
         self.hugepages = hugepages
@@ -342,7 +347,7 @@ class EchoEnv:
         self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
                      "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
         cmd = shlex.split(self.args.server) + ["--config", self.cfgpath,
-                                               "--port", str(self.port)]
+                                               "--port", str(self.port)] + self.server_args
         if self.hide_hugepages:
             # Hugepages unavailable to this server only: a private mount
             # namespace without any hugetlbfs mount (the host keeps its own).
@@ -368,6 +373,55 @@ class EchoEnv:
                    "the 'listening on' line in the server log (is stdout flushed?)")
         say(f"server up: {self.iface} after {t_tap:.2f}s, listening after "
             f"{time.monotonic() - t0:.2f}s")
+        if self.loss:
+            self._add_loss()
+
+    # -- random loss on the tap, both ways (netdev ingress: stack -> kernel,
+    # egress: kernel -> stack); a counter before the drop counts all packets
+    LOSS_TABLE = "usloss"
+
+    def _add_loss(self):
+        nft = tool("nft")
+        if not nft:
+            raise CaseFailed("nft not found (Debian package nftables, tools/setup.sh)")
+        rules = [f"table netdev {self.LOSS_TABLE} {{"]
+        for hook in ("ingress", "egress"):
+            rules += [f"  chain {hook} {{",
+                      f'    type filter hook {hook} device "{self.iface}" priority 0;',
+                      "    counter",
+                      f"    numgen random mod 100 < {self.loss} counter drop",
+                      "  }"]
+        rules.append("}")
+        p = subprocess.run(self.ns_cmd([nft, "-f", "-"]), input="\n".join(rules) + "\n",
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=30)
+        if p.returncode != 0:
+            raise CaseFailed(f"nft -f failed ({p.returncode}): {p.stderr.strip()}")
+        say(f"loss: nftables netdev {self.iface} ingress+egress drop {self.loss}% at random")
+
+    def loss_counts(self):
+        """{hook: (packets seen, packets dropped)} from the nft counters."""
+        p = self.ns_run([tool("nft"), "list", "table", "netdev", self.LOSS_TABLE])
+        out = {}
+        for hook in ("ingress", "egress"):
+            m = re.search(r"chain %s \{(.*?)\n\s*\}" % hook, p.stdout, re.S)
+            check(m, f"nft: no chain {hook} in {p.stdout!r}")
+            n = [int(x) for x in re.findall(r"counter packets (\d+)", m.group(1))]
+            check(len(n) == 2, f"nft: {len(n)} counters in chain {hook}: {m.group(1)!r}")
+            out[hook] = (n[0], n[1])
+        return out
+
+    def check_loss(self, min_packets=500):
+        """Print the drops; demand some each way once enough packets crossed
+        (at 2% and 500 packets, no drop at all has odds ~4e-5)."""
+        counts = self.loss_counts()
+        names = {"ingress": "stack->kernel", "egress": "kernel->stack"}
+        say("loss: " + "; ".join(
+            f"{names[h]} dropped {d} of {n} ({100.0 * d / max(n, 1):.2f}%)"
+            for h, (n, d) in counts.items()))
+        for h, (n, d) in counts.items():
+            if n >= min_packets:
+                check(d > 0, f"nft dropped nothing {names[h]} in {n} packets")
 
     def _wait(self, pred, timeout, what):
         deadline = time.monotonic() + timeout
@@ -732,6 +786,325 @@ def case_nohuge(env):
     _curl_ok(env)
 
 
+# ----------------------------------------------------------------------------
+# Load, upload, half-close, dissection and the same under random loss
+
+SERVED_RE = re.compile(r"us-httpecho: served (\d+) requests on (\d+) connections, (\d+) errors")
+
+
+def check_served(env):
+    """After the server stopped: its own summary must match what the case did."""
+    m = SERVED_RE.search(env.log_text())
+    if env.expect_server is None:
+        return
+    check(m, "no 'served ... requests' summary in the server log")
+    say(f"server: {m.group(0)}")
+    got = {"requests": int(m.group(1)), "connections": int(m.group(2))}
+    for k, want in env.expect_server.items():
+        check(got[k] == want, f"server counted {got[k]} {k}, the case made {want}")
+    check(m.group(3) == "0", f"server counted {m.group(3)} errors")
+
+
+def raise_nofile(need):
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= need:
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(need, soft), max(need, hard)))
+
+
+def ka_request(env, cid, i, rnd):
+    """Request i of connection cid: mostly GETs, every 4th a POST with a body."""
+    tag = rnd.randbytes(rnd.randrange(1, 48)).hex()
+    if i % 4 == 3:
+        body = rnd.randbytes(rnd.randrange(1, 4096))
+        return (f"POST /ka/{cid}/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\nX-Tag: {tag}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return f"GET /ka/{cid}/{i}?t={tag} HTTP/1.1\r\nHost: {env.stack_ip}\r\n\r\n".encode()
+
+
+async def ka_client(env, sock, cid, nreq, op_timeout, stats):
+    import asyncio
+    loop = asyncio.get_running_loop()
+    rnd = random.Random(cid * 7919 + 1)
+    await asyncio.wait_for(loop.sock_connect(sock, (env.stack_ip, env.port)), op_timeout)
+    stats["connected"] += 1
+    reader, writer = await asyncio.open_connection(sock=sock, limit=1 << 16)
+    try:
+        for i in range(nreq):
+            req = ka_request(env, cid, i, rnd)
+            writer.write(req)
+            await asyncio.wait_for(writer.drain(), op_timeout)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), op_timeout)
+            m = re.search(rb"\r\ncontent-length: *(\d+)\r\n", head, re.I)
+            if not head.startswith(b"HTTP/1.1 200 ") or not m:
+                raise CaseFailed(f"conn {cid} req {i}: bad response head {head[:200]!r}")
+            body = await asyncio.wait_for(reader.readexactly(int(m.group(1))), op_timeout)
+            if body != req:
+                raise CaseFailed(f"conn {cid} req {i}: echo differs ({len(body)} bytes "
+                                 f"for {len(req)})")
+            stats["requests"] += 1
+        # Our FIN after the last response: the server must answer with its own.
+        writer.write_eof()
+        rest = await asyncio.wait_for(reader.read(), op_timeout)
+        if rest:
+            raise CaseFailed(f"conn {cid}: {len(rest)} stray bytes after the last response")
+        stats["closed"] += 1
+    finally:
+        writer.close()
+
+
+def case_many_keepalive(env, nconn=1000, nreq=10, op_timeout=30.0):
+    import asyncio
+    raise_nofile(nconn + 256)
+    socks = []
+    try:
+        with env.netns():
+            for _ in range(nconn):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setblocking(False)
+                socks.append(s)
+        stats = {"connected": 0, "requests": 0, "closed": 0}
+
+        async def main():
+            return await asyncio.gather(
+                *(ka_client(env, s, cid, nreq, op_timeout, stats)
+                  for cid, s in enumerate(socks)), return_exceptions=True)
+
+        t0 = time.monotonic()
+        results = asyncio.run(main())
+        dt = time.monotonic() - t0
+    finally:
+        for s in socks:
+            s.close()
+    errors = [r for r in results if isinstance(r, BaseException)]
+    say(f"{nconn} concurrent keep-alive connections x {nreq} requests: "
+        f"{stats['connected']} connected, {stats['requests']} byte-exact echoes, "
+        f"{stats['closed']} clean closes, {len(errors)} errors in {dt:.2f}s: "
+        f"{stats['closed'] / dt:.0f} connections/s, {stats['requests'] / dt:.0f} requests/s")
+    kinds = {}
+    for e in errors:
+        kinds.setdefault(f"{type(e).__name__}: {e}"[:120], 0)
+        kinds[f"{type(e).__name__}: {e}"[:120]] += 1
+    check(not errors, f"{len(errors)} connections failed: "
+          + "; ".join(f"{n}x {k}" for k, n in list(kinds.items())[:5]))
+    check(stats["requests"] == nconn * nreq, f"{stats['requests']} of {nconn * nreq} echoes")
+    env.expect_server = {"requests": nconn * nreq, "connections": nconn}
+
+
+def seeded_chunks(seed, size, chunk=1 << 20):
+    rnd = random.Random(seed)
+    left = size
+    while left:
+        n = min(chunk, left)
+        yield rnd.randbytes(n)
+        left -= n
+
+
+def case_upload(env, size, timeout=60.0):
+    seed = secrets.randbits(64)
+    head = (f"POST /interop/upload HTTP/1.1\r\nHost: {env.stack_ip}:{env.port}\r\n"
+            "Content-Type: application/octet-stream\r\n"
+            f"Content-Length: {size}\r\n\r\n").encode()
+    sent_hash, sent, errors = hashlib.sha256(head), [0], []
+    with env.netns():
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    t_sent = [None]
+
+    def sender():
+        try:
+            sock.sendall(head)
+            for c in seeded_chunks(seed, size):
+                sock.sendall(c)
+                sent_hash.update(c)
+                sent[0] += len(c)
+            t_sent[0] = time.monotonic()
+        except OSError as e:
+            errors.append(e)
+
+    got_hash, got = hashlib.sha256(), 0
+    with sock:
+        sock.settimeout(timeout)
+        sock.connect((env.stack_ip, env.port))
+        t0 = time.monotonic()
+        t = threading.Thread(target=sender, daemon=True)
+        t.start()
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            c = sock.recv(65536)
+            check(c, f"closed inside the response head: {buf[:200]!r} ({errors})")
+            buf += c
+        rhead, rest = buf.split(b"\r\n\r\n", 1)
+        m = re.search(rb"\r\ncontent-length: *(\d+)", rhead, re.I)
+        check(rhead.startswith(b"HTTP/1.1 200 ") and m, f"bad response head {rhead[:300]!r}")
+        want = int(m.group(1))
+        check(want == len(head) + size, f"Content-Length {want}, sent {len(head) + size}")
+        got_hash.update(rest)
+        got = len(rest)
+        mv = memoryview(bytearray(1 << 20))
+        while got < want:
+            n = sock.recv_into(mv, min(len(mv), want - got))
+            check(n, f"connection closed after {got} of {want} echoed bytes")
+            got_hash.update(mv[:n])
+            got += n
+        t_end = time.monotonic()
+        t.join(timeout)
+    check(not errors, f"send failed: {errors}")
+    up = t_sent[0] - t0
+    mb = size / 1e6
+    same = got_hash.digest() == sent_hash.digest()
+    say(f"{size >> 20} MiB POST: handed to the kernel in {up:.2f}s ({mb / up:.1f} MB/s), echoed in "
+        f"{t_end - t_sent[0]:.2f}s ({mb / max(t_end - t_sent[0], 1e-6):.1f} MB/s), "
+        f"{2 * mb / (t_end - t0):.1f} MB/s both ways; sha256 {got_hash.hexdigest()[:16]}.. "
+        f"{'==' if same else '!='} {sent_hash.hexdigest()[:16]}..")
+    check(got == len(head) + size, f"echoed {got} bytes, sent {len(head) + size}")
+    check(same, "sha256 of the echo differs from the request")
+    env.expect_server = {"requests": 1, "connections": 1}
+
+
+def case_half_close(env):
+    body = os.urandom(64 << 10)
+    reqs = [("GET", f"GET /half HTTP/1.1\r\nHost: {env.stack_ip}\r\n\r\n".encode()),
+            ("64 KiB POST", f"POST /half HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+             f"Content-Length: {len(body)}\r\n\r\n".encode() + body)]
+    for label, req in reqs:
+        with env.netns():
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        with sock:
+            sock.settimeout(10)
+            sock.connect((env.stack_ip, env.port))
+            t0 = time.monotonic()
+            sock.sendall(req)
+            sock.shutdown(socket.SHUT_WR)
+            code, status, _, echo = read_response(sock)
+            t_resp = time.monotonic() - t0
+            try:
+                rest = sock.recv(65536)
+            except ConnectionResetError as e:
+                raise CaseFailed(f"{label}: reset instead of the server's FIN") from e
+            except socket.timeout as e:
+                raise CaseFailed(f"{label}: no FIN from the server within 10s") from e
+            t_fin = time.monotonic() - t0
+        say(f"half-close {label}: {status!r}, {len(echo)} bytes "
+            f"{'byte-exact' if echo == req else 'DIFFERENT'} after {t_resp * 1000:.1f} ms, "
+            f"then {'EOF' if rest == b'' else f'{len(rest)} stray bytes'} "
+            f"at {t_fin * 1000:.1f} ms")
+        check(code == 200, f"{label}: status {status!r}")
+        check(echo == req, f"{label}: echo differs from the request")
+        check(rest == b"", f"{label}: {len(rest)} bytes after the response, want EOF")
+    env.expect_server = {"requests": 2, "connections": 2}
+
+
+def case_wrk_load(env, secs=10, conns=32, threads=2, loss_ok=False):
+    p = env.ns_run(["wrk", "-c", str(conns), "-d", str(secs), "-t", str(threads),
+                    "--timeout", "2s", env.url("/wrk")], timeout=secs + 60, check_rc=False)
+    out = p.stdout
+    for line in out.splitlines():
+        say("  wrk| " + line)
+    m = re.search(r"(\d+) requests in", out)
+    rps = re.search(r"Requests/sec:\s*(\S+)", out)
+    errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
+                     out)
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    check(p.returncode == 0 and m and rps, f"wrk failed ({p.returncode}): {p.stderr.strip()}")
+    c, r, w, t = (int(x) for x in errs.groups()) if errs else (0, 0, 0, 0)
+    say(f"wrk -t{threads} -c{conns} -d{secs}: {m.group(1)} requests, Requests/sec: "
+        f"{rps.group(1)}; socket errors connect {c}, read {r}, write {w}, timeout {t}")
+    check(int(m.group(1)) > 0, "no request completed")
+    check(c == r == w == 0, f"wrk: {errs.group(0) if errs else ''}")
+    check(loss_ok or t == 0, f"wrk: {t} timeouts without loss")
+    check(not non2xx, f"wrk: {non2xx.group(0) if non2xx else ''}")
+
+
+def case_get_many(env, n=100):
+    """case_get, then n GETs each on a new connection: enough packets for loss."""
+    case_get(env)
+    t0 = time.monotonic()
+    for i in range(n):
+        req = (f"GET /interop/many/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+               f"X-N: {secrets.token_hex(8)}\r\n\r\n").encode()
+        code, status, _, body = http_exchange(env, req)
+        check(code == 200 and body == req, f"GET {i}: {status!r}, echo "
+              f"{'byte-exact' if body == req else 'DIFFERENT'}")
+    dt = time.monotonic() - t0
+    say(f"{n} more GETs on fresh connections: all byte-exact in {dt:.2f}s "
+        f"({dt / n * 1000:.1f} ms each)")
+    env.expect_server = {"requests": n + 2, "connections": n + 2}
+
+
+def tshark_expert(path):
+    """(full text, {severity: [entry lines]}) of tshark's expert info."""
+    tshark = tool("tshark")
+    check(tshark, "tshark not found (Debian package tshark)")
+    p = run([tshark, "-n", "-r", path, "-o", "tcp.check_checksum:TRUE",
+             "-o", "ip.check_checksum:TRUE", "-q", "-z", "expert"], timeout=120)
+    sections, cur = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"^(Errors|Warns|Warnings|Notes|Chats|Comments) \((\d+)\)", line)
+        if m:
+            cur = m.group(1)
+            sections[cur] = []
+        elif cur and line.strip() and not line.startswith("=") and \
+                not re.match(r"^\s*Frequency\s+Group", line) and not line.startswith("---"):
+            sections[cur].append(line.strip())
+    return p.stdout, sections
+
+
+def case_tshark(env):
+    with Capture(env, f"tcp port {env.port}") as cap:
+        case_get(env)
+        case_post(env)
+        time.sleep(0.3)
+    text, sect = tshark_expert(cap.path)
+    for line in text.strip().splitlines():
+        say("  expert| " + line)
+    tshark = tool("tshark")
+    p = run([tshark, "-n", "-r", cap.path, "-Y", "tcp.flags.syn == 1", "-T", "fields",
+             "-E", "separator=;", "-e", "ip.src", "-e", "tcp.flags.ack",
+             "-e", "tcp.option_kind"], timeout=60)
+    syns = [ln.split(";") for ln in p.stdout.splitlines() if ln.strip()]
+    nframes = run([tshark, "-n", "-r", cap.path, "-T", "fields", "-e", "frame.number"],
+                  timeout=60).stdout.count("\n")
+    say(f"captured {nframes} frames; SYNs: "
+        + ", ".join(f"{s[0]} {'SYN-ACK' if s[1] in ('1', 'True') else 'SYN'} "
+                    f"kinds {s[2]}" for s in syns))
+    bad = re.compile(r"malformed|checksum|bad", re.I)
+    errs = sect.get("Errors", [])
+    warns = [w for w in sect.get("Warns", []) + sect.get("Warnings", []) if bad.search(w)]
+    check(sect, f"no expert output parsed: {text[:300]!r}")
+    # Proof that checksums were checked: tshark marks each one good (1) or bad (2).
+    status = {}
+    for proto in ("ip", "tcp"):
+        f = run([tshark, "-n", "-r", cap.path, "-o", "tcp.check_checksum:TRUE",
+                 "-o", "ip.check_checksum:TRUE", "-T", "fields", "-e", "ip.src",
+                 "-e", f"{proto}.checksum.status"], timeout=60).stdout
+        for ln in f.splitlines():
+            src, _, st = ln.partition("\t")
+            key = (proto, src, {"1": "good", "2": "bad"}.get(st, st or "none"))
+            status[key] = status.get(key, 0) + 1
+    say("checksums: " + ", ".join(f"{p} from {s}: {n} {st}"
+                                  for (p, s, st), n in sorted(status.items())))
+    for proto in ("ip", "tcp"):
+        check(status.get((proto, env.stack_ip, "good"), 0) > 0,
+              f"tshark validated no {proto} checksum of the stack's frames")
+        bads = {k: n for k, n in status.items() if k[0] == proto and k[2] == "bad"}
+        check(not bads, f"bad {proto} checksums: {bads}")
+    check(not errs, f"expert errors: {errs[:5]}")
+    check(not warns, f"expert warnings about malformed packets/checksums: {warns[:5]}")
+    # RFC 7323 / RFC 2018: WS (3), SACK permitted (4) and TS (8) both ways.
+    for who, ack in (("kernel SYN", ("0", "False")), ("stack SYN-ACK", ("1", "True"))):
+        mine = [s for s in syns if s[1] in ack]
+        check(mine, f"no {who} captured")
+        for s in mine:
+            kinds = set(s[2].split(","))
+            check({"3", "4", "8"} <= kinds,
+                  f"{who} from {s[0]} lacks {sorted({'3', '4', '8'} - kinds)} (kinds {s[2]})")
+    env.expect_server = {"requests": 3, "connections": 3}
+
+
+UPLOAD_BIG = 256 << 20   # above the server's 16 MiB default: --max-body for these only
+LOSS_PCT = 2
+
 # name -> (function, EchoEnv keyword arguments)
 CASES = {
     "ping": (case_ping, {}),
@@ -746,6 +1119,26 @@ CASES = {
     # The fallback: told not to use hugepages, and (auto) finding none usable.
     "nohuge-off": (case_nohuge, {"hugepages": "off"}),
     "nohuge-auto": (case_nohuge, {"hugepages": "auto", "hide_hugepages": True}),
+    "many-keepalive": (case_many_keepalive, {}),
+    "upload-256m": (lambda env: case_upload(env, UPLOAD_BIG, timeout=120),
+                    {"server_args": ["--max-body", str(UPLOAD_BIG)]}),
+    "half-close": (case_half_close, {}),
+    "wrk-10s": (case_wrk_load, {}),
+    "tshark-dissect": (case_tshark, {}),
+    # The same with LOSS_PCT dropped at random each way (nftables on the tap).
+    "get-loss": (case_get_many, {"loss": LOSS_PCT}),
+    "post-1m-loss": (case_post, {"loss": LOSS_PCT}),
+    "many-keepalive-loss": (lambda env: case_many_keepalive(env, nconn=200, op_timeout=60),
+                            {"loss": LOSS_PCT}),
+    # No fast retransmit in the stack yet: each loss of the echo costs an RTO
+    # (~0.7 s measured), so only 4 MiB in CI; 16 and 256 MiB are suite 'long'.
+    "upload-4m-loss": (lambda env: case_upload(env, 4 << 20, timeout=120),
+                       {"loss": LOSS_PCT}),
+    "upload-16m-loss": (lambda env: case_upload(env, 16 << 20, timeout=300),
+                        {"loss": LOSS_PCT}),
+    "upload-256m-loss": (lambda env: case_upload(env, UPLOAD_BIG, timeout=300),
+                         {"loss": LOSS_PCT, "server_args": ["--max-body", str(UPLOAD_BIG)]}),
+    "wrk-10s-loss": (lambda env: case_wrk_load(env, loss_ok=True), {"loss": LOSS_PCT}),
 }
 
 
@@ -758,7 +1151,10 @@ def run_case(args, name):
         with env:
             fn(env)
             check(env.server_alive(), "server died during the case")
+            if env.loss:
+                env.check_loss()
         check(not env.stop_problem, env.stop_problem or "")
+        check_served(env)
     except CaseFailed as e:
         say(f"FAIL {name}: {e}")
         return 1
