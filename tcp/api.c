@@ -221,6 +221,11 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.keepalive = c->keepalive,
 		.sacked = tcp_sb_conn_sacked(c), .lost = tcp_sb_conn_lost(c),
 		.delivery_rate = c->sb.delivery_rate,
+		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : c->ts->cfg.cc),
+		.in_recovery = c->in_recovery,
+		.fast_retransmits = c->fast_retransmits,
+		.recovery_episodes = c->recovery_episodes,
+		.partial_acks = c->partial_acks,
 	};
 }
 

@@ -152,6 +152,105 @@ static void sndq_release(struct tcp_conn *c, uint32_t n)
 	}
 }
 
+/* RFC 5681 2: a duplicate ACK has data outstanding, carries no data and
+ * no SYN or FIN, acknowledges SND.UNA exactly and leaves the advertised
+ * window unchanged (checked before the window update).  Outstanding means
+ * sent below SND.NXT: a zero-window probe's byte (output.c) is not, and
+ * the answers to probes of a closed window signal no loss. */
+static bool is_dup_ack(const struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	return SEQ_GT(c->snd_nxt, c->snd_una) && c->snd_wnd != 0 && seg->len == 0 &&
+	       !(seg->flags & (TH_SYN | TH_FIN)) && seg->ack == c->snd_una &&
+	       ((uint32_t)seg->wnd << c->snd_wscale) == c->snd_wnd;
+}
+
+/* The per-ACK window decision of fast recovery, RFC 6582 3.2 (NewReno):
+ * the one place PRR (tcp/recovery.h, tcp_rec_on_ack) will take over.
+ * acked 0: a further duplicate ACK, step 4: cwnd += SMSS (one segment
+ * left the network).  Otherwise a partial ACK, step 5: retransmit the
+ * first unacknowledged segment (with SACK, SND.UNA starts the first hole:
+ * RFC 6675 NextSeg rule 1 for that hole), deflate cwnd by the bytes
+ * acknowledged and add back one SMSS if they were at least one SMSS.
+ * New data then goes out from tcp_output as the window allows. */
+static void recovery_on_ack(struct tcp_conn *c, uint32_t acked)
+{
+	if (acked == 0) {
+		c->cwnd += c->mss;
+		return;
+	}
+	c->ts->stats.partial_acks++;
+	c->partial_acks++;
+	tcp_retransmit_una(c);
+	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+	if (acked >= c->mss)
+		c->cwnd += c->mss;
+	if (c->cwnd < c->mss)
+		c->cwnd = c->mss;
+}
+
+/* RFC 5681 3.2 steps 2-4 with RFC 6582 3.2 step 2: on the 3rd duplicate
+ * ACK, unless the ACK does not cover more than recover (the losses of an
+ * episode already repaired), ssthresh comes from the CC module with
+ * FlightSize less what limited transmit sent (RFC 5681 3.2 step 2),
+ * recover = SND.MAX, SND.UNA's segment goes again and cwnd = ssthresh +
+ * 3 SMSS. */
+static void enter_recovery(struct tcp_conn *c)
+{
+	struct tcp_stats *st = &c->ts->stats;
+	uint32_t flight = c->snd_max - c->snd_una;
+
+	if (c->recover_valid && !SEQ_GT(c->snd_una, c->recover)) {
+		st->fast_retransmit_suppressed++;
+		return;
+	}
+	flight -= RTE_MIN(flight, c->lt_bytes);
+	tcp_cc_on_congestion(tcp_cc_load(c), flight);
+	tcp_cc_store(c);
+	c->in_recovery = true;
+	c->recover = c->snd_max;
+	c->recover_valid = true;
+	st->recovery_episodes++;
+	c->recovery_episodes++;
+	if (tcp_retransmit_una(c) == 0) {
+		st->fast_retransmits++;
+		c->fast_retransmits++;
+	}
+	c->cwnd = c->ssthresh + TCP_SB_DUPTHRESH * c->mss;
+}
+
+static void on_dup_ack(struct tcp_conn *c)
+{
+	c->ts->stats.dup_acks++;
+	c->dupacks++;
+	if (c->in_recovery)
+		recovery_on_ack(c, 0);
+	else if (c->dupacks == TCP_SB_DUPTHRESH)
+		enter_recovery(c);
+	/* Dup ACKs 1 and 2: limited transmit in tcp_output (output.c). */
+}
+
+/* An ACK of new data: a partial ACK stays in recovery, a full ACK (all of
+ * recover) ends it with cwnd = ssthresh (RFC 6582 3.2 step 3, option 2),
+ * otherwise the CC module grows cwnd. */
+static void cc_new_ack(struct tcp_conn *c, uint32_t acked)
+{
+	c->dupacks = 0;
+	c->lt_bytes = 0;
+	if (c->in_recovery) {
+		if (SEQ_LT(c->snd_una, c->recover)) {
+			recovery_on_ack(c, acked);
+			return;
+		}
+		c->in_recovery = false;
+		c->ts->stats.recovery_exits++;
+		tcp_cc_on_recovery_exit(tcp_cc_load(c));
+		tcp_cc_store(c);
+		return;
+	}
+	tcp_cc_on_ack(tcp_cc_load(c), acked, c->srtt_us, tcp_now(c));
+	tcp_cc_store(c);
+}
+
 /* SND.UNA < SEG.ACK =< SND.MAX: new data (or our SYN/FIN) acknowledged. */
 static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 {
@@ -172,11 +271,7 @@ static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_rtt_sample(c, tcp_now(c) - c->rtt_start_ns);
 		c->rtt_active = false;
 	}
-	/* RFC 5681 3.1 placeholder: slow start, then congestion avoidance. */
-	if (c->cwnd < c->ssthresh)
-		c->cwnd += RTE_MIN(acked, c->mss);
-	else
-		c->cwnd += RTE_MAX(1u, c->mss * c->mss / c->cwnd);
+	cc_new_ack(c, acked);
 	/* RFC 6298 5.2 / 5.3. */
 	if (c->snd_una == c->snd_max)
 		tcp_timer_stop(c, TCP_T_RTO);
@@ -212,9 +307,24 @@ static int ack_syn_received(struct tcp_conn *c, const struct tcp_seg *seg)
 	return 0;
 }
 
+/* Window update only from a newer segment (SND.WL1/SND.WL2). */
+static void update_window(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	if (SEQ_LT(c->snd_wl1, seg->seq) ||
+	    (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, seg->ack))) {
+		/* RFC 7323 2.3: SND.WND = SEG.WND << Snd.Wind.Shift. */
+		c->snd_wnd = (uint32_t)seg->wnd << c->snd_wscale;
+		c->snd_wl1 = seg->seq;
+		c->snd_wl2 = seg->ack;
+	}
+}
+
 /* RFC 9293 3.10.7.4, fifth check: the ACK field; -errno ends processing. */
 static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
+	bool dup, sack_dup;
+	uint32_t sacked0;
+
 	if (c->state == TCP_SYN_RECEIVED && ack_syn_received(c, seg) < 0)
 		return -EINVAL;
 	if (SEQ_GT(seg->ack, c->snd_max)) {
@@ -225,19 +335,24 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */
+	dup = is_dup_ack(c, seg);
+	sack_dup = c->sack_ok && seg->ack == c->snd_una && seg->len == 0 &&
+		   SEQ_GT(c->snd_nxt, c->snd_una);
 	tcp_sb_ack_begin(c); /* scoreboard.c: before SND.UNA moves */
+	sacked0 = c->sb.sacked;
 	if (SEQ_GT(seg->ack, c->snd_una))
 		ack_new_data(c, seg);
-	/* RFC 6675: SACK blocks and delivery; informative, no retransmission. */
+	/* RFC 6675: SACK blocks and delivery. */
 	tcp_sb_ack_end(c, seg);
-	/* Window update only from a newer segment (SND.WL1/SND.WL2). */
-	if (SEQ_LT(c->snd_wl1, seg->seq) ||
-	    (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, seg->ack))) {
-		/* RFC 7323 2.3: SND.WND = SEG.WND << Snd.Wind.Shift. */
-		c->snd_wnd = (uint32_t)seg->wnd << c->snd_wscale;
-		c->snd_wl1 = seg->seq;
-		c->snd_wl2 = seg->ack;
+	/* RFC 6675 2: with SACK, an ACK at SND.UNA that SACKs octets not
+	 * SACKed before is a duplicate too, even if the window moved. */
+	if (sack_dup && !dup && c->sb.sacked > sacked0) {
+		dup = true;
+		c->ts->stats.dup_acks_sack++;
 	}
+	update_window(c, seg);
+	if (dup)
+		on_dup_ack(c);
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {

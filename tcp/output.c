@@ -237,11 +237,32 @@ static uint32_t unsent(const struct tcp_conn *c)
 	return SEQ_LT(c->snd_nxt, end) ? end - c->snd_nxt : 0;
 }
 
+/* RFC 3042 limited transmit: on the 1st and 2nd duplicate ACK new data
+ * may go out as long as the outstanding data stays within cwnd + 2 SMSS
+ * (here cwnd + dupacks * SMSS: one segment per dup ACK); only new data,
+ * not the go-back-N resend after an RTO (SND.NXT < SND.MAX). */
+static uint32_t limited_transmit_allowance(const struct tcp_conn *c)
+{
+	if (c->in_recovery || c->dupacks == 0 || c->dupacks >= TCP_SB_DUPTHRESH ||
+	    c->snd_nxt != c->snd_max)
+		return 0;
+	return c->dupacks * c->mss;
+}
+
+/* The window the send loop may fill.  In fast recovery this is RFC 6582's
+ * inflated cwnd (established.c recovery_on_ack moves it per ACK): the one
+ * per-ACK sending decision of recovery, which PRR (tcp/recovery.h) will
+ * replace with its sndcnt. */
+static uint32_t cwnd_for_send(const struct tcp_conn *c)
+{
+	return c->cwnd + limited_transmit_allowance(c);
+}
+
 /* U of RFC 9293 3.8.6.2.1: SND.UNA + min(SND.WND, cwnd) - SND.NXT. */
 static uint32_t usable(const struct tcp_conn *c)
 {
 	uint32_t flight = c->snd_nxt - c->snd_una;
-	uint32_t wnd = RTE_MIN(c->snd_wnd, c->cwnd);
+	uint32_t wnd = RTE_MIN(c->snd_wnd, cwnd_for_send(c));
 
 	return wnd > flight ? wnd - flight : 0;
 }
@@ -308,6 +329,12 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 	}
 	if (len > 0 && len < c->mss)
 		c->snd_sml = c->snd_nxt + len;
+	/* RFC 3042: counted when only the allowance let it go. */
+	if (len > 0 && limited_transmit_allowance(c) > 0 &&
+	    c->snd_nxt + len - c->snd_una > c->cwnd) {
+		c->ts->stats.limited_transmits++;
+		c->lt_bytes += len;
+	}
 	c->snd_nxt += len + fin;
 	if (SEQ_GT(c->snd_nxt, c->snd_max))
 		c->snd_max = c->snd_nxt;
@@ -392,4 +419,19 @@ void tcp_sws_override(struct tcp_conn *c)
 	c->sws_override = false;
 	if (c->snd_nxt != before)
 		c->ts->stats.sws_overrides++;
+}
+
+int tcp_retransmit_una(struct tcp_conn *c)
+{
+	uint32_t end = tcp_sndq_end(c), len = 0;
+	uint8_t flags = TH_ACK;
+
+	if (SEQ_LT(c->snd_una, end))
+		len = RTE_MIN(end - c->snd_una, c->mss);
+	if (c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_LT(c->fin_seq, c->snd_max))
+		flags |= TH_FIN;
+	if (len == 0 && !(flags & TH_FIN))
+		return -ENODATA;
+	c->rtt_active = false; /* Karn: the timed segment may be this one */
+	return tcp_send_segment(c, flags, c->snd_una, len);
 }

@@ -9,7 +9,9 @@
  *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
  *   synchronized states: one function per check of RFC 9293 3.10.7.4),
  *   scoreboard.c (the peer's SACK blocks: RFC 6675 scoreboard, delivery
- *   rate; informative only, nothing is retransmitted from it yet),
+ *   rate; it tells established.c which ACKs are RFC 6675 duplicates, but
+ *   retransmissions still start at SND.UNA),
+ *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h),
  *   api.c (the application calls of tcp.h).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
@@ -36,9 +38,15 @@
  *   sequence sent; after an RTO snd_nxt goes back to snd_una (go-back-N) and
  *   ACKs up to snd_max stay acceptable.
  *
- * - Congestion control is a placeholder: cwnd starts at 10 segments
- *   (RFC 6928), grows by slow start (RFC 5681 3.1) and falls to one segment on
- *   RTO.
+ * - Congestion control (cc_newreno.c, cc_cubic.c behind tcp/cc.h): cwnd
+ *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
+ *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
+ *   retransmits SND.UNA's segment and enters RFC 6582 fast recovery (the
+ *   engine inflates and deflates cwnd, established.c recovery_on_ack, the
+ *   seam for PRR); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
+ *   output.c cwnd_for_send); an RTO sets cwnd to one segment.  c->cwnd and
+ *   c->ssthresh are the truth the send loop reads; the module's copy is
+ *   loaded and stored around each call (tcp_cc_load / tcp_cc_store).
  *
  * - Send policy (output.c send_len): one decision per segment, RFC 9293
  *   3.8.6.2.1 sender SWS avoidance with Nagle (3.7.4, Minshall's form of
@@ -57,6 +65,7 @@
 #include <rte_tcp.h>
 
 #include "stack/timer.h"
+#include "tcp/cc.h"
 #include "tcp/scoreboard.h"
 #include "tcp/tcp.h"
 
@@ -177,6 +186,14 @@ struct tcp_conn {
 	uint32_t fin_seq;               /* valid when fin_queued */
 	uint32_t mss;                   /* send MSS: min(peer's option, ours) */
 	uint32_t cwnd, ssthresh;
+	/* Congestion control and loss recovery (cc.h, established.c). */
+	struct tcp_cc cc;
+	unsigned dupacks;               /* RFC 5681 duplicate ACKs in a row */
+	uint32_t lt_bytes;              /* sent by limited transmit (RFC 3042) */
+	bool in_recovery;               /* RFC 6582 fast recovery */
+	bool recover_valid;             /* recover set (a recovery or an RTO) */
+	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
+	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
@@ -337,6 +354,9 @@ int tcp_send_window_probe(struct tcp_conn *c);
 int tcp_send_keepalive(struct tcp_conn *c);
 /* RFC 9293 3.8.6.2.1: the SWS override timer fired. */
 void tcp_sws_override(struct tcp_conn *c);
+/* RFC 5681 3.2 / RFC 6582: SND.UNA's segment (up to one MSS, with the FIN
+ * when it ends there) again. */
+int tcp_retransmit_una(struct tcp_conn *c);
 
 /* timer.c */
 void tcp_timer_init(struct tcp_conn *c);
@@ -368,6 +388,24 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 static inline uint64_t tcp_now(const struct tcp_conn *c)
 {
 	return us_timer_now(c->ts->env.wheel);
+}
+
+/* The congestion-control module with the TCB's cwnd and ssthresh loaded;
+ * initialised on first use (the send MSS and IW are known by then). */
+static inline struct tcp_cc *tcp_cc_load(struct tcp_conn *c)
+{
+	if (!c->cc.ready)
+		tcp_cc_init(&c->cc, c->ts->cfg.cc, c->mss, c->cwnd, c->ssthresh, &c->ts->stats);
+	c->cc.smss = c->mss;
+	c->cc.cwnd = c->cwnd;
+	c->cc.ssthresh = c->ssthresh;
+	return &c->cc;
+}
+
+static inline void tcp_cc_store(struct tcp_conn *c)
+{
+	c->cwnd = c->cc.cwnd;
+	c->ssthresh = c->cc.ssthresh;
 }
 
 /* Data bytes queued but not yet sent. */

@@ -50,6 +50,13 @@ struct tcp_env {
 	void *ctx;
 };
 
+/* Congestion control algorithm (tcp/cc.h). */
+enum tcp_cc_alg {
+	TCP_CC_CUBIC = 0, /* RFC 9438, the default */
+	TCP_CC_NEWRENO,   /* RFC 5681 + RFC 3465 + RFC 6582 */
+	TCP_CC_ALG_COUNT
+};
+
 struct tcp_config {
 	uint32_t rto_min_ms;      /* default 200 (like Linux) */
 	uint32_t rto_initial_ms;  /* default 1000 (RFC 6298) */
@@ -70,6 +77,7 @@ struct tcp_config {
 	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
 	uint32_t keepalive_intvl_ms; /* default 75000 */
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
+	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 };
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
@@ -146,7 +154,21 @@ struct tcp_callbacks {
 	X(sack_invalid, "SACK blocks ignored: outside [SND.UNA, SND.MAX]") \
 	X(sack_overflow, "SACK scoreboard ranges forgotten: array full") \
 	X(sack_reneged, "scoreboards cleared: SND.UNA reached SACKed data (RFC 2018 8)") \
-	X(sack_rto_cleared, "scoreboards cleared after an RTO (RFC 2018 5)")
+	X(sack_rto_cleared, "scoreboards cleared after an RTO (RFC 2018 5)") \
+	X(dup_acks, "duplicate ACKs (RFC 5681 2, and RFC 6675 2 with SACK)") \
+	X(dup_acks_sack, "of which only by RFC 6675 2 (new SACK info, window moved)") \
+	X(limited_transmits, "new segments sent on dup ACKs 1 and 2 (RFC 3042)") \
+	X(fast_retransmits, "retransmissions on the 3rd dup ACK (RFC 5681 3.2)") \
+	X(fast_retransmit_suppressed, "3rd dup ACKs not above recover (RFC 6582 3.2 step 2)") \
+	X(recovery_episodes, "fast recovery episodes entered") \
+	X(partial_acks, "partial ACKs in recovery, next hole retransmitted (RFC 6582)") \
+	X(recovery_exits, "full ACKs ending recovery, cwnd = ssthresh (RFC 6582)") \
+	X(recovery_rto, "recovery episodes ended by an RTO") \
+	X(cc_rto_reductions, "ssthresh lowered by an RTO (RFC 5681 3.1, RFC 9438 4.8)") \
+	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
+	X(cc_cubic_epochs, "CUBIC congestion-avoidance epochs started (RFC 9438 4.2)") \
+	X(cc_cubic_friendly_acks, "CUBIC ACKs in the Reno-friendly region (RFC 9438 4.3)") \
+	X(cc_cubic_fast_convergence, "CUBIC W_max reduced by fast convergence (RFC 9438 4.7)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -179,6 +201,12 @@ struct tcp_conn_info {
 	 * SACKed) between two ACKs at least max(SRTT, 1 ms) apart; the last
 	 * completed interval; 0 until one completes. */
 	uint64_t delivery_rate;
+	/* Congestion control (tcp/cc.h): the algorithm (enum tcp_cc_alg),
+	 * whether fast recovery is on (cwnd is then RFC 6582's inflated
+	 * window), and this connection's loss-recovery events. */
+	uint8_t cc;
+	bool in_recovery;
+	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 };
 
 /* Prototypes: engine side */
@@ -193,7 +221,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
-		.keepalive_probes = 9,
+		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
 	};
 }
 /* NULL on failure (errno set). */

@@ -270,11 +270,19 @@ static void rto_expired(struct tcp_conn *c)
 		tcp_rto_start(c, true);
 		return;
 	}
-	/* RFC 5681 3.1: ssthresh is held constant when the same segment
-	 * times out again. */
-	if (c->retries == 1)
-		c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * c->mss);
-	c->cwnd = c->mss;
+	/* RFC 5681 3.1 (RFC 9438 4.8 for CUBIC): ssthresh from FlightSize,
+	 * held constant when the same segment times out again; cwnd = 1 SMSS.
+	 * RFC 6582 3.2 step 1 / 4: recovery ends, recover = SND.MAX. */
+	if (c->in_recovery) {
+		c->ts->stats.recovery_rto++;
+		c->in_recovery = false;
+	}
+	c->dupacks = 0;
+	c->lt_bytes = 0;
+	c->recover = c->snd_max;
+	c->recover_valid = true;
+	tcp_cc_on_rto(tcp_cc_load(c), c->snd_max - c->snd_una, c->retries == 1);
+	tcp_cc_store(c);
 	c->snd_nxt = c->snd_una;
 	tcp_output(c); /* a closed window hands over to the persist timer */
 	if (c->snd_nxt != c->snd_una)

@@ -219,9 +219,10 @@ static void test_initial_window_is_ten_segments(void **state)
 	for (unsigned i = 0; i < 10; i++)
 		EXPECT(t, SEG(.seq = 1 + i * 1460, .len = 1460));
 	EXPECT_NOTHING(t);
-	/* Two segments acked: two slots free, plus one segment of growth. */
+	/* Two segments acked: two slots free, plus two segments of growth
+	 * (RFC 3465 2.2 byte counting, L = 2: cwnd += min(2920, 2 SMSS)). */
 	INJECT(t, SEG(.seq = 1001, .ack = 1 + 2 * 1460));
-	for (unsigned i = 10; i < 13; i++)
+	for (unsigned i = 10; i < 14; i++)
 		EXPECT(t, SEG(.seq = 1 + i * 1460, .len = 1460));
 	EXPECT_NOTHING(t);
 	FINISH(t, 1);

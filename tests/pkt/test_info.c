@@ -54,7 +54,8 @@ static void test_info_after_known_exchange(void **state)
 }
 
 /* After two RTOs: retransmits, backoff, the doubled RTO, cwnd one segment
- * and ssthresh from RFC 5681 eq. 4. */
+ * and ssthresh from FlightSize: RFC 9438 4.8 with the default CUBIC
+ * (beta_cubic 0.7; RFC 5681 eq. 4 halves it for NewReno, test_cc.c). */
 static void test_info_after_timeouts(void **state)
 {
 	(void)state;
@@ -72,7 +73,7 @@ static void test_info_after_timeouts(void **state)
 	assert_int_equal(info.backoff, 1);
 	assert_int_equal(info.rto_ms, 400);
 	assert_int_equal(info.cwnd, 1460);
-	assert_int_equal(info.ssthresh, 2 * 1460); /* max(FlightSize / 2, 2 SMSS) */
+	assert_int_equal(info.ssthresh, 3066); /* max(0.7 * 4380, 2 SMSS) */
 	assert_int_equal(info.snd_nxt - t->our_isn, 1461); /* go-back-N */
 	ADVANCE(t, 400);
 	EXPECT(t, SEG(.seq = 1, .len = 1460));
@@ -80,7 +81,7 @@ static void test_info_after_timeouts(void **state)
 	assert_int_equal(info.retransmits, 2);
 	assert_int_equal(info.backoff, 2);
 	assert_int_equal(info.rto_ms, 800);
-	assert_int_equal(info.ssthresh, 2 * 1460); /* held (RFC 5681 3.1) */
+	assert_int_equal(info.ssthresh, 3066); /* held (RFC 5681 3.1) */
 	INJECT(t, SEG(.seq = 1001, .ack = 4381));
 	tcp_conn_get_info(t->conn, &info);
 	assert_int_equal(info.bytes_acked, 3 * 1460);

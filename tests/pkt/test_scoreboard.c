@@ -5,7 +5,8 @@
  * Our segments are 1460 bytes; S(k) is the relative sequence number of the
  * k-th one (data starts at 1).  The peer's SACK blocks are injected with
  * .nsack/.sack (relative to our ISN).  The scoreboard only informs: every
- * script also checks that nothing is sent in reply to it. */
+ * script also checks that nothing but the RFC 5681 3.2 fast retransmit on
+ * the 3rd duplicate ACK is sent in reply to it. */
 #include "tests/pkt/harness.h"
 
 #define MSS 1460u
@@ -78,7 +79,9 @@ static void test_sb_blocks_merged_across_acks(void **state)
 	INJECT(t, SEG(.ack = S(0), .nsack = 2, .sack = { { S(4), S(6) }, { S(1) + 100, S(3) } }));
 	assert_range(t, 0, S(1) + 100, S(6));
 	assert_int_equal(info_of(t).sacked, 5 * MSS - 100);
-	EXPECT_NOTHING(t); /* informative only: no retransmission from it */
+	/* The 3rd duplicate ACK: fast retransmit (RFC 5681 3.2, test_cc.c). */
+	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.ack = S(8)));
 	assert_int_equal(t->conn->sb.n, 0);
 	assert_int_equal(info_of(t).sacked, 0);
@@ -134,6 +137,7 @@ static void test_sb_lost_by_bytes(void **state)
 	INJECT(t, SEG(.ack = S(0), .nsack = 1, .sack = { { S(4), S(5) } }));
 	assert_int_equal(info_of(t).sacked, 3 * MSS + 1);
 	assert_int_equal(info_of(t).lost, MSS);
+	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* 3rd dup ACK: fast retransmit */
 	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.ack = S(5)));
 	FINISH(t, 1);
@@ -242,6 +246,7 @@ static void test_sb_dsack_recognised_and_counted(void **state)
 	assert_int_equal(STAT(t, dsack_rcvd), 2);
 	assert_int_equal(STAT(t, sack_invalid), 1);
 	assert_int_equal(info_of(t).sacked, MSS);
+	EXPECT(t, SEG(.seq = S(2), .len = MSS)); /* 3rd dup ACK: fast retransmit */
 	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.ack = S(5)));
 	FINISH(t, 1);
@@ -303,6 +308,7 @@ static void test_sb_overflow_keeps_highest(void **state)
 	INJECT(t, SEG(.ack = S(0), .nsack = 1, .sack = { { S(0) + 600, S(0) + 2010 } }));
 	assert_int_equal(t->conn->sb.n, TCP_SB_MAX_RANGES - 7);
 	assert_int_equal(info_of(t).sacked, 1410 + (TCP_SB_MAX_RANGES - 8) * 10);
+	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* 3rd dup ACK: fast retransmit */
 	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.ack = S(10)));
 	assert_int_equal(t->conn->sb.n, 0);

@@ -67,6 +67,8 @@ REJECT(rej_bool_word, MIN "[tcp]\nsack = maybe\n",
        "t.ini: [tcp] sack = 'maybe': must be on or off")
 REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
        "t.ini: [tcp] keepalive_idle_ms = '10':")
+REJECT(rej_cc_unknown, MIN "[tcp]\ncc = bbr\n",
+       "t.ini: [tcp] cc = 'bbr': must be cubic or newreno")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -291,7 +293,8 @@ static const char full_ini[] =
 	"sws_override_ms = 50\n"
 	"keepalive_idle_ms = 60000\n"
 	"keepalive_intvl_ms = 1000\n"
-	"keepalive_probes = 3\n";
+	"keepalive_probes = 3\n"
+	"cc = newreno\n";
 
 static void test_full(void **state)
 {
@@ -347,6 +350,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.keepalive_idle_ms, 60000);
 	assert_int_equal(cfg.tcp.keepalive_intvl_ms, 1000);
 	assert_int_equal(cfg.tcp.keepalive_probes, 3);
+	assert_int_equal(cfg.tcp.cc, TCP_CC_NEWRENO);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -452,6 +456,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(rej_bool_word),
 		cmocka_unit_test(rej_keepalive_idle_low),
+		cmocka_unit_test(rej_cc_unknown),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),

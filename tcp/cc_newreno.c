@@ -1,0 +1,90 @@
+/* tcp/cc_newreno.c: the congestion-control entry points (tcp/cc.h), slow
+ * start shared by both algorithms, and NewReno: RFC 5681 3.1 with
+ * Appropriate Byte Counting (RFC 3465, L = 2 SMSS).  Fast recovery's
+ * per-ACK window moves (RFC 6582) are the engine's (established.c). */
+#include <rte_common.h>
+
+#include "tcp/cc.h"
+
+const char *tcp_cc_name(enum tcp_cc_alg alg)
+{
+	return alg == TCP_CC_NEWRENO ? "newreno" : alg == TCP_CC_CUBIC ? "cubic" : "?";
+}
+
+void tcp_cc_init(struct tcp_cc *cc, enum tcp_cc_alg alg, uint32_t smss, uint32_t cwnd,
+		 uint32_t ssthresh, struct tcp_stats *st)
+{
+	*cc = (struct tcp_cc){
+		.alg = alg < TCP_CC_ALG_COUNT ? alg : TCP_CC_CUBIC,
+		.ready = true, .smss = smss ? smss : 1, .cwnd = cwnd, .ssthresh = ssthresh,
+		.st = st,
+	};
+}
+
+/* RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS). */
+static uint32_t reno_ssthresh(const struct tcp_cc *cc, uint32_t flight)
+{
+	return RTE_MAX(flight / 2, 2 * cc->smss);
+}
+
+/* RFC 3465 2.1: in congestion avoidance cwnd grows by one SMSS once a
+ * whole cwnd of bytes has been acknowledged: +1 SMSS per RTT however the
+ * receiver spaces its ACKs. */
+static void reno_avoid(struct tcp_cc *cc, uint32_t acked)
+{
+	cc->abc_bytes += acked;
+	if (cc->abc_bytes >= cc->cwnd) {
+		cc->abc_bytes -= cc->cwnd;
+		cc->cwnd += cc->smss;
+	}
+}
+
+void tcp_cc_on_ack(struct tcp_cc *cc, uint32_t acked, uint32_t srtt_us, uint64_t now_ns)
+{
+	if (cc->cwnd < cc->ssthresh) {
+		/* RFC 5681 3.1 slow start with RFC 3465 2.2: cwnd += min(N, L * SMSS),
+		 * so a delayed ACK of two segments still doubles cwnd per RTT. */
+		cc->cwnd += RTE_MIN(acked, TCP_ABC_L * cc->smss);
+		if (cc->cwnd > UINT32_MAX / 2)
+			cc->cwnd = UINT32_MAX / 2;
+		if (cc->cwnd >= cc->ssthresh && cc->st != NULL)
+			cc->st->cc_ss_exits++;
+		return;
+	}
+	if (cc->alg == TCP_CC_CUBIC)
+		tcp_cubic_avoid(cc, acked, srtt_us, now_ns);
+	else
+		reno_avoid(cc, acked);
+}
+
+uint32_t tcp_cc_on_congestion(struct tcp_cc *cc, uint32_t flight)
+{
+	cc->abc_bytes = 0;
+	if (cc->alg == TCP_CC_CUBIC)
+		return tcp_cubic_congestion(cc, flight);
+	cc->ssthresh = reno_ssthresh(cc, flight); /* RFC 5681 3.2 step 2 */
+	return cc->ssthresh;
+}
+
+/* RFC 5681 3.2 step 6 / RFC 6582 3.2 step 3: deflate to ssthresh. */
+void tcp_cc_on_recovery_exit(struct tcp_cc *cc)
+{
+	cc->cwnd = cc->ssthresh;
+	cc->abc_bytes = 0;
+}
+
+/* RFC 5681 3.1: ssthresh per eq. 4 (not again for the same segment),
+ * cwnd = LW = 1 SMSS. */
+void tcp_cc_on_rto(struct tcp_cc *cc, uint32_t flight, bool first)
+{
+	cc->abc_bytes = 0;
+	if (first && cc->st != NULL)
+		cc->st->cc_rto_reductions++;
+	if (cc->alg == TCP_CC_CUBIC) {
+		tcp_cubic_rto(cc, flight, first);
+		return;
+	}
+	if (first)
+		cc->ssthresh = reno_ssthresh(cc, flight);
+	cc->cwnd = cc->smss;
+}
