@@ -379,26 +379,10 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
  * segment of m, without copying; the rest of m is freed. */
 static void rcvq_append(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uint32_t len)
 {
-	struct rte_mbuf *s, *next;
+	struct rte_mbuf *s;
 
-	for (s = m; s != NULL; s = next) {
-		next = s->next;
-		s->next = NULL;
-		s->nb_segs = 1;
-		if (skip >= s->data_len || len == 0) {
-			skip -= RTE_MIN(skip, (uint32_t)s->data_len);
-			rte_pktmbuf_free_seg(s);
-			continue;
-		}
-		s->data_off += skip;
-		s->data_len -= skip;
-		skip = 0;
-		if (s->data_len > len)
-			s->data_len = (uint16_t)len;
-		len -= s->data_len;
-		s->pkt_len = s->data_len;
+	while ((s = tcp_mbuf_take_piece(&m, &skip, &len)) != NULL)
 		tcp_mq_push(&c->rcvq, s);
-	}
 }
 
 /* RFC 9293 3.10.7.4, eighth check: the FIN. */

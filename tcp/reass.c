@@ -152,7 +152,7 @@ void tcp_reass_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uin
 		      uint32_t len, bool fin)
 {
 	struct tcp_stack *ts = c->ts;
-	struct rte_mbuf *s, *next;
+	struct rte_mbuf *s;
 	uint32_t off = 0, at;
 	bool dropped = false, queued = false;
 
@@ -160,21 +160,7 @@ void tcp_reass_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uin
 		c->ooo_fin = true;
 		c->ooo_fin_seq = seq + len;
 	}
-	for (s = m; s != NULL; s = next) {
-		next = s->next;
-		s->next = NULL;
-		s->nb_segs = 1;
-		if (skip >= s->data_len || len == 0) {
-			skip -= RTE_MIN(skip, (uint32_t)s->data_len);
-			rte_pktmbuf_free_seg(s);
-			continue;
-		}
-		s->data_off += (uint16_t)skip;
-		s->data_len -= (uint16_t)skip;
-		skip = 0;
-		if (s->data_len > len)
-			s->data_len = (uint16_t)len;
-		len -= s->data_len;
+	while ((s = tcp_mbuf_take_piece(&m, &skip, &len)) != NULL) {
 		at = seq + off;
 		off += s->data_len;
 		if (c->ooo_segs >= TCP_REASS_MAX_SEGS ||

@@ -42,6 +42,31 @@ void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m)
 	q->bytes += m->data_len;
 }
 
+struct rte_mbuf *tcp_mbuf_take_piece(struct rte_mbuf **chain, uint32_t *skip, uint32_t *len)
+{
+	struct rte_mbuf *s;
+
+	while ((s = *chain) != NULL) {
+		*chain = s->next;
+		s->next = NULL;
+		s->nb_segs = 1;
+		if (*skip >= s->data_len || *len == 0) {
+			*skip -= RTE_MIN(*skip, (uint32_t)s->data_len);
+			rte_pktmbuf_free_seg(s);
+			continue;
+		}
+		s->data_off += (uint16_t)*skip;
+		s->data_len -= (uint16_t)*skip;
+		*skip = 0;
+		if (s->data_len > *len)
+			s->data_len = (uint16_t)*len;
+		*len -= s->data_len;
+		s->pkt_len = s->data_len;
+		return s;
+	}
+	return NULL;
+}
+
 void tcp_mq_free(struct tcp_mq *q)
 {
 	struct rte_mbuf *m = q->head, *next;

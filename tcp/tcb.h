@@ -282,6 +282,11 @@ void tcp_enter(struct tcp_stack *ts);
 void tcp_leave(struct tcp_stack *ts);
 bool tcb_synchronized(const struct tcp_conn *c);
 void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m);
+/* Receive queues hold single-segment mbufs of payload only: takes the next
+ * segment of *chain that carries bytes of [skip, skip + len), trimmed to
+ * them, and frees the segments around it (no copy).  NULL when *chain is
+ * used up; *skip and *len count down as it goes. */
+struct rte_mbuf *tcp_mbuf_take_piece(struct rte_mbuf **chain, uint32_t *skip, uint32_t *len);
 void tcp_mq_free(struct tcp_mq *q);
 uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
 		 uint16_t rport);
