@@ -445,19 +445,35 @@ static enum http_event http_trailer_line(struct http_parser *p)
 
 /* Per-state steps: each takes some of d[0..len) and says how many. */
 
-static enum http_event http_step_start(struct http_parser *p, const uint8_t *d, size_t len,
-				       size_t *taken)
+/* Gathers one line of the header section into p->line: true once it is
+ * complete, else false with *ev saying why (more needed, or the refusal;
+ * too_long names the limit that applies to this line). */
+static bool http_gather_header_line(struct http_parser *p, const uint8_t *d, size_t len,
+				    size_t *taken, enum http_error too_long, enum http_event *ev)
 {
 	switch (http_gather(p, d, len, http_header_cap(p), taken)) {
 	case HTTP_G_MORE:
-		return HTTP_NEED_MORE;
+		*ev = HTTP_NEED_MORE;
+		return false;
 	case HTTP_G_BAD_END:
-		return http_fail(p, HTTP_ERR_bad_line_end);
+		*ev = http_fail(p, HTTP_ERR_bad_line_end);
+		return false;
 	case HTTP_G_TOO_LONG:
-		return http_fail(p, HTTP_ERR_request_line_too_long);
+		*ev = http_fail(p, too_long);
+		return false;
 	case HTTP_G_LINE:
 		break;
 	}
+	return true;
+}
+
+static enum http_event http_step_start(struct http_parser *p, const uint8_t *d, size_t len,
+				       size_t *taken)
+{
+	enum http_event ev;
+
+	if (!http_gather_header_line(p, d, len, taken, HTTP_ERR_request_line_too_long, &ev))
+		return ev;
 	if (p->line_len == 0) { /* RFC 9112 2.2: skip empty lines before it */
 		p->req.lead_len += 2;
 		if (p->req.lead_len > p->lim.max_header)
@@ -467,7 +483,7 @@ static enum http_event http_step_start(struct http_parser *p, const uint8_t *d, 
 	p->req.header_len = p->line_len + 2;
 	p->req.raw_len = p->req.header_len;
 	p->state = HTTP_S_HEADERS;
-	enum http_event ev = http_request_line(p);
+	ev = http_request_line(p);
 	p->line_len = 0;
 	return ev;
 }
@@ -475,23 +491,17 @@ static enum http_event http_step_start(struct http_parser *p, const uint8_t *d, 
 static enum http_event http_step_headers(struct http_parser *p, const uint8_t *d, size_t len,
 					 size_t *taken)
 {
-	switch (http_gather(p, d, len, http_header_cap(p), taken)) {
-	case HTTP_G_MORE:
-		return HTTP_NEED_MORE;
-	case HTTP_G_BAD_END:
-		return http_fail(p, HTTP_ERR_bad_line_end);
-	case HTTP_G_TOO_LONG:
-		return http_fail(p, HTTP_ERR_header_too_large);
-	case HTTP_G_LINE:
-		break;
-	}
+	enum http_event ev;
+
+	if (!http_gather_header_line(p, d, len, taken, HTTP_ERR_header_too_large, &ev))
+		return ev;
 	p->req.header_len += p->line_len + 2;
 	p->req.raw_len = p->req.header_len;
 	if (p->req.lead_len + p->req.header_len > p->lim.max_header)
 		return http_fail(p, HTTP_ERR_header_too_large);
 	if (p->line_len == 0)
 		return http_headers_end(p);
-	enum http_event ev = http_header_line(p);
+	ev = http_header_line(p);
 	p->line_len = 0;
 	return ev;
 }
