@@ -24,14 +24,17 @@
 #include <unistd.h>
 
 #include <rte_cfgfile.h>
+#include <sodium.h>
 
 #include "config/config.h"
 #include "config/parse.h"
+#include "tcp/fastopen.h"
 
 /* Types */
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
-		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC };
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
+		CFG_T_TFO, CFG_T_TFO_KEY };
 
 struct cfg_key {
 	const char *section;
@@ -117,6 +120,11 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
+	/* RFC 7413 TCP Fast Open. */
+	CFG_NUM("tcp", "fastopen", CFG_T_TFO, tcp.fastopen, 0, 0),
+	CFG_TCP(fastopen_qlen, 1, 65535),
+	CFG_TCP(fastopen_rotate_s, 0, 31536000),
+	CFG_OTHER("tcp", "fastopen_key", CFG_T_TFO_KEY),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -234,6 +242,50 @@ static int cfg_parse_addr(struct us_config *cfg, const char *v, char *why)
 	return 0;
 }
 
+/* One key of fastopen_key into Linux's dashed form: 32 hex digits in a row
+ * get a '-' after every 8th; anything else is copied for the parser to
+ * judge.  out has room for n + 4 bytes. */
+static void cfg_tfo_key_dashes(const char *s, size_t n, char *out)
+{
+	bool plain = n == 32 && strspn(s, "0123456789abcdefABCDEF") >= 32;
+
+	for (size_t i = 0; i < n; i++) {
+		if (plain && i > 0 && i % 8 == 0)
+			*out++ = '-';
+		*out++ = s[i];
+	}
+	*out = '\0';
+}
+
+/* "primary[,backup]", each as Linux's tcp_fastopen_key writes it (four
+ * '-'-separated groups of 8 hex digits) or as 32 hex digits in a row. */
+static int cfg_parse_tfo_key(struct tcp_config *t, const char *v, char *why)
+{
+	char dashed[CFG_VALUE_LEN + 8];
+	const char *comma = strchr(v, ',');
+	size_t n1 = comma ? (size_t)(comma - v) : strlen(v);
+	struct tfo_keys k = { 0 };
+	int rc;
+
+	cfg_tfo_key_dashes(v, n1, dashed);
+	if (comma != NULL) {
+		size_t at = strlen(dashed);
+
+		dashed[at] = ',';
+		cfg_tfo_key_dashes(comma + 1, strlen(comma + 1), dashed + at + 1);
+	}
+	rc = tfo_keys_parse(dashed, &k, why, US_CFGP_WHY);
+	if (rc == 0) {
+		memcpy(t->fastopen_key[0], k.primary, sizeof(k.primary));
+		memcpy(t->fastopen_key[1], k.backup, sizeof(k.backup));
+		t->fastopen_key_set = true;
+		t->fastopen_key_backup = k.has_backup;
+	}
+	tfo_keys_wipe(&k);
+	sodium_memzero(dashed, sizeof(dashed));
+	return rc;
+}
+
 static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const char *v,
 			   char *why)
 {
@@ -263,6 +315,10 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_bool(v, (bool *)field, why);
 	case CFG_T_CC:
 		return us_cfgp_cc(v, &cfg->tcp.cc, why);
+	case CFG_T_TFO:
+		return us_cfgp_fastopen(v, &cfg->tcp.fastopen, why);
+	case CFG_T_TFO_KEY:
+		return cfg_parse_tfo_key(&cfg->tcp, v, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

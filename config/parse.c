@@ -161,6 +161,20 @@ int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
 	return 0;
 }
 
+int us_cfgp_fastopen(const char *s, uint8_t *out, char *why)
+{
+	static const char *const names[] = { "off", "client", "server", "both" };
+
+	/* The index is the TCP_FASTOPEN_* bit set, as Linux's tcp_fastopen. */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (uint8_t)i;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be off, client, server or both");
+}
+
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "nic/nic.h"
 #include "stack/engine.h"
 #include "stack/userstack.h"
+#include "tcp/fastopen.h"
 #include "tcp/tcp.h"
 
 /* Types */
@@ -179,8 +181,14 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
 		(unsigned long)st->port.stats.rx_pkts, (unsigned long)st->port.stats.tx_pkts,
 		(unsigned long)st->port.stats.tx_dropped_full);
-	if (st->engine != NULL)
-		us_engine_print_stats(st->engine, out);
+	if (st->engine == NULL)
+		return;
+	us_engine_print_stats(st->engine, out);
+	const struct tfo_counters *tfo = tcp_stack_tfo_stats(us_engine_tcp(st->engine));
+#define API_X_PRINT_TFO(name, desc) \
+	fprintf(out, "tfo_%s %" PRIu64 "  # %s\n", #name, tfo->name, desc);
+	TFO_COUNTERS(API_X_PRINT_TFO)
+#undef API_X_PRINT_TFO
 }
 
 /* TCP: struct us_conn wraps a tcp_conn with the application's handlers and
@@ -265,6 +273,15 @@ int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handle
 	if (rc == 0)
 		st->nlisteners++;
 	return api_errno(rc);
+}
+
+int us_listen_set_fastopen(struct us_stack *st, uint16_t port, unsigned qlen)
+{
+	if (st == NULL || st->engine == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return api_errno(tcp_set_fastopen(us_engine_tcp(st->engine), port, qlen));
 }
 
 void us_conn_set_ctx(struct us_conn *c, void *ctx)

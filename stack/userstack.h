@@ -57,6 +57,10 @@ void us_print_stats(const struct us_stack *st, FILE *out);
 
 int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
 		  void *ctx);
+/* TCP Fast Open (RFC 7413) on the listener(s) on port: data in a SYN with
+ * a valid cookie is accepted with the connection, before the handshake
+ * completes; at most qlen such connections pending (qlen 0: off). */
+int us_listen_set_fastopen(struct us_stack *st, uint16_t port, unsigned qlen);
 void us_conn_set_ctx(struct us_conn *c, void *ctx);
 /* Bytes read; 0 at end of stream; -1/EAGAIN when nothing is there yet. */
 ssize_t us_recv(struct us_conn *c, void *buf, size_t len);

@@ -42,6 +42,14 @@ struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_c
 		errno = ENOMEM;
 		return NULL;
 	}
+	int rc = tcp_tfo_init(ts); /* RFC 7413 keys and cookie cache */
+	if (rc < 0) {
+		tcp_tfo_fini(ts);
+		tcp_table_fini(ts);
+		free(ts);
+		errno = -rc;
+		return NULL;
+	}
 	return ts;
 }
 
@@ -60,6 +68,7 @@ void tcp_stack_destroy(struct tcp_stack *ts)
 		while ((c = LIST_FIRST(&ts->listeners[i])) != NULL)
 			tcb_drop(c);
 	tcp_leave(ts);
+	tcp_tfo_fini(ts);
 	tcp_table_fini(ts);
 	free(ts);
 }
@@ -93,6 +102,7 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 	seq = (uint32_t)l4[4] << 24 | (uint32_t)l4[5] << 16 | (uint32_t)l4[6] << 8 | l4[7];
 	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max))
 		return;
+	tcp_tfo_client_icmp(c); /* RFC 7413 4.1.3: negative cache */
 	tcp_enter(ts);
 	if (code == 4 && next_mtu > 40 + 68) {
 		uint32_t mss = RTE_MAX((uint32_t)next_mtu - 40, 88u);
@@ -127,8 +137,24 @@ int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
 	l->cb = *cb;
 	l->ctx = ctx;
 	l->backlog = ts->cfg.backlog;
+	tcp_tfo_listener_init(l);
 	tcp_listener_insert(ts, l);
 	return 0;
+}
+
+int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen)
+{
+	struct tcp_conn_list *bucket = &ts->listeners[port % RTE_DIM(ts->listeners)];
+	struct tcp_conn *l;
+	int found = 0;
+
+	LIST_FOREACH(l, bucket, hash_link) {
+		if (l->local_port != port)
+			continue;
+		tcp_tfo_listener_set(l, qlen);
+		found = 1;
+	}
+	return found ? 0 : -ENOENT;
 }
 
 /* Drops every listener on port; their half-open connections are reset. */
@@ -144,6 +170,8 @@ int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
 		if (l->local_port != port)
 			continue;
 		while ((c = LIST_FIRST(&l->embryo_list)) != NULL) {
+			if (tcp_tfo_unlisten_detach(c))
+				continue; /* RFC 7413: accepted already, lives on */
 			tcp_send_rst(c);
 			tcb_drop(c);
 		}
@@ -154,8 +182,9 @@ int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
 	return found ? 0 : -ENOENT;
 }
 
-int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
-		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+/* A TCB in SYN-SENT, in the table, its SYN not sent yet. */
+static int connect_alloc(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
 	struct tcp_conn *c;
 	uint16_t port;
@@ -185,6 +214,14 @@ int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
 	tcp_table_insert(ts, c);
 	ts->nconns++;
 	ts->stats.active_opens++;
+	*out = c;
+	return 0;
+}
+
+static void connect_start(struct tcp_conn *c)
+{
+	struct tcp_stack *ts = c->ts;
+
 	c->rtt_active = true;
 	c->rtt_seq = c->iss;
 	c->rtt_start_ns = us_timer_now(ts->env.wheel);
@@ -192,8 +229,44 @@ int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
 	tcp_send_syn(c); /* if the pool is empty, the RTO sends it again */
 	tcp_rto_start(c, true);
 	tcp_leave(ts);
-	*out = c;
-	return 0;
+}
+
+int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+{
+	int rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+
+	if (rc == 0)
+		connect_start(*out);
+	return rc;
+}
+
+ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+			 const void *data, size_t len, unsigned flags,
+			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+{
+	ssize_t queued = 0;
+	int rc;
+
+	if (data == NULL && len > 0)
+		return -EINVAL;
+	rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+	if (rc < 0)
+		return rc;
+	/* Queued in SYN-SENT, nothing goes out yet (output.c). */
+	if (len > 0)
+		queued = tcp_send(*out, data, len);
+	if (queued < 0) {
+		tcp_enter(ts);
+		tcb_drop(*out);
+		tcp_leave(ts);
+		*out = NULL;
+		return queued;
+	}
+	/* RFC 7413 4.1: cookie (and data in the SYN) or a cookie request. */
+	tcp_tfo_client_connect(*out, (flags & TCP_CONNECT_FASTOPEN) != 0);
+	connect_start(*out);
+	return queued;
 }
 
 void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx)
@@ -226,6 +299,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.fast_retransmits = c->fast_retransmits,
 		.recovery_episodes = c->recovery_episodes,
 		.partial_acks = c->partial_acks,
+		.syn_data_acked = c->tfo.syn_data_acked,
 	};
 }
 

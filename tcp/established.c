@@ -103,9 +103,10 @@ static void input_rst(struct tcp_conn *c, const struct tcp_seg *seg)
 	st->resets_rcvd++;
 	switch (c->state) {
 	case TCP_SYN_RECEIVED:
-		/* From LISTEN: back to LISTEN, i.e. the embryo just goes. */
-		if (c->listener == NULL)
-			tcb_set_closed(c, ECONNREFUSED);
+		/* From LISTEN: back to LISTEN, i.e. the embryo just goes;
+		 * a Fast Open child is the application's already. */
+		if (c->listener == NULL || c->tfo.child)
+			tcb_set_closed(c, c->tfo.child ? ECONNRESET : ECONNREFUSED);
 		break;
 	case TCP_TIME_WAIT:
 		break;
@@ -294,7 +295,9 @@ static int ack_syn_received(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_send_rst_for(c->ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
 		return -EINVAL;
 	}
-	if (c->listener != NULL) {
+	if (tcp_tfo_server_established(c)) {
+		/* RFC 7413 4.2.2: a Fast Open child, accepted at its SYN. */
+	} else if (c->listener != NULL) {
 		LIST_REMOVE(c, link);
 		c->listener->embryos--;
 		c->listener = NULL;

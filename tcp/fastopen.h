@@ -83,7 +83,16 @@ enum tfo_cookie_verdict {
 	X(cli_cache_misses, "client: no cookie cached for the server") \
 	X(cli_cache_negative, "client: server marked TFO-unfriendly, no SYN data") \
 	X(cli_cache_evictions, "client: cache entries evicted (LRU)") \
-	X(cli_marked_unfriendly, "client: servers marked TFO-unfriendly (timeout / ICMP)")
+	X(cli_marked_unfriendly, "client: servers marked TFO-unfriendly (timeout / ICMP)") \
+	X(srv_cookies_sent, "server: SYN-ACKs carrying a fresh cookie (RFC 7413 4.2.1)") \
+	X(srv_data_bytes, "server: SYN data bytes accepted") \
+	X(cli_cookie_requests, "client: SYNs asking for a cookie") \
+	X(cli_syn_data_sent, "client: SYNs sent with data and a cookie") \
+	X(cli_syn_data_acked, "client: SYN data fully acknowledged by the SYN-ACK") \
+	X(cli_syn_data_resent, "client: SYN data not (fully) acknowledged, sent after the handshake") \
+	X(cli_syn_timeouts, "client: Fast Open SYN timed out, plain SYN sent instead (RFC 7413 4.1.3)") \
+	X(cli_cookies_stored, "client: cookies received in SYN-ACKs and cached") \
+	X(key_rotations, "server: key rotations (the old primary stays valid as backup)")
 
 struct tfo_counters {
 #define TFO_COUNTER_FIELD(name, desc) uint64_t name;

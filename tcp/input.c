@@ -166,13 +166,16 @@ void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *se
 	} else if (!(seg->flags & TH_SYN)) {
 		ts->stats.drop_listen_bad++;
 	} else if ((c = new_embryo(l, seg)) != NULL) {
-		/* Data on a SYN is not acknowledged (no Fast Open yet): the
-		 * peer sends it again once we are synchronized. */
 		c->rtt_active = true;
 		c->rtt_seq = c->iss;
 		c->rtt_start_ns = tcp_now(c);
+		/* RFC 7413 4.2: Fast Open may take the SYN's data (tcp/tfo.c);
+		 * otherwise it is not acknowledged and the peer sends it again
+		 * once we are synchronized. */
+		m = tcp_tfo_server_syn(l, c, m, seg);
 		tcp_send_syn(c);
 		tcp_rto_start(c, true);
+		tcp_tfo_server_notify(c); /* accepted at once, after the SYN-ACK */
 	}
 	rte_pktmbuf_free(m);
 }
@@ -193,6 +196,7 @@ void tcp_handshake_done(struct tcp_conn *c, uint32_t ack)
 	/* A FIN queued before synchronization goes out now (RFC 9293 3.10.4). */
 	if (c->fin_queued)
 		c->state = TCP_FIN_WAIT_1;
+	tcp_tfo_established(c); /* RFC 7413: data sent during the handshake */
 }
 
 /* RFC 9293 3.10.7.3: SYN-SENT. */
@@ -222,6 +226,8 @@ void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *
 		goto drop;
 	}
 	take_syn(c, seg);
+	if (ack)
+		tcp_tfo_client_synack(c, seg); /* RFC 7413 4.1.3: cookie cache */
 	if (!ack) {
 		/* Simultaneous open: SYN-RECEIVED, SYN-ACK at the same ISS. */
 		c->state = TCP_SYN_RECEIVED;

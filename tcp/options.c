@@ -72,6 +72,13 @@ static void parse_one(struct tcp_stack *ts, const uint8_t *p, unsigned len, stru
 			seg->ts_ecr = rd32(p + 6);
 		}
 		break;
+	case TFO_OPT_KIND:
+	case TFO_OPT_KIND_EXP:
+		/* RFC 7413 4.1.1: only on a SYN, the first one counts; bad
+		 * lengths (and other ExIDs of kind 254) are ignored. */
+		if (syn && seg->tfo.type == TFO_OPT_NONE)
+			tfo_opt_decode(p, len, &seg->tfo);
+		break;
 	case TCPOPT_SACK:
 		/* RFC 2018 3: 2 + 8n bytes, at most 4 blocks in 40 bytes; a
 		 * malformed length is ignored (the blocks would be garbage). */
@@ -100,6 +107,7 @@ void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsig
 	seg->ws = 0;
 	seg->ts_val = seg->ts_ecr = 0;
 	seg->nsack = 0;
+	seg->tfo = (struct tfo_opt){ .type = TFO_OPT_NONE };
 	while (left > 0) {
 		uint8_t kind = p[0];
 
@@ -224,6 +232,8 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 		o[n++] = TCPOLEN_WS;
 		o[n++] = offer ? tcp_rcv_wscale_for(cfg->rcvbuf) : c->rcv_wscale;
 	}
+	/* RFC 7413 4.1.1: Fast Open cookie or request (tcp/tfo.c). */
+	n += tcp_tfo_write_option(c, o + n, 40 - n);
 	return n;
 }
 
@@ -260,7 +270,7 @@ unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint
 	if (flags & TH_ACK)
 		c->last_ack_sent = c->rcv_nxt; /* RFC 7323 4.3 */
 	if (flags & TH_SYN)
-		return write_syn(c, flags, opt); /* 20 bytes at most, x4 */
+		return write_syn(c, flags, opt); /* 40 bytes at most, x4 */
 	if (c->ts_ok)
 		n += write_ts(c, flags, opt + n, true);
 	if (c->sack_ok && (flags & TH_ACK)) {

@@ -157,7 +157,8 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 		ts->stats.drop_no_mbuf++;
 		return -ENOBUFS;
 	}
-	if (len > 0 && attach_payload(c, h, seq - c->sndq_seq, len) < 0) {
+	/* A SYN's data (RFC 7413) starts after the SYN's sequence number. */
+	if (len > 0 && attach_payload(c, h, seq + !!(flags & TH_SYN) - c->sndq_seq, len) < 0) {
 		rte_pktmbuf_free(h);
 		ts->stats.drop_no_mbuf++;
 		return -ENOBUFS;
@@ -186,8 +187,13 @@ int tcp_send_ack(struct tcp_conn *c)
 int tcp_send_syn(struct tcp_conn *c)
 {
 	uint8_t flags = c->state == TCP_SYN_RECEIVED ? TH_SYN | TH_ACK : TH_SYN;
+	/* RFC 7413 3: a Fast Open client's first SYN carries data (tcp/tfo.c). */
+	uint32_t len = tcp_tfo_syn_data_len(c);
+	int rc = tcp_send_segment(c, flags, c->iss, len);
 
-	return tcp_send_segment(c, flags, c->iss, 0);
+	if (rc == 0 && len > 0)
+		tcp_tfo_syn_data_sent(c, len);
+	return rc;
 }
 
 /* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>. */
@@ -226,7 +232,7 @@ static bool can_send_data(const struct tcp_conn *c)
 {
 	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
 	       c->state == TCP_FIN_WAIT_1 || c->state == TCP_CLOSING ||
-	       c->state == TCP_LAST_ACK;
+	       c->state == TCP_LAST_ACK || tcp_tfo_may_send(c) /* RFC 7413 4.2.2 */;
 }
 
 /* D of RFC 9293 3.8.6.2.1: queued data at SND.NXT not yet sent. */

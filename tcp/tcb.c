@@ -110,6 +110,7 @@ void tcb_drop(struct tcp_conn *c)
 	} else {
 		tcp_table_remove(c);
 		if (c->listener) {
+			tcp_tfo_on_drop(c); /* RFC 7413 5.1: pending slot back */
 			LIST_REMOVE(c, link);
 			c->listener->embryos--;
 			c->listener = NULL;

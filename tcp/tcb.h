@@ -68,6 +68,7 @@
 #include "tcp/cc.h"
 #include "tcp/scoreboard.h"
 #include "tcp/tcp.h"
+#include "tcp/tfo.h"
 
 /* Types */
 
@@ -153,6 +154,7 @@ struct tcp_seg {
 	uint32_t sack[TCP_SACK_MAX_BLOCKS][2];
 	uint32_t src_ip, dst_ip;
 	uint16_t sport, dport;
+	struct tfo_opt tfo;  /* RFC 7413 Fast Open option (SYNs only) */
 };
 
 struct tcp_conn {
@@ -248,6 +250,8 @@ struct tcp_conn {
 
 	struct us_timer timer;
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
+
+	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/tfo.c) */
 };
 
 LIST_HEAD(tcp_conn_list, tcp_conn);
@@ -265,6 +269,7 @@ struct tcp_stack {
 	uint16_t next_ephemeral;
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
 	uint8_t hash_key[16];           /* table hash key */
+	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
 };
 
 /* Prototypes */

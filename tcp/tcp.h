@@ -78,7 +78,22 @@ struct tcp_config {
 	uint32_t keepalive_intvl_ms; /* default 75000 */
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
+	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
+	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
+	 * data (client) and every listener (server, with fastopen_qlen);
+	 * tcp_connect_data(TCP_CONNECT_FASTOPEN) and tcp_set_fastopen() turn
+	 * it on for one connection or listener whatever the bits say. */
+	uint8_t fastopen;
+	uint32_t fastopen_qlen;      /* PendingFastOpenRequests bound, default 16 */
+	uint32_t fastopen_rotate_s;  /* generated server key rotation, 0 = never; 3600 */
+	/* Server key set in config (like Linux tcp_fastopen_key): never rotated,
+	 * so several servers or restarts share cookies. */
+	bool fastopen_key_set, fastopen_key_backup;
+	uint8_t fastopen_key[2][16];
 };
+
+#define TCP_FASTOPEN_CLIENT 0x1u
+#define TCP_FASTOPEN_SERVER 0x2u
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
  * until on_accept sets a per-connection one with tcp_conn_set_ctx(). */
@@ -207,6 +222,9 @@ struct tcp_conn_info {
 	uint8_t cc;
 	bool in_recovery;
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
+	/* RFC 7413 (like Linux TCPI_OPT_SYN_DATA): data in the SYN was
+	 * acknowledged by the SYN-ACK (client) or accepted (server). */
+	bool syn_data_acked;
 };
 
 /* Prototypes: engine side */
@@ -222,6 +240,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.nodelay_default = false, .sws_override_ms = 200,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
+		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
 	};
 }
 /* NULL on failure (errno set). */
@@ -246,6 +265,21 @@ int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
 int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+/* RFC 7413: tcp_connect with len bytes queued before the SYN goes out
+ * (like sendto(MSG_FASTOPEN)).  With TCP_CONNECT_FASTOPEN (or the config's
+ * client bit) the SYN carries a cached cookie and as much of the data as
+ * the server takes, or asks for a cookie; the rest follows the handshake.
+ * Returns bytes queued (<= len, the send buffer) or -errno. */
+#define TCP_CONNECT_FASTOPEN 0x1u
+ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+			 const void *data, size_t len, unsigned flags,
+			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+/* RFC 7413 5.1: Fast Open on every listener on port, at most qlen
+ * pending Fast Open connections each; qlen 0 turns it off. */
+int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen);
+/* Fast Open counters (tcp/fastopen.h TFO_COUNTERS). */
+struct tfo_counters;
+const struct tfo_counters *tcp_stack_tfo_stats(const struct tcp_stack *ts);
 void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx);
 /* Copies up to len bytes out; 0 at end of stream; -EAGAIN when nothing is there. */
 ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len);

@@ -126,7 +126,7 @@ static void give_up(struct tcp_conn *c)
 {
 	struct tcp_stats *st = &c->ts->stats;
 
-	if (c->state == TCP_SYN_RECEIVED && c->listener != NULL) {
+	if (c->state == TCP_SYN_RECEIVED && c->listener != NULL && !c->tfo.child) {
 		st->embryos_timed_out++; /* the application never saw it */
 	} else {
 		st->conns_timed_out++;

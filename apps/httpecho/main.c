@@ -15,10 +15,13 @@
 
 /* Types */
 
+#define ECHO_FASTOPEN_QLEN 16u
+
 struct echo_opts {
 	const char *config;
 	uint16_t port;
 	struct http_limits lim;
+	unsigned fastopen_qlen; /* 0: off */
 };
 
 /* us_run polls this; an int store is what the API takes (a signal handler
@@ -35,6 +38,7 @@ static void echo_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 		"usage: %s [--config FILE] [--port N] [--max-body BYTES] [--max-header BYTES]\n"
+		"          [--fastopen[=QLEN]]\n"
 		"HTTP/1.1 echo server on userstack: every request gets 200 with its raw\n"
 		"bytes (request line, headers, body as received) as the body.\n"
 		"  --config FILE       userstack INI config (default: config/tap.ini,\n"
@@ -42,9 +46,12 @@ static void echo_usage(FILE *out, const char *prog)
 		"  --port N            TCP port (default: 8080)\n"
 		"  --max-body BYTES    larger bodies get 413 (default: %llu)\n"
 		"  --max-header BYTES  larger header sections get 431 (default: %u)\n"
+		"  --fastopen[=QLEN]   TCP Fast Open (RFC 7413) on the listener: requests\n"
+		"                      in the SYN, at most QLEN pending (default: %u)\n"
 		"  --help              this text\n"
 		"SIGINT or SIGTERM stops it and prints the counters.\n",
-		prog, (unsigned long long)HTTP_MAX_BODY_DEFAULT, HTTP_MAX_HEADER_DEFAULT);
+		prog, (unsigned long long)HTTP_MAX_BODY_DEFAULT, HTTP_MAX_HEADER_DEFAULT,
+		ECHO_FASTOPEN_QLEN);
 }
 
 static int echo_number(const char *opt, const char *s, unsigned long long max,
@@ -69,6 +76,7 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 		{ "port", required_argument, NULL, 'p' },
 		{ "max-body", required_argument, NULL, 'b' },
 		{ "max-header", required_argument, NULL, 'H' },
+		{ "fastopen", optional_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +103,12 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 			if (echo_number("--max-header", optarg, 1u << 20, &v) < 0)
 				return -EINVAL;
 			o->lim.max_header = (size_t)v;
+			break;
+		case 'f':
+			v = ECHO_FASTOPEN_QLEN;
+			if (optarg != NULL && echo_number("--fastopen", optarg, 65535, &v) < 0)
+				return -EINVAL;
+			o->fastopen_qlen = (unsigned)v;
 			break;
 		case 'h':
 			echo_usage(stdout, argv[0]);
@@ -142,6 +156,14 @@ int main(int argc, char **argv)
 		us_fini(st);
 		return 1;
 	}
+	if (o.fastopen_qlen > 0 && us_listen_set_fastopen(st, o.port, o.fastopen_qlen) < 0) {
+		fprintf(stderr, "us-httpecho: --fastopen: %s\n", strerror(errno));
+		echo_server_stop(&srv);
+		us_fini(st);
+		return 1;
+	}
+	if (o.fastopen_qlen > 0)
+		printf("us-httpecho: TCP Fast Open on, qlen %u\n", o.fastopen_qlen);
 	printf("us-httpecho: listening on http://%s:%u/\n", us_local_addr(st), o.port);
 	fflush(stdout);
 

@@ -444,6 +444,46 @@ static void test_shipped(void **state)
 	assert_true(n >= 4);
 }
 
+/* RFC 7413 Fast Open keys: off by default; both key forms (Linux's dashed
+ * groups and 32 digits in a row) give the same bytes (Linux stores each
+ * group as a little-endian word). */
+static void test_fastopen(void **state)
+{
+	static const uint8_t want0[16] = { 0x33, 0x22, 0x11, 0x00, 0x77, 0x66, 0x55, 0x44,
+					   0xbb, 0xaa, 0x99, 0x88, 0xff, 0xee, 0xdd, 0xcc };
+	struct us_config cfg;
+
+	(void)state;
+	load_ok(MIN, &cfg);
+	assert_int_equal(cfg.tcp.fastopen, 0);
+	assert_false(cfg.tcp.fastopen_key_set);
+	load_ok(MIN "[tcp]\nfastopen = both\nfastopen_qlen = 5\nfastopen_rotate_s = 0\n"
+		"fastopen_key = 00112233-44556677-8899aabb-ccddeeff,"
+		"0123456789abcdef0123456789ABCDEF\n", &cfg);
+	assert_int_equal(cfg.tcp.fastopen, TCP_FASTOPEN_CLIENT | TCP_FASTOPEN_SERVER);
+	assert_int_equal(cfg.tcp.fastopen_qlen, 5);
+	assert_int_equal(cfg.tcp.fastopen_rotate_s, 0);
+	assert_true(cfg.tcp.fastopen_key_set);
+	assert_true(cfg.tcp.fastopen_key_backup);
+	assert_memory_equal(cfg.tcp.fastopen_key[0], want0, 16);
+	assert_int_equal(cfg.tcp.fastopen_key[1][0], 0x67);
+	load_ok(MIN "[tcp]\nfastopen = server\nfastopen_key = 00112233445566778899aabbccddeeff\n",
+		&cfg);
+	assert_int_equal(cfg.tcp.fastopen, TCP_FASTOPEN_SERVER);
+	assert_false(cfg.tcp.fastopen_key_backup);
+	assert_memory_equal(cfg.tcp.fastopen_key[0], want0, 16);
+}
+
+REJECT(rej_fastopen_mode, MIN "[tcp]\nfastopen = yes\n",
+       "t.ini: [tcp] fastopen = 'yes': must be off, client, server or both")
+REJECT(rej_fastopen_key_short, MIN "[tcp]\nfastopen_key = 0011223344\n",
+       "t.ini: [tcp] fastopen_key = '0011223344': key 1")
+REJECT(rej_fastopen_key_three, MIN "[tcp]\nfastopen_key = "
+       "00112233445566778899aabbccddeeff,00112233445566778899aabbccddeeff,00\n",
+       "at most two TFO keys")
+REJECT(rej_fastopen_qlen_zero, MIN "[tcp]\nfastopen_qlen = 0\n",
+       "t.ini: [tcp] fastopen_qlen = '0':")
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +494,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failure_keeps_cfg),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_fastopen),
+		cmocka_unit_test(rej_fastopen_mode),
+		cmocka_unit_test(rej_fastopen_key_short),
+		cmocka_unit_test(rej_fastopen_key_three),
+		cmocka_unit_test(rej_fastopen_qlen_zero),
 		cmocka_unit_test(rej_bool_word),
 		cmocka_unit_test(rej_keepalive_idle_low),
 		cmocka_unit_test(rej_cc_unknown),
