@@ -277,6 +277,7 @@ class EchoEnv:
         self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
         self.loss = loss                      # percent dropped each way by nftables
         self.expect_server = None             # {"requests": n, "connections": n}
+        self.expect_counters = {}             # {"tfo_srv_accepted": minimum, ...}
         self.ip = tool("ip")
         self.port = args.port
         self.hugepages = hugepages
@@ -1102,6 +1103,85 @@ def case_tshark(env):
     env.expect_server = {"requests": 3, "connections": 3}
 
 
+def check_counters(env):
+    """After the server stopped: stack counters (us_print_stats) at least as given."""
+    text = env.log_text()
+    for name, least in env.expect_counters.items():
+        m = re.search(rf"^{re.escape(name)} (\d+)", text, re.M)
+        check(m, f"counter {name} not in the server log")
+        say(f"server: {name} {m.group(1)}")
+        check(int(m.group(1)) >= least, f"counter {name} is {m.group(1)}, want >= {least}")
+
+
+# ----------------------------------------------------------------------------
+# TCP Fast Open (RFC 7413): Linux's own TFO client against our server
+
+MSG_FASTOPEN = getattr(socket, "MSG_FASTOPEN", 0x20000000)
+
+
+def tfo_exchange(env, request, timeout=20):
+    """One request with sendto(MSG_FASTOPEN) (connect + data in one call, the
+    data rides in the SYN once the kernel has a cookie); the response."""
+    with env.netns():
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with sock:
+        # Blocking for sendto: a timeout makes the socket non-blocking in
+        # the kernel, and sendto(MSG_FASTOPEN) then fails with EINPROGRESS.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", timeout, 0))
+        sent = sock.sendto(request, MSG_FASTOPEN, (env.stack_ip, env.port))
+        sock.settimeout(timeout)
+        if sent < len(request):
+            sock.sendall(request[sent:])
+        return read_response(sock)
+
+
+def case_tfo_linux_client(env):
+    """Linux client (namespace sysctl tcp_fastopen=1), our server with
+    --fastopen: the first connection asks for a cookie, the second's SYN
+    carries the cookie and the request; both answers are right."""
+    env.ns_run(["sysctl", "-qw", "net.ipv4.tcp_fastopen=1"])
+    tshark = tool("tshark")
+    check(tshark, "tshark not found (Debian package tshark)")
+    with Capture(env, f"tcp port {env.port}") as cap:
+        for i in range(2):
+            req = (f"GET /tfo/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+                   f"Connection: close\r\n\r\n").encode()
+            code, status, _, body = tfo_exchange(env, req)
+            check(code == 200 and body == req, f"connection {i}: {status}, body {body[:80]!r}")
+            time.sleep(0.2)
+        time.sleep(0.3)
+    p = run([tshark, "-n", "-r", cap.path, "-Y", "tcp.flags.syn == 1", "-T", "fields",
+             "-E", "separator=;", "-e", "frame.number", "-e", "ip.src", "-e", "tcp.flags.ack",
+             "-e", "tcp.len", "-e", "tcp.options.tfo.request", "-e", "tcp.options.tfo.cookie",
+             "-e", "tcp.ack"], timeout=60)
+    rows = [ln.split(";") for ln in p.stdout.splitlines() if ln.strip()]
+    for r in rows:
+        say("  syn| frame %s %s %s len %s ack %s request %s cookie %s" % (
+            r[0], r[1], "SYN-ACK" if r[2] in ("1", "True") else "SYN", r[3], r[6],
+            "yes" if r[4] else "no", r[5] or "-"))
+    syns = [r for r in rows if r[1] == KERNEL_ADDR and r[2] not in ("1", "True")]
+    acks = [r for r in rows if r[1] == env.stack_ip and r[2] in ("1", "True")]
+    check(len(syns) == 2 and len(acks) == 2, f"want 2 SYNs and 2 SYN-ACKs, got {rows}")
+    # 1st: cookie request, no data; our SYN-ACK grants a cookie, acks the SYN.
+    check(syns[0][4] != "" and syns[0][3] == "0", f"first SYN is no bare request: {syns[0]}")
+    check(acks[0][5] != "" and acks[0][6] == "1", f"first SYN-ACK: {acks[0]}")
+    # 2nd: the granted cookie and the request in the SYN; the SYN-ACK acks both.
+    check(syns[1][5] == acks[0][5], f"second SYN's cookie {syns[1][5]!r} is not "
+          f"the one granted {acks[0][5]!r}")
+    check(int(syns[1][3]) > 0, f"second SYN carries no data: {syns[1]}")
+    check(int(acks[1][6]) == int(syns[1][3]) + 1,
+          f"second SYN-ACK acks {acks[1][6]}, want SYN + {syns[1][3]} data bytes")
+    line = run([tshark, "-n", "-r", cap.path, "-Y", f"frame.number == {syns[1][0]}",
+                "-T", "fields", "-E", "separator= ", "-e", "frame.number", "-e", "ip.src",
+                "-e", "ip.dst", "-e", "tcp.flags.str", "-e", "tcp.len",
+                "-e", "tcp.options.tfo.cookie", "-e", "http.request.method",
+                "-e", "http.request.uri"],
+               timeout=60).stdout.strip()
+    say(f"tshark (SYN with data): {line!r}")
+    env.expect_server = {"requests": 2, "connections": 2}
+    env.expect_counters = {"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1}
+
+
 UPLOAD_BIG = 256 << 20   # above the server's 16 MiB default: --max-body for these only
 LOSS_PCT = 2
 
@@ -1139,6 +1219,8 @@ CASES = {
     "upload-256m-loss": (lambda env: case_upload(env, UPLOAD_BIG, timeout=300),
                          {"loss": LOSS_PCT, "server_args": ["--max-body", str(UPLOAD_BIG)]}),
     "wrk-10s-loss": (lambda env: case_wrk_load(env, loss_ok=True), {"loss": LOSS_PCT}),
+    # RFC 7413: Linux's Fast Open client, our server with --fastopen.
+    "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
 }
 
 
@@ -1155,6 +1237,7 @@ def run_case(args, name):
                 env.check_loss()
         check(not env.stop_problem, env.stop_problem or "")
         check_served(env)
+        check_counters(env)
     except CaseFailed as e:
         say(f"FAIL {name}: {e}")
         return 1
