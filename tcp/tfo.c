@@ -117,6 +117,8 @@ static void tfo_take_syn_data(struct tcp_conn *c, struct rte_mbuf *m, const stru
 	uint32_t skip = seg->skip, len = RTE_MIN(seg->len, ts->cfg.rcvbuf), n = len;
 	struct rte_mbuf *s;
 
+	if (n < seg->len)
+		ts->stats.drop_window_trimmed++; /* the rest comes again after the SYN-ACK */
 	while ((s = tcp_mbuf_take_piece(&m, &skip, &len)) != NULL)
 		tcp_mq_push(&c->rcvq, s);
 	c->rcv_nxt += n;
