@@ -544,3 +544,13 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 drop:
 	rte_pktmbuf_free(m);
 }
+
+/* SND.UNA moved past queued data outside an ACK's processing (RFC 7413:
+ * the SYN-ACK acknowledged the data our SYN carried): free what it covers. */
+void tcp_sndq_release_to_una(struct tcp_conn *c)
+{
+	uint32_t end = tcp_sndq_end(c);
+
+	if (SEQ_GT(c->snd_una, c->sndq_seq))
+		sndq_release(c, (SEQ_LT(c->snd_una, end) ? c->snd_una : end) - c->sndq_seq);
+}

@@ -394,6 +394,8 @@ void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *
 void tcp_handshake_done(struct tcp_conn *c, uint32_t ack);
 /* Shared by SYN-SENT and the synchronized states: queue payload, FIN. */
 void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+/* Frees queued send data below SND.UNA (RFC 7413: SYN data acknowledged). */
+void tcp_sndq_release_to_una(struct tcp_conn *c);
 
 static inline uint64_t tcp_now(const struct tcp_conn *c)
 {

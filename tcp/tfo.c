@@ -335,6 +335,8 @@ void tcp_tfo_client_synack(struct tcp_conn *c, const struct tcp_seg *seg)
 
 void tcp_tfo_established(struct tcp_conn *c)
 {
+	if (c->tfo.syn_data_sent)
+		tcp_sndq_release_to_una(c); /* the SYN-ACK acked (some of) it */
 	if (!SEQ_LT(c->snd_una, c->snd_max))
 		return;
 	if (c->tfo.syn_data_sent && SEQ_LT(c->snd_una, c->snd_nxt)) {

@@ -130,6 +130,8 @@ static void test_rfc7413_4_1_cookie_request_then_syn_data(void **state)
 	tcp_conn_get_info(c, &info);
 	assert_true(info.syn_data_acked);
 	assert_int_equal(info.snd_una, info.snd_nxt);
+	assert_int_equal(info.bytes_acked, 100);
+	assert_int_equal(tcp_send_space(c), t->cfg.sndbuf);
 	assert_int_equal(ctr(t)->cli_syn_data_acked, 1);
 	assert_int_equal(ctr(t)->cli_syn_data_resent, 0);
 	FINISH(t, 1);
@@ -202,6 +204,9 @@ static void test_rfc7413_synack_acks_part_rest_resent(void **state)
 	synack(t, 41, 1460, 0);
 	EXPECT(t, SEG(.flags = TH_ACK | TH_PSH, .seq = 41, .ack = 5001, .len = 60));
 	EXPECT_NOTHING(t);
+	assert_int_equal(tcp_send_space(t->conn), t->cfg.sndbuf - 60);
+	INJECT(t, SEG(.flags = TH_ACK, .seq = 5001, .ack = 101));
+	assert_int_equal(tcp_send_space(t->conn), t->cfg.sndbuf);
 	FINISH(t, 1);
 }
 
