@@ -1,0 +1,2 @@
+#include "tests/pkt/harness.h"
+int main(void) { return 0; }
