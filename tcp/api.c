@@ -90,25 +90,31 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 	struct tcp_conn *c;
 	uint32_t seq, mss;
 
-	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8 || type != 3)
+	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8)
 		return;
 	c = tcp_table_lookup(ts, rte_be_to_cpu_32(quoted_ip->src_addr),
 			     (uint16_t)(l4[0] << 8 | l4[1]),
 			     rte_be_to_cpu_32(quoted_ip->dst_addr), (uint16_t)(l4[2] << 8 | l4[3]));
-	if (c == NULL)
+	if (c == NULL) {
+		ts->stats.icmp_ignored_no_conn++;
 		return;
+	}
 	seq = (uint32_t)l4[4] << 24 | (uint32_t)l4[5] << 16 | (uint32_t)l4[6] << 8 | l4[7];
 	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max)) {
 		ts->stats.icmp_ignored_out_of_window++;
 		return;
 	}
-	/* RFC 1191: the next-hop MTU less fixed headers; 68 is IPv4's floor. */
+	/* RFC 1191: the next-hop MTU less fixed headers (and the 12 bytes of
+	 * timestamp option every segment carries, as options.c counts them);
+	 * 68 is IPv4's floor. */
 	mss = next_mtu > 40 + 68 ? RTE_MAX((uint32_t)next_mtu - 40, 88u) : 0;
+	if (mss != 0 && c->ts_ok)
+		mss -= 12;
 	tcp_enter(ts);
-	if (code == 4 && mss != 0 && mss < c->mss) {
+	if (type == 3 && code == 4 && mss != 0 && mss < c->mss) {
 		c->mss = mss;
 		ts->stats.icmp_frag_needed_applied++;
-	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
+	} else if (type == 3 && c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
 		/* Protocol/port unreachable for our SYN: a hard error. */
 		ts->stats.icmp_hard_errors++;
 		tcb_set_closed(c, ECONNREFUSED);

@@ -186,9 +186,10 @@ struct tcp_callbacks {
 	X(timewait_syn_refused, "SYNs in TIME-WAIT not allowed to reopen (ACK/ignore)") \
 	X(challenge_acks_suppressed, "challenge ACKs not sent: rate limit (RFC 5961 7)") \
 	X(drop_ack_too_old, "dropped: ACK below SND.UNA - MAX.SND.WND (RFC 5961 5.2)") \
+	X(icmp_ignored_no_conn, "ICMP errors quoting a segment of no connection") \
 	X(icmp_ignored_out_of_window, "ICMP errors ignored: quoted sequence not in flight (RFC 5927)") \
 	X(icmp_frag_needed_applied, "ICMP fragmentation-needed errors that lowered the MSS") \
-	X(icmp_soft_errors, "ICMP soft errors on live connections, not acted on (RFC 1122 4.2.3.9)") \
+	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection")
 
 struct tcp_stats {
