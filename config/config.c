@@ -31,7 +31,7 @@
 /* Types */
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
-		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC };
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC, CFG_T_SYNCOOKIES };
 
 struct cfg_key {
 	const char *section;
@@ -117,6 +117,9 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
+	CFG_NUM("tcp", "syncookies", CFG_T_SYNCOOKIES, tcp.syncookies, 0, 0),
+	/* RFC 5961 7 (Linux's tcp_challenge_ack_limit defaults to 1000). */
+	CFG_TCP(challenge_ack_limit, 1, 1000000),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -263,6 +266,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_bool(v, (bool *)field, why);
 	case CFG_T_CC:
 		return us_cfgp_cc(v, &cfg->tcp.cc, why);
+	case CFG_T_SYNCOOKIES:
+		return us_cfgp_syncookies(v, &cfg->tcp.syncookies, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

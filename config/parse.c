@@ -161,6 +161,22 @@ int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
 	return 0;
 }
 
+int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
+{
+	static const char *const names[] = {
+		[TCP_SYNCOOKIES_AUTO] = "auto", [TCP_SYNCOOKIES_ALWAYS] = "always",
+		[TCP_SYNCOOKIES_OFF] = "off",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum tcp_syncookies_mode)i;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be auto, always or off");
+}
+
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {
