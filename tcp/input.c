@@ -146,6 +146,26 @@ static void take_syn(struct tcp_conn *c, const struct tcp_seg *seg)
 	c->snd_wl2 = seg->ack;
 }
 
+struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
+				 enum tcp_state state)
+{
+	struct tcp_stack *ts = l->ts;
+	struct tcp_conn *c;
+
+	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
+		ts->stats.drop_no_tcb++;
+		return NULL;
+	}
+	c->state = state;
+	c->local_ip = seg->dst_ip;
+	c->local_port = seg->dport;
+	c->remote_ip = seg->src_ip;
+	c->remote_port = seg->sport;
+	c->cb = l->cb;
+	c->ctx = l->ctx;
+	return c;
+}
+
 /* RFC 9293 3.10.7.2: LISTEN. */
 static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg)
 {
@@ -156,17 +176,8 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 		ts->stats.drop_backlog_full++;
 		return NULL;
 	}
-	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
-		ts->stats.drop_no_tcb++;
+	if ((c = tcp_passive_tcb(l, seg, TCP_SYN_RECEIVED)) == NULL)
 		return NULL;
-	}
-	c->state = TCP_SYN_RECEIVED;
-	c->local_ip = seg->dst_ip;
-	c->local_port = seg->dport;
-	c->remote_ip = seg->src_ip;
-	c->remote_port = seg->sport;
-	c->cb = l->cb;
-	c->ctx = l->ctx;
 	c->listener = l;
 	LIST_INSERT_HEAD(&l->embryo_list, c, link);
 	l->embryos++;

@@ -219,17 +219,8 @@ static struct tcp_conn *cookie_conn(struct tcp_conn *l, const struct tcp_seg *se
 	};
 	struct tcp_conn *c;
 
-	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
-		ts->stats.drop_no_tcb++;
-		return NULL;
-	}
-	c->state = TCP_ESTABLISHED;
-	c->local_ip = seg->dst_ip;
-	c->local_port = seg->dport;
-	c->remote_ip = seg->src_ip;
-	c->remote_port = seg->sport;
-	c->cb = l->cb;
-	c->ctx = l->ctx;
+	if ((c = tcp_passive_tcb(l, seg, TCP_ESTABLISHED)) == NULL)
+		return NULL; /* drop_no_tcb counted */
 	tcp_options_negotiate(c, &syn);
 	c->irs = seg->seq - 1;
 	c->rcv_nxt = seg->seq;

@@ -404,6 +404,11 @@ void tcp_persist_stop(struct tcp_conn *c);
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+/* A TCB in state for a passive open of listener l by seg (addresses,
+ * callbacks), not yet in any table; NULL with drop_no_tcb counted at
+ * max_conns or without memory. */
+struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
+				 enum tcp_state state);
 /* The handshake's SYN was acknowledged by ack: ESTABLISHED (RFC 6298 5.7). */
 void tcp_handshake_done(struct tcp_conn *c, uint32_t ack);
 /* Shared by SYN-SENT and the synchronized states: queue payload, FIN. */
