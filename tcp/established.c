@@ -91,7 +91,10 @@ static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
 
 /* RFC 5961 7: at most challenge_ack_limit challenge ACKs per second per
  * engine (like Linux's tcp_challenge_ack_limit), so that a blind attacker
- * cannot make us flood the peer; the second is the wheel's.  True: send. */
+ * cannot make us flood the peer; the second is the wheel's.  True: send.
+ * The budget is exact, not randomised as Linux does since CVE-2016-5696
+ * (a shared, observable counter lets an off-path attacker probe for a
+ * connection): see RFC 5961 10. */
 static bool challenge_ack_allowed(struct tcp_conn *c)
 {
 	struct tcp_stack *ts = c->ts;
