@@ -116,10 +116,10 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_idle_ms, 1000, 86400000),
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
-	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
 	CFG_NUM("tcp", "syncookies", CFG_T_SYNCOOKIES, tcp.syncookies, 0, 0),
 	/* RFC 5961 7 (Linux's tcp_challenge_ack_limit defaults to 1000). */
 	CFG_TCP(challenge_ack_limit, 1, 1000000),
+	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -264,10 +264,10 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_hugepages(v, &cfg->hugepages, why);
 	case CFG_T_BOOL:
 		return us_cfgp_bool(v, (bool *)field, why);
-	case CFG_T_CC:
-		return us_cfgp_cc(v, &cfg->tcp.cc, why);
 	case CFG_T_SYNCOOKIES:
 		return us_cfgp_syncookies(v, &cfg->tcp.syncookies, why);
+	case CFG_T_CC:
+		return us_cfgp_cc(v, &cfg->tcp.cc, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

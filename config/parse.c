@@ -150,17 +150,6 @@ int us_cfgp_bool(const char *s, bool *out, char *why)
 	return cfgp_fail(why, "must be on or off (or yes/no, true/false, 1/0)");
 }
 
-int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
-{
-	if (strcmp(s, "cubic") == 0)
-		*out = TCP_CC_CUBIC;
-	else if (strcmp(s, "newreno") == 0)
-		*out = TCP_CC_NEWRENO;
-	else
-		return cfgp_fail(why, "must be cubic or newreno");
-	return 0;
-}
-
 int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
 {
 	static const char *const names[] = {
@@ -175,6 +164,17 @@ int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
 		}
 	}
 	return cfgp_fail(why, "must be auto, always or off");
+}
+
+int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
+{
+	if (strcmp(s, "cubic") == 0)
+		*out = TCP_CC_CUBIC;
+	else if (strcmp(s, "newreno") == 0)
+		*out = TCP_CC_NEWRENO;
+	else
+		return cfgp_fail(why, "must be cubic or newreno");
+	return 0;
 }
 
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)

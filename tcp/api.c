@@ -92,6 +92,12 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 
 	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8)
 		return;
+	if (type != 3) {
+		/* Source quench is discarded (MUST-55); time exceeded and
+		 * parameter problem never abort (MUST-56): nothing to do. */
+		ts->stats.icmp_soft_errors++;
+		return;
+	}
 	c = tcp_table_lookup(ts, rte_be_to_cpu_32(quoted_ip->src_addr),
 			     (uint16_t)(l4[0] << 8 | l4[1]),
 			     rte_be_to_cpu_32(quoted_ip->dst_addr), (uint16_t)(l4[2] << 8 | l4[3]));
@@ -111,10 +117,10 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 	if (mss != 0 && c->ts_ok)
 		mss -= 12;
 	tcp_enter(ts);
-	if (type == 3 && code == 4 && mss != 0 && mss < c->mss) {
+	if (code == 4 && mss != 0 && mss < c->mss) {
 		c->mss = mss;
 		ts->stats.icmp_frag_needed_applied++;
-	} else if (type == 3 && c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
+	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
 		/* Protocol/port unreachable for our SYN: a hard error. */
 		ts->stats.icmp_hard_errors++;
 		tcb_set_closed(c, ECONNREFUSED);

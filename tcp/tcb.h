@@ -246,15 +246,15 @@ struct tcp_conn {
 	/* Sender side: the peer's SACK information (scoreboard.c). */
 	struct tcp_sb sb;
 
-	struct us_timer timer;
-	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
-
 	/* Added to our timestamp clock in the TSval we send (RFC 7323 5.4
 	 * allows a per-connection offset); syncookie.c sets it on the
 	 * stateless SYN-ACK whose TSval carries the options. */
 	uint32_t ts_off;
 	/* Listener only: when it last answered a SYN with a cookie (0: never). */
 	uint64_t syncookie_sent_ns;
+
+	struct us_timer timer;
+	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 };
 
 LIST_HEAD(tcp_conn_list, tcp_conn);
@@ -270,8 +270,6 @@ struct tcp_stack {
 	unsigned nconns;                /* connection TCBs (listeners excluded) */
 	unsigned depth;                 /* nesting of entry points */
 	uint16_t next_ephemeral;
-	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
-	uint8_t hash_key[16];           /* table hash key */
 	uint8_t syncookie_key[16];      /* crypto_shorthash key (syncookie.c) */
 	/* RFC 5961 7: challenge ACKs sent in the current second. */
 	uint64_t challenge_sec;
@@ -280,6 +278,8 @@ struct tcp_stack {
 	 * while tw_iss_set. */
 	uint32_t tw_iss;
 	bool tw_iss_set;
+	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
+	uint8_t hash_key[16];           /* table hash key */
 };
 
 /* Prototypes */

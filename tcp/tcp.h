@@ -85,9 +85,9 @@ struct tcp_config {
 	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
 	uint32_t keepalive_intvl_ms; /* default 75000 */
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
-	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 	enum tcp_syncookies_mode syncookies; /* default TCP_SYNCOOKIES_AUTO */
 	uint32_t challenge_ack_limit; /* RFC 5961 7: per engine per second, default 1000 */
+	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 };
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
@@ -242,9 +242,9 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.max_conns = 65536, .backlog = 1024,
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
+		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
-		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000,
 	};
 }
 /* NULL on failure (errno set). */
