@@ -78,7 +78,8 @@ static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 
 /* RFC 6191 / RFC 1122 4.2.2.13 (timer.c decides): a SYN that may end a
  * TIME-WAIT, with a listener to take it, opens a new connection with an ISS
- * above the old SND.NXT; true when m was consumed that way. */
+ * above the old SND.NXT; true when m was consumed that way.  Not while the
+ * listener answers with SYN cookies: a cookie cannot be that ISS. */
 static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct rte_mbuf *m,
 				struct tcp_seg *seg)
 {
@@ -87,7 +88,7 @@ static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct
 	if ((seg->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
 		return false;
 	l = tcp_listener_lookup(ts, seg->dst_ip, seg->dport);
-	if (l == NULL || !tcp_time_wait_syn_ok(c, seg)) {
+	if (l == NULL || tcp_syncookie_wanted(l) || !tcp_time_wait_syn_ok(c, seg)) {
 		ts->stats.timewait_syn_refused++; /* the old rules answer it */
 		return false;
 	}

@@ -121,6 +121,29 @@ static void test_syn_without_listener_keeps_time_wait(void **state)
 	FINISH(t, 1);
 }
 
+/* The listener answers SYNs with cookies (backlog full): a cookie could
+ * not be an ISS above the old SND.NXT, so TIME-WAIT stays (old rules). */
+static void test_syn_refused_while_listener_uses_cookies(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+
+	tcp_config_defaults(&cfg);
+	cfg.wscale = cfg.sack = cfg.timestamps = false;
+	cfg.backlog = 1;
+	t = pkt_start(&cfg);
+	to_time_wait(t, false);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 7000, .sport = 40001, .mss = 1460));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 7001, .dport = 40001));
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 5000, .mss = 1460));
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 2, .ack = 1002, .len = 0));
+	assert_int_equal(STAT(t, timewait_syn_refused), 1);
+	assert_int_equal(STAT(t, syncookies_sent), 0);
+	assert_int_equal(tw_tcb(t)->state, TCP_TIME_WAIT);
+	FINISH(t, 2);
+}
+
 /* RFC 6191 2: with timestamps a newer TSval reopens, whatever the
  * sequence number (here below RCV.NXT). */
 static void test_syn_newer_timestamp_reopens(void **state)
@@ -215,6 +238,7 @@ int main(void)
 		PKT_TEST(test_syn_above_rcv_nxt_reopens),
 		PKT_TEST(test_syn_not_above_rcv_nxt_refused),
 		PKT_TEST(test_syn_without_listener_keeps_time_wait),
+		PKT_TEST(test_syn_refused_while_listener_uses_cookies),
 		PKT_TEST(test_syn_newer_timestamp_reopens),
 		PKT_TEST(test_syn_older_timestamp_refused),
 		PKT_TEST(test_syn_equal_timestamp_needs_higher_seq),
