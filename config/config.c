@@ -34,7 +34,7 @@
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
-		CFG_T_TFO, CFG_T_TFO_KEY };
+		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES };
 
 struct cfg_key {
 	const char *section;
@@ -119,6 +119,9 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_idle_ms, 1000, 86400000),
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
+	CFG_NUM("tcp", "syncookies", CFG_T_SYNCOOKIES, tcp.syncookies, 0, 0),
+	/* RFC 5961 7 (Linux's tcp_challenge_ack_limit defaults to 1000). */
+	CFG_TCP(challenge_ack_limit, 1, 1000000),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
 	/* RFC 7413 TCP Fast Open. */
 	CFG_NUM("tcp", "fastopen", CFG_T_TFO, tcp.fastopen, 0, 0),
@@ -313,6 +316,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_hugepages(v, &cfg->hugepages, why);
 	case CFG_T_BOOL:
 		return us_cfgp_bool(v, (bool *)field, why);
+	case CFG_T_SYNCOOKIES:
+		return us_cfgp_syncookies(v, &cfg->tcp.syncookies, why);
 	case CFG_T_CC:
 		return us_cfgp_cc(v, &cfg->tcp.cc, why);
 	case CFG_T_TFO:

@@ -150,6 +150,22 @@ int us_cfgp_bool(const char *s, bool *out, char *why)
 	return cfgp_fail(why, "must be on or off (or yes/no, true/false, 1/0)");
 }
 
+int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
+{
+	static const char *const names[] = {
+		[TCP_SYNCOOKIES_AUTO] = "auto", [TCP_SYNCOOKIES_ALWAYS] = "always",
+		[TCP_SYNCOOKIES_OFF] = "off",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum tcp_syncookies_mode)i;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be auto, always or off");
+}
+
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
 {
 	if (strcmp(s, "cubic") == 0)

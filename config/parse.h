@@ -32,6 +32,8 @@ int us_cfgp_str(const char *s, char *buf, size_t size, char *why);
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why);
 /* on/off, yes/no, true/false, 1/0. */
 int us_cfgp_bool(const char *s, bool *out, char *why);
+/* auto | always | off. */
+int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why);
 /* cubic | newreno. */
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why);
 /* off | client | server | both: TCP_FASTOPEN_* bits (RFC 7413). */

@@ -8,6 +8,7 @@
 #include <rte_ip.h>
 #include <sodium.h>
 
+#include "tcp/syncookie.h"
 #include "tcp/tcb.h"
 
 struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg)
@@ -35,6 +36,7 @@ struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_c
 	LIST_INIT(&ts->dead);
 	randombytes_buf(ts->isn_key, sizeof(ts->isn_key));
 	randombytes_buf(ts->hash_key, sizeof(ts->hash_key));
+	tcp_syncookie_init(ts);
 	ts->next_ephemeral = (uint16_t)(TCP_EPHEMERAL_LO +
 		randombytes_uniform(TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1));
 	if (tcp_table_init(ts) < 0) {
@@ -83,37 +85,59 @@ unsigned tcp_conn_count(const struct tcp_stack *ts)
 	return ts->nconns;
 }
 
-/* RFC 1191 (fragmentation needed: lower the MSS) and RFC 5927 (believe
- * only errors quoting a sequence number in flight). */
+/* RFC 1191 (fragmentation needed: lower the MSS) and RFC 5927 4.1 (believe
+ * only errors quoting a sequence number in flight, SND.UNA =< seq <
+ * SND.MAX).  RFC 1122 4.2.3.9 / RFC 5927 4.2: every other unreachable is a
+ * soft error for a live connection (never aborts it); only protocol or
+ * port unreachable for our SYN is a hard one (ECONNREFUSED).  Other ICMP
+ * types (source quench, time exceeded, parameter problem) are ignored
+ * (RFC 9293 3.9.2.2, MUST-55/56). */
 void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
 		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len)
 {
 	const uint8_t *l4 = quoted_l4;
 	struct tcp_conn *c;
-	uint32_t seq;
+	uint32_t seq, mss;
 
-	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8 || type != 3)
+	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8)
 		return;
+	if (type != 3) {
+		/* Source quench is discarded (MUST-55); time exceeded and
+		 * parameter problem never abort (MUST-56): nothing to do. */
+		ts->stats.icmp_soft_errors++;
+		return;
+	}
 	c = tcp_table_lookup(ts, rte_be_to_cpu_32(quoted_ip->src_addr),
 			     (uint16_t)(l4[0] << 8 | l4[1]),
 			     rte_be_to_cpu_32(quoted_ip->dst_addr), (uint16_t)(l4[2] << 8 | l4[3]));
-	if (c == NULL)
+	if (c == NULL) {
+		ts->stats.icmp_ignored_no_conn++;
 		return;
+	}
 	seq = (uint32_t)l4[4] << 24 | (uint32_t)l4[5] << 16 | (uint32_t)l4[6] << 8 | l4[7];
-	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max))
+	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max)) {
+		ts->stats.icmp_ignored_out_of_window++;
 		return;
+	}
 	tcp_tfo_client_icmp(c); /* RFC 7413 4.1.3: negative cache */
+	/* RFC 1191: the next-hop MTU less fixed headers (and the 12 bytes of
+	 * timestamp option every segment carries, as options.c counts them);
+	 * 68 is IPv4's floor. */
+	mss = next_mtu > 40 + 68 ? RTE_MAX((uint32_t)next_mtu - 40, 88u) : 0;
+	if (mss != 0 && c->ts_ok)
+		mss -= 12;
 	tcp_enter(ts);
-	if (code == 4 && next_mtu > 40 + 68) {
-		uint32_t mss = RTE_MAX((uint32_t)next_mtu - 40, 88u);
-
-		if (mss < c->mss)
-			c->mss = mss;
+	if (code == 4 && mss != 0 && mss < c->mss) {
+		c->mss = mss;
+		ts->stats.icmp_frag_needed_applied++;
 	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
 		/* Protocol/port unreachable for our SYN: a hard error. */
+		ts->stats.icmp_hard_errors++;
 		tcb_set_closed(c, ECONNREFUSED);
 		tcb_drop(c);
 		tcb_notify(c);
+	} else {
+		ts->stats.icmp_soft_errors++;
 	}
 	tcp_leave(ts);
 }

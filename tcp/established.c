@@ -89,6 +89,37 @@ static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
 	return false;
 }
 
+/* RFC 5961 7: at most challenge_ack_limit challenge ACKs per second per
+ * engine (like Linux's tcp_challenge_ack_limit), so that a blind attacker
+ * cannot make us flood the peer; the second is the wheel's.  True: send.
+ * The budget is exact, not randomised as Linux does since CVE-2016-5696
+ * (a shared, observable counter lets an off-path attacker probe for a
+ * connection): see RFC 5961 10. */
+static bool challenge_ack_allowed(struct tcp_conn *c)
+{
+	struct tcp_stack *ts = c->ts;
+	uint64_t sec = tcp_now(c) / US_SEC(1);
+
+	if (sec != ts->challenge_sec) {
+		ts->challenge_sec = sec;
+		ts->challenge_count = 0;
+	}
+	if (ts->challenge_count >= ts->cfg.challenge_ack_limit) {
+		ts->stats.challenge_acks_suppressed++;
+		return false;
+	}
+	ts->challenge_count++;
+	ts->stats.challenge_acks++;
+	return true;
+}
+
+/* <SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK>, within the rate limit. */
+static void challenge_ack(struct tcp_conn *c)
+{
+	if (challenge_ack_allowed(c))
+		tcp_send_ack(c);
+}
+
 /* RFC 9293 3.10.7.4, second check, with RFC 5961 3.2. */
 static void input_rst(struct tcp_conn *c, const struct tcp_seg *seg)
 {
@@ -96,8 +127,7 @@ static void input_rst(struct tcp_conn *c, const struct tcp_seg *seg)
 
 	if (seg->seq != c->rcv_nxt) {
 		st->drop_rst_challenged++;
-		st->challenge_acks++;
-		tcp_send_ack(c);
+		challenge_ack(c);
 		return;
 	}
 	st->resets_rcvd++;
@@ -122,8 +152,7 @@ static void input_rst(struct tcp_conn *c, const struct tcp_seg *seg)
 static void input_syn(struct tcp_conn *c)
 {
 	c->ts->stats.drop_syn_in_window++;
-	c->ts->stats.challenge_acks++;
-	tcp_send_ack(c);
+	challenge_ack(c);
 }
 
 /* Frees n acknowledged bytes from the front of the send queue. */
@@ -322,6 +351,30 @@ static void update_window(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 }
 
+/* RFC 5961 5.2: an ACK is acceptable only in (SND.UNA - MAX.SND.WND) =<
+ * SEG.ACK =< SND.NXT (here SND.MAX, so that ACKs of data sent before an
+ * RTO's go-back-N stay good).  Beyond: RFC 9293 3.10.7.4, an ACK for
+ * something not yet sent; below: too old to be from this connection's
+ * recent past (blind data injection).  Either way the segment is dropped
+ * and a challenge ACK (rate limited, RFC 5961 7) is sent. */
+static bool ack_out_of_range(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	struct tcp_stats *st = &c->ts->stats;
+	uint32_t max_wnd = RTE_MAX(c->max_snd_wnd, c->snd_wnd);
+
+	if (SEQ_GT(seg->ack, c->snd_max))
+		st->drop_bad_ack++;
+	else if (SEQ_LT(seg->ack, c->snd_una - max_wnd))
+		st->drop_ack_too_old++;
+	else
+		return false;
+	if (challenge_ack_allowed(c)) {
+		c->ack_now = true;
+		tcp_output(c);
+	}
+	return true;
+}
+
 /* RFC 9293 3.10.7.4, fifth check: the ACK field; -errno ends processing. */
 static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
@@ -330,12 +383,8 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 
 	if (c->state == TCP_SYN_RECEIVED && ack_syn_received(c, seg) < 0)
 		return -EINVAL;
-	if (SEQ_GT(seg->ack, c->snd_max)) {
-		c->ts->stats.drop_bad_ack++;
-		c->ack_now = true;
-		tcp_output(c);
+	if (ack_out_of_range(c, seg))
 		return -EINVAL;
-	}
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */
 	dup = is_dup_ack(c, seg);

@@ -6,6 +6,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include "tcp/syncookie.h"
 #include "tcp/tcb.h"
 
 /* Validates m (data at the TCP header) and fills seg; 0 or -errno with the
@@ -75,6 +76,29 @@ static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 	tcp_send_rst_for(ts, seg);
 }
 
+/* RFC 6191 / RFC 1122 4.2.2.13 (timer.c decides): a SYN that may end a
+ * TIME-WAIT, with a listener to take it, opens a new connection with an ISS
+ * above the old SND.NXT; true when m was consumed that way.  Not while the
+ * listener answers with SYN cookies: a cookie cannot be that ISS. */
+static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct rte_mbuf *m,
+				struct tcp_seg *seg)
+{
+	struct tcp_conn *l;
+
+	if ((seg->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
+		return false;
+	l = tcp_listener_lookup(ts, seg->dst_ip, seg->dport);
+	if (l == NULL || tcp_syncookie_wanted(l) || !tcp_time_wait_syn_ok(c, seg)) {
+		ts->stats.timewait_syn_refused++; /* the old rules answer it */
+		return false;
+	}
+	ts->tw_iss = tcp_time_wait_reuse(c);
+	ts->tw_iss_set = true;
+	tcp_input_listen(l, m, seg);
+	ts->tw_iss_set = false;
+	return true;
+}
+
 void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 {
 	struct tcp_seg seg;
@@ -87,6 +111,9 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_h
 		goto out;
 	}
 	c = tcp_table_lookup(ts, seg.dst_ip, seg.dport, seg.src_ip, seg.sport);
+	/* TIME-WAIT reuse (RFC 6191): see input_time_wait_syn. */
+	if (c != NULL && c->state == TCP_TIME_WAIT && input_time_wait_syn(ts, c, m, &seg))
+		goto out;
 	if (c != NULL) {
 		if (c->state == TCP_SYN_SENT)
 			tcp_input_syn_sent(c, m, &seg);
@@ -120,6 +147,26 @@ static void take_syn(struct tcp_conn *c, const struct tcp_seg *seg)
 	c->snd_wl2 = seg->ack;
 }
 
+struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
+				 enum tcp_state state)
+{
+	struct tcp_stack *ts = l->ts;
+	struct tcp_conn *c;
+
+	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
+		ts->stats.drop_no_tcb++;
+		return NULL;
+	}
+	c->state = state;
+	c->local_ip = seg->dst_ip;
+	c->local_port = seg->dport;
+	c->remote_ip = seg->src_ip;
+	c->remote_port = seg->sport;
+	c->cb = l->cb;
+	c->ctx = l->ctx;
+	return c;
+}
+
 /* RFC 9293 3.10.7.2: LISTEN. */
 static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg)
 {
@@ -130,22 +177,14 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 		ts->stats.drop_backlog_full++;
 		return NULL;
 	}
-	if (ts->nconns >= ts->cfg.max_conns || (c = tcb_alloc(ts)) == NULL) {
-		ts->stats.drop_no_tcb++;
+	if ((c = tcp_passive_tcb(l, seg, TCP_SYN_RECEIVED)) == NULL)
 		return NULL;
-	}
-	c->state = TCP_SYN_RECEIVED;
-	c->local_ip = seg->dst_ip;
-	c->local_port = seg->dport;
-	c->remote_ip = seg->src_ip;
-	c->remote_port = seg->sport;
-	c->cb = l->cb;
-	c->ctx = l->ctx;
 	c->listener = l;
 	LIST_INSERT_HEAD(&l->embryo_list, c, link);
 	l->embryos++;
 	take_syn(c, seg);
-	c->iss = tcp_isn(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
+	c->iss = ts->tw_iss_set ? ts->tw_iss :
+		 tcp_isn(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
 	tcp_table_insert(ts, c);
@@ -161,10 +200,16 @@ void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *se
 	if (seg->flags & TH_RST) {
 		ts->stats.drop_listen_bad++;
 	} else if (seg->flags & TH_ACK) {
+		/* SYN cookies: the ACK may complete a stateless handshake. */
+		if (tcp_syncookie_ack(l, m, seg))
+			return;
 		ts->stats.drop_listen_bad++;
 		tcp_send_rst_for(ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
 	} else if (!(seg->flags & TH_SYN)) {
 		ts->stats.drop_listen_bad++;
+	} else if (tcp_syncookie_wanted(l)) {
+		/* SYN cookies: backlog full (or always): no embryo TCB. */
+		tcp_syncookie_send(l, seg);
 	} else if ((c = new_embryo(l, seg)) != NULL) {
 		c->rtt_active = true;
 		c->rtt_seq = c->iss;

@@ -197,7 +197,7 @@ static unsigned write_ts(const struct tcp_conn *c, uint8_t flags, uint8_t *o, bo
 	}
 	o[n++] = TCPOPT_TS;
 	o[n++] = TCPOLEN_TS;
-	wr32(o + n, ts_clock(c));
+	wr32(o + n, ts_clock(c) + c->ts_off);
 	wr32(o + n + 4, (flags & TH_ACK) ? c->ts_recent : 0);
 	return n + 8;
 }
@@ -329,7 +329,7 @@ bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg)
 
 	if (!c->ts_ok || !seg->has_ts || seg->ts_ecr == 0)
 		return false;
-	rtt_ms = ts_clock(c) - seg->ts_ecr;
+	rtt_ms = ts_clock(c) + c->ts_off - seg->ts_ecr;
 	if ((int32_t)rtt_ms < 0)
 		return false; /* an echo from the future: not ours */
 	tcp_rtt_sample(c, US_MS(rtt_ms));

@@ -248,6 +248,13 @@ struct tcp_conn {
 	/* Sender side: the peer's SACK information (scoreboard.c). */
 	struct tcp_sb sb;
 
+	/* Added to our timestamp clock in the TSval we send (RFC 7323 5.4
+	 * allows a per-connection offset); syncookie.c sets it on the
+	 * stateless SYN-ACK whose TSval carries the options. */
+	uint32_t ts_off;
+	/* Listener only: when it last answered a SYN with a cookie (0: never). */
+	uint64_t syncookie_sent_ns;
+
 	struct us_timer timer;
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 
@@ -267,6 +274,14 @@ struct tcp_stack {
 	unsigned nconns;                /* connection TCBs (listeners excluded) */
 	unsigned depth;                 /* nesting of entry points */
 	uint16_t next_ephemeral;
+	uint8_t syncookie_key[16];      /* crypto_shorthash key (syncookie.c) */
+	/* RFC 5961 7: challenge ACKs sent in the current second. */
+	uint64_t challenge_sec;
+	uint32_t challenge_count;
+	/* RFC 6191: ISS for the SYN that ends a TIME-WAIT (input.c), valid
+	 * while tw_iss_set. */
+	uint32_t tw_iss;
+	bool tw_iss_set;
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
 	uint8_t hash_key[16];           /* table hash key */
 	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
@@ -378,6 +393,10 @@ void tcp_rto_start(struct tcp_conn *c, bool restart);
 uint32_t tcp_rto_current_ms(const struct tcp_conn *c);
 void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
 void tcp_enter_time_wait(struct tcp_conn *c);
+/* RFC 6191 / RFC 1122 4.2.2.13: may this SYN end c's TIME-WAIT? */
+bool tcp_time_wait_syn_ok(const struct tcp_conn *c, const struct tcp_seg *seg);
+/* Ends c's TIME-WAIT for a new incarnation; returns the new ISS. */
+uint32_t tcp_time_wait_reuse(struct tcp_conn *c);
 /* Owe an ACK for received data: delay it or send it now (RFC 9293 3.8.6.3). */
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now);
 /* Any segment from the peer: restarts keepalive, answers probes. */
@@ -390,6 +409,11 @@ void tcp_persist_stop(struct tcp_conn *c);
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
+/* A TCB in state for a passive open of listener l by seg (addresses,
+ * callbacks), not yet in any table; NULL with drop_no_tcb counted at
+ * max_conns or without memory. */
+struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
+				 enum tcp_state state);
 /* The handshake's SYN was acknowledged by ack: ESTABLISHED (RFC 6298 5.7). */
 void tcp_handshake_done(struct tcp_conn *c, uint32_t ack);
 /* Shared by SYN-SENT and the synchronized states: queue payload, FIN. */

@@ -57,6 +57,14 @@ enum tcp_cc_alg {
 	TCP_CC_ALG_COUNT
 };
 
+/* SYN cookies (tcp/syncookie.c) for a listener whose SYN backlog is full. */
+enum tcp_syncookies_mode {
+	TCP_SYNCOOKIES_AUTO = 0, /* only while the backlog is full, the default */
+	TCP_SYNCOOKIES_ALWAYS,   /* every SYN to a listener (no embryo TCBs) */
+	TCP_SYNCOOKIES_OFF,      /* a full backlog drops SYNs */
+	TCP_SYNCOOKIES_MODE_COUNT
+};
+
 struct tcp_config {
 	uint32_t rto_min_ms;      /* default 200 (like Linux) */
 	uint32_t rto_initial_ms;  /* default 1000 (RFC 6298) */
@@ -77,6 +85,8 @@ struct tcp_config {
 	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
 	uint32_t keepalive_intvl_ms; /* default 75000 */
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
+	enum tcp_syncookies_mode syncookies; /* default TCP_SYNCOOKIES_AUTO */
+	uint32_t challenge_ack_limit; /* RFC 5961 7: per engine per second, default 1000 */
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
 	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
@@ -183,7 +193,19 @@ struct tcp_callbacks {
 	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
 	X(cc_cubic_epochs, "CUBIC congestion-avoidance epochs started (RFC 9438 4.2)") \
 	X(cc_cubic_friendly_acks, "CUBIC ACKs in the Reno-friendly region (RFC 9438 4.3)") \
-	X(cc_cubic_fast_convergence, "CUBIC W_max reduced by fast convergence (RFC 9438 4.7)")
+	X(cc_cubic_fast_convergence, "CUBIC W_max reduced by fast convergence (RFC 9438 4.7)") \
+	X(syncookies_sent, "SYN-ACKs with a SYN cookie (listener backlog full)") \
+	X(syncookies_ok, "connections made from a valid SYN cookie") \
+	X(syncookies_failed, "ACKs to a listener with a bad or expired SYN cookie (RST sent)") \
+	X(timewait_reused, "TIME-WAIT ended by a new SYN (RFC 6191)") \
+	X(timewait_syn_refused, "SYNs in TIME-WAIT not allowed to reopen (ACK/ignore)") \
+	X(challenge_acks_suppressed, "challenge ACKs not sent: rate limit (RFC 5961 7)") \
+	X(drop_ack_too_old, "dropped: ACK below SND.UNA - MAX.SND.WND (RFC 5961 5.2)") \
+	X(icmp_ignored_no_conn, "ICMP errors quoting a segment of no connection") \
+	X(icmp_ignored_out_of_window, "ICMP errors ignored: quoted sequence not in flight (RFC 5927)") \
+	X(icmp_frag_needed_applied, "ICMP fragmentation-needed errors that lowered the MSS") \
+	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
+	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -238,6 +260,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.max_conns = 65536, .backlog = 1024,
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
+		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,

@@ -8,7 +8,7 @@
 #include <rte_byteorder.h>
 
 #include "tcp/tcb.h"
-#include "tcp/tfo_syncookie_stub.h"
+#include "tcp/syncookie.h"
 
 #define TFO_NOP 1
 
@@ -141,7 +141,7 @@ struct rte_mbuf *tcp_tfo_server_syn(struct tcp_conn *l, struct tcp_conn *c, stru
 
 	if (o->type == TFO_OPT_NONE)
 		return m;
-	flood = tfo_syncookies_active(l);
+	flood = tcp_listener_syncookies_active(l); /* RFC 7413 5.1 */
 	if (o->type == TFO_OPT_REQUEST || seg->len == 0) {
 		/* RFC 7413 4.2.1: a cookie request (or a cookie with no data
 		 * to accept) gets a fresh cookie, unless TFO is off here or

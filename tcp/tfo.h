@@ -55,9 +55,6 @@ struct tcp_tfo_stack {
 	struct tfo_counters ctr;
 	struct tfo_cache *cache;   /* client cookies by server address */
 	struct us_timer rotate;    /* key rotation on the engine's wheel */
-	/* Test seam until SYN cookies exist (see tfo_syncookie_stub.h):
-	 * "the listener is under a SYN flood".  NULL in production. */
-	bool (*syncookies_hook)(const struct tcp_conn *l);
 };
 
 /* Prototypes */

@@ -122,6 +122,39 @@ void tcp_enter_time_wait(struct tcp_conn *c)
 	tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
 }
 
+/* RFC 6191 2: with timestamps on the new SYN (and on here), it may reopen
+ * when its TSval is above the last one seen (equal: when its sequence
+ * number is above too); without them, when the old incarnation had
+ * timestamps, or (RFC 1122 4.2.2.13, RFC 9293 3.10.7.4's note on TIME-WAIT)
+ * when its sequence number is above RCV.NXT.  Otherwise the old rules. */
+bool tcp_time_wait_syn_ok(const struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	bool new_ts = c->ts->cfg.timestamps && seg->has_ts;
+	bool seq_above = SEQ_GT(seg->seq, c->rcv_nxt);
+
+	if (c->state != TCP_TIME_WAIT)
+		return false;
+	if (new_ts && c->ts_ok)
+		return SEQ_GT(seg->ts_val, c->ts_recent) ||
+		       (seg->ts_val == c->ts_recent && seq_above);
+	if (c->ts_ok)
+		return true;
+	return seq_above;
+}
+
+/* The new incarnation's ISS lies above the old SND.NXT plus the largest
+ * window the peer could still accept (RFC 1122 4.2.2.13: "a new sequence
+ * number larger than the largest sequence number used on the previous
+ * connection incarnation"; Linux picks the same). */
+uint32_t tcp_time_wait_reuse(struct tcp_conn *c)
+{
+	uint32_t iss = c->snd_nxt + TCP_MAX_WIN + 2;
+
+	c->ts->stats.timewait_reused++;
+	tcb_drop(c); /* the application was told at TIME-WAIT entry */
+	return iss;
+}
+
 static void give_up(struct tcp_conn *c)
 {
 	struct tcp_stats *st = &c->ts->stats;

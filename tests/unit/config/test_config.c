@@ -69,6 +69,10 @@ REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
        "t.ini: [tcp] keepalive_idle_ms = '10':")
 REJECT(rej_cc_unknown, MIN "[tcp]\ncc = bbr\n",
        "t.ini: [tcp] cc = 'bbr': must be cubic or newreno")
+REJECT(rej_syncookies_unknown, MIN "[tcp]\nsyncookies = sometimes\n",
+       "t.ini: [tcp] syncookies = 'sometimes': must be auto, always or off")
+REJECT(rej_challenge_ack_limit_zero, MIN "[tcp]\nchallenge_ack_limit = 0\n",
+       "t.ini: [tcp] challenge_ack_limit = '0':")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -294,7 +298,9 @@ static const char full_ini[] =
 	"keepalive_idle_ms = 60000\n"
 	"keepalive_intvl_ms = 1000\n"
 	"keepalive_probes = 3\n"
-	"cc = newreno\n";
+	"cc = newreno\n"
+	"syncookies = always\n"
+	"challenge_ack_limit = 7\n";
 
 static void test_full(void **state)
 {
@@ -351,6 +357,8 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.keepalive_intvl_ms, 1000);
 	assert_int_equal(cfg.tcp.keepalive_probes, 3);
 	assert_int_equal(cfg.tcp.cc, TCP_CC_NEWRENO);
+	assert_int_equal(cfg.tcp.syncookies, TCP_SYNCOOKIES_ALWAYS);
+	assert_int_equal(cfg.tcp.challenge_ack_limit, 7);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -502,6 +510,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_bool_word),
 		cmocka_unit_test(rej_keepalive_idle_low),
 		cmocka_unit_test(rej_cc_unknown),
+		cmocka_unit_test(rej_syncookies_unknown),
+		cmocka_unit_test(rej_challenge_ack_limit_zero),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),

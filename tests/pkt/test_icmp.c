@@ -1,0 +1,174 @@
+/* Packet scripts: ICMP errors against live connections (RFC 5927, RFC 1191,
+ * RFC 1122 4.2.3.9, RFC 9293 3.9.2.2), through tcp_icmp_error as stack/icmp.c
+ * calls it: the quoted IPv4 header and the first 8 bytes of our segment. */
+#include "tests/pkt/harness.h"
+
+#include <errno.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#define ICMP_UNREACH 3
+#define ICMP_QUENCH 4
+#define ICMP_TIME_EXCEEDED 11
+#define ICMP_PARAM_PROBLEM 12
+
+/* An ICMP error quoting our segment from local_port with sequence seq. */
+static void icmp(struct pkt_t *t, uint8_t type, uint8_t code, uint16_t mtu, uint16_t local_port,
+		 uint32_t seq)
+{
+	struct rte_ipv4_hdr ip = { .version_ihl = 0x45,
+		.src_addr = rte_cpu_to_be_32(PKT_LOCAL_IP), .dst_addr = rte_cpu_to_be_32(PKT_PEER_IP) };
+	uint8_t l4[8] = { (uint8_t)(local_port >> 8), (uint8_t)local_port,
+			  PKT_PEER_PORT >> 8, PKT_PEER_PORT & 0xff,
+			  (uint8_t)(seq >> 24), (uint8_t)(seq >> 16), (uint8_t)(seq >> 8),
+			  (uint8_t)seq };
+
+	tcp_icmp_error(t->ts, type, code, mtu, &ip, l4, sizeof(l4));
+}
+
+/* RFC 5927 4.1: only SND.UNA =< seq < SND.MAX is in flight; anything else
+ * (the acknowledged SYN, SND.MAX itself, far ahead) is ignored and
+ * counted, whatever it says. */
+static void test_rfc5927_out_of_window_ignored(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	assert_int_equal(pkt_app_send(t, 1460), 1460);
+	EXPECT(t, SEG(.seq = 1, .len = 1460));
+	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn);
+	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1461);
+	icmp(t, ICMP_UNREACH, 3, 0, PKT_LOCAL_PORT, t->our_isn + 50000);
+	assert_int_equal(STAT(t, icmp_ignored_out_of_window), 3);
+	assert_int_equal(STAT(t, icmp_frag_needed_applied), 0);
+	assert_int_equal(t->conn->mss, 1460);
+	assert_int_equal(t->conn->state, TCP_ESTABLISHED);
+	/* No connection at all for the quoted ports. */
+	icmp(t, ICMP_UNREACH, 3, 0, PKT_LOCAL_PORT + 1, t->our_isn + 1);
+	assert_int_equal(STAT(t, icmp_ignored_no_conn), 1);
+	INJECT(t, SEG(.seq = 1001, .ack = 1461));
+	FINISH(t, 1);
+}
+
+/* RFC 1191: an in-flight frag-needed lowers the MSS (with timestamps, the
+ * option's 12 bytes come off too); a larger MTU later does not raise it. */
+static void test_frag_needed_in_flight_lowers_mss(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+
+	tcp_config_defaults(&cfg);
+	cfg.wscale = cfg.sack = false;
+	t = pkt_start(&cfg);
+	assert_int_equal(pkt_listen(t), 0);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ts_val = 100));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1001));
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101));
+	assert_int_equal(t->conn->mss, 1448);
+	assert_int_equal(pkt_app_send(t, 1448), 1448);
+	EXPECT(t, SEG(.seq = 1, .len = 1448));
+	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 1000 - 40 - 12);
+	assert_int_equal(STAT(t, icmp_frag_needed_applied), 1);
+	icmp(t, ICMP_UNREACH, 4, 1400, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 948);
+	assert_int_equal(STAT(t, icmp_frag_needed_applied), 1);
+	ADVANCE(t, 200); /* RTO: the minimum after a 0 ms handshake sample */
+	EXPECT(t, SEG(.seq = 1, .len = 948));
+	INJECT(t, SEG(.seq = 1001, .ack = 949, .ts_val = 102));
+	EXPECT(t, SEG(.seq = 949, .len = 500));
+	INJECT(t, SEG(.seq = 1001, .ack = 1449, .ts_val = 103));
+	FINISH(t, 1);
+}
+
+/* RFC 1122 4.2.3.9 / RFC 5927 4.2 and RFC 9293 3.9.2.2 (MUST-55, MUST-56):
+ * unreachables, source quench, time exceeded and parameter problem in
+ * flight never abort an established connection; it carries on. */
+static void test_soft_errors_do_not_kill_established(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	const uint8_t unreach[] = { 0, 1, 2, 3, 5 }; /* net, host, proto, port, SR */
+
+	ESTABLISH(t);
+	assert_int_equal(pkt_app_send(t, 100), 100);
+	EXPECT(t, SEG(.seq = 1, .len = 100));
+	for (unsigned i = 0; i < sizeof(unreach); i++)
+		icmp(t, ICMP_UNREACH, unreach[i], 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	icmp(t, ICMP_QUENCH, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	icmp(t, ICMP_TIME_EXCEEDED, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	icmp(t, ICMP_PARAM_PROBLEM, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(STAT(t, icmp_soft_errors), 8);
+	assert_int_equal(STAT(t, icmp_hard_errors), 0);
+	assert_int_equal(t->n_closed, 0);
+	assert_non_null(t->conn);
+	assert_int_equal(t->conn->state, TCP_ESTABLISHED);
+	INJECT(t, SEG(.seq = 1001, .ack = 101, .len = 10));
+	APP_READ(t);
+	assert_int_equal(t->rx_len, 10);
+	assert_int_equal(pkt_app_send(t, 10), 10);
+	EXPECT(t, SEG(.seq = 101, .ack = 1011, .len = 10));
+	INJECT(t, SEG(.seq = 1011, .ack = 111));
+	FINISH(t, 1);
+}
+
+static struct tcp_conn *connect_peer(struct pkt_t *t)
+{
+	struct tcp_conn *c = NULL;
+
+	t->local_port = 0; /* learnt from our SYN */
+	assert_int_equal(tcp_connect(t->ts, PKT_PEER_IP, PKT_PEER_PORT, &t->cb, t, &c), 0);
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
+	return c;
+}
+
+/* Port (or protocol) unreachable for our SYN: ECONNREFUSED at once. */
+static void test_syn_sent_port_unreachable_refused(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	struct tcp_conn *c = connect_peer(t);
+
+	icmp(t, ICMP_UNREACH, 3, 0, c->local_port, t->our_isn);
+	assert_int_equal(t->n_closed, 1);
+	assert_int_equal(t->closed_err, ECONNREFUSED);
+	assert_int_equal(STAT(t, icmp_hard_errors), 1);
+	assert_int_equal(tcp_conn_count(t->ts), 0);
+	ADVANCE(t, 1000);
+	EXPECT_NOTHING(t); /* no SYN retransmission */
+	FINISH(t, 0);
+}
+
+/* Host unreachable for our SYN is soft (RFC 1122 4.2.3.9): the SYN is
+ * retransmitted and the handshake may still complete. */
+static void test_syn_sent_host_unreachable_is_soft(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	struct tcp_conn *c = connect_peer(t);
+
+	icmp(t, ICMP_UNREACH, 1, 0, c->local_port, t->our_isn);
+	assert_int_equal(t->n_closed, 0);
+	assert_int_equal(STAT(t, icmp_soft_errors), 1);
+	ADVANCE(t, 1000);
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
+	INJECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 5000, .ack = 1, .mss = 1460));
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 5001));
+	assert_int_equal(t->n_connected, 1);
+	FINISH(t, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		PKT_TEST(test_rfc5927_out_of_window_ignored),
+		PKT_TEST(test_frag_needed_in_flight_lowers_mss),
+		PKT_TEST(test_soft_errors_do_not_kill_established),
+		PKT_TEST(test_syn_sent_port_unreachable_refused),
+		PKT_TEST(test_syn_sent_host_unreachable_is_soft),
+	};
+	return cmocka_run_group_tests(tests, pkt_group_setup, pkt_group_teardown);
+}
