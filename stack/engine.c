@@ -10,6 +10,7 @@
 #include <rte_mempool.h>
 
 #include "stack/engine_priv.h"
+#include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
  * path MTU discovery, TCP never needs us to fragment). */
@@ -50,6 +51,7 @@ static int engine_tcp_create(struct us_engine *e)
 
 static void engine_free(struct us_engine *e)
 {
+	us_telemetry_detach(e);
 	if (e->tcp)
 		tcp_stack_destroy(e->tcp);
 	us_arp_fini(e);
@@ -149,6 +151,7 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	for (uint16_t i = 0; i < n; i++)
 		us_engine_input(e, pkts[i]);
 	us_timer_run(&e->wheel, now_ns);
+	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
 	return n;
 }

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Operations tests: us-httpecho in a namespace (the interop harness's
+EchoEnv: tap, kernel peer, unique --file-prefix, full teardown) observed
+with the tools an operator uses:
+
+  telemetry         /userstack/* over the telemetry socket, dpdk-telemetry.py
+                    and tools/us-stat; counters move after traffic
+  telemetry-nohuge  the same with hugepages = off (--no-huge)
+  capture-pcap      [capture] pcap = FILE: the handshake and the HTTP request
+                    are in the file (read with tshark), --no-huge
+  pdump             [capture] pdump = on on hugepages: dpdk-dumpcap attaches
+                    as a secondary and captures the HTTP request
+
+    ops_test.py --server build/apps/httpecho/us-httpecho \
+                --config config/tap.ini --tools-dir tools CASE [CASE...]
+Exit status: 0 passed, 1 failed, 77 skipped.
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+import echo_interop as ei  # noqa: E402
+from echo_interop import CaseFailed, check, say  # noqa: E402
+
+SKIP = 77
+
+
+class OpsEnv(ei.EchoEnv):
+    """EchoEnv with extra INI sections appended to the server's config."""
+
+    def __init__(self, args, extra_ini="", **kw):
+        super().__init__(args, **kw)
+        self.extra_ini = extra_ini
+
+    def _write_config(self):
+        super()._write_config()
+        text = self.extra_ini.replace("@TMP@", self.tmpdir)
+        with open(self.cfgpath, "a", encoding="utf-8") as f:
+            f.write("\n" + text + "\n")
+
+
+# ---------------------------------------------------------------------------
+# A telemetry client written from the protocol (independent of us-stat)
+
+def tel_query(env, cmd):
+    path = f"/var/run/dpdk/{env.prefix}/dpdk_telemetry.v2"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(10)
+        s.connect(path)
+        hello = json.loads(s.recv(1 << 16).decode())
+        s.send(cmd.encode())
+        reply = json.loads(s.recv(int(hello["max_output_len"])).decode())
+    return reply[cmd.split(",", 1)[0]]
+
+
+def keepalive_request(env, sock, tag):
+    req = (f"GET /ops/{tag} HTTP/1.1\r\nHost: x\r\nX-Tag: {tag}\r\n\r\n").encode()
+    sock.sendall(req)
+    code, _, _, body = ei.read_response(sock)
+    check(code == 200 and body == req, f"echo of {tag}: HTTP {code}, {len(body)} bytes")
+    return len(req)
+
+
+def check_stats_shape(st):
+    for group, keys in (("stack", ("eth_rx_frames", "ip_drop_bad_csum", "udp_drop_no_port")),
+                        ("tcp", ("rx_segs", "passive_opens", "drop_bad_csum", "retrans_segs")),
+                        ("nic", ("rx_pkts", "tx_pkts", "tx_dropped_full"))):
+        check(isinstance(st.get(group), dict), f"/userstack/stats has no '{group}': {st}")
+        missing = [k for k in keys if k not in st[group]]
+        check(not missing, f"/userstack/stats {group} lacks {missing}")
+
+
+def find_conn(rows, peer):
+    return [r for r in rows if r["remote"] == peer]
+
+
+def check_conn_listing(env, peer, sent):
+    page = tel_query(env, "/userstack/conns,0")
+    say(f"conns page: {json.dumps(page)[:600]}")
+    rows = list(page["rows"].values())
+    listen = [r for r in rows if r["state"] == "LISTEN"]
+    check(listen and listen[0]["local"].endswith(f":{env.port}"),
+          f"no listener on {env.port} in {rows}")
+    mine = find_conn(rows, peer)
+    check(len(mine) == 1, f"connection from {peer} not listed once: {rows}")
+    r = mine[0]
+    say(f"conn row: {json.dumps(r)}")
+    check(r["state"] == "ESTABLISHED", f"state {r['state']}")
+    check(r["local"] == f"{env.stack_ip}:{env.port}", f"local {r['local']}")
+    check(r["bytes_received"] == sent, f"bytes_received {r['bytes_received']} != {sent}")
+    check(r["bytes_acked"] > sent, f"bytes_acked {r['bytes_acked']} (echo > {sent})")
+    check(r["cwnd"] >= r["mss"] > 0 and r["rto_ms"] >= 200 and r["rtt_us"] > 0,
+          f"cwnd/mss/rto/rtt implausible: {r}")
+    check(page["total"] >= 2, f"total {page['total']}")
+
+
+def check_paging(env, n=40):
+    """More connections than one reply holds: "next" pages, us-stat lists all."""
+    socks = []
+    try:
+        for _ in range(n):
+            with env.netns():
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.settimeout(20)
+            s.connect((env.stack_ip, env.port))
+        peers = {"%s:%d" % s.getsockname() for s in socks}
+        time.sleep(0.2)  # the handshakes' last ACKs reach the stack
+        first = tel_query(env, "/userstack/conns,0,0")
+        check(first["total"] >= n + 1 and first.get("next") == len(first["rows"]),
+              f"first page: total {first['total']}, next {first.get('next')}")
+        out = run_us_stat(env)
+        listed = {ln.split()[4] for ln in out.splitlines() if ln.startswith("ESTAB")}
+        check(peers <= listed, f"us-stat misses {len(peers - listed)} of {n} connections")
+    finally:
+        for s in socks:
+            s.close()
+
+
+def run_us_stat(env, *extra):
+    p = ei.run([sys.executable, os.path.join(env.args.tools_dir, "us-stat"),
+                "-f", env.prefix] + list(extra), timeout=30)
+    return p.stdout
+
+
+def run_dpdk_telemetry(env, cmds):
+    tool = ei.tool("dpdk-telemetry.py")
+    if not tool:
+        raise CaseFailed("dpdk-telemetry.py not found (Debian package dpdk)")
+    p = subprocess.run([sys.executable, tool, "-f", env.prefix], input="\n".join(cmds) + "\n",
+                       capture_output=True, text=True, timeout=30)
+    replies = {}
+    for line in p.stdout.splitlines():
+        line = line.strip().lstrip("-> ").strip()
+        if line.startswith("{"):
+            with_cmd = json.loads(line)
+            replies.update(with_cmd)
+    check(all(c.split(",")[0] in replies for c in cmds),
+          f"dpdk-telemetry.py answered {list(replies)} for {cmds}: "
+          f"{p.stdout[-500:]} {p.stderr[-500:]}")
+    return replies
+
+
+def case_telemetry(env):
+    before = tel_query(env, "/userstack/stats,0")
+    check_stats_shape(before)
+    port0 = tel_query(env, "/userstack/port")
+    check("ipackets" in port0 and "nic_tx_dropped_full" in port0, f"/userstack/port: {port0}")
+    with env.netns():
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with sock:
+        sock.settimeout(20)
+        sock.connect((env.stack_ip, env.port))
+        peer = "%s:%d" % sock.getsockname()
+        sent = sum(keepalive_request(env, sock, f"t{i}") for i in range(3))
+        check_conn_listing(env, peer, sent)
+        out = run_us_stat(env)
+        say("us-stat:\n" + out)
+        line = [ln for ln in out.splitlines() if peer in ln]
+        check(line and line[0].startswith("ESTAB"), f"us-stat has no ESTAB line for {peer}")
+        check(f"bytes_received:{sent}" in out, "us-stat lacks the connection's detail line")
+    check_paging(env)
+    after = tel_query(env, "/userstack/stats")
+    check_stats_shape(after)
+    for grp, key, least in (("tcp", "passive_opens", 1), ("tcp", "rx_segs", 4),
+                            ("stack", "eth_rx_frames", 4), ("nic", "tx_pkts", 4)):
+        d = after[grp][key] - before[grp][key]
+        check(d >= least, f"{grp}.{key} moved by {d} (want >= {least})")
+    port1 = tel_query(env, "/userstack/port,0")
+    check(port1["ipackets"] > port0["ipackets"] and port1["opackets"] > port0["opackets"],
+          f"port counters did not move: {port0} -> {port1}")
+    replies = run_dpdk_telemetry(env, ["/userstack/drops", "/userstack/stats,0"])
+    drops = replies["/userstack/drops"]
+    check("total" in drops and "tcp_drop_bad_csum" in drops and "ip_drop_bad_csum" in drops,
+          f"/userstack/drops: {drops}")
+    check(replies["/userstack/stats"]["tcp"]["passive_opens"] >= 1, "dpdk-telemetry.py stats")
+    check(tel_query(env, "/userstack/stats,7") is None, "engine 7 answered (there is none)")
+    env.expect_server = {"requests": 3, "connections": 41}
+
+
+# ---------------------------------------------------------------------------
+# Capture
+
+def tshark_fields(path, flt, fields):
+    cmd = [ei.tool("tshark"), "-r", path, "-Y", flt, "-T", "fields"]
+    for f in fields:
+        cmd += ["-e", f]
+    p = ei.run(cmd, timeout=60)
+    return [ln.split("\t") for ln in p.stdout.splitlines() if ln.strip()]
+
+
+def check_http_capture(path, env, tag):
+    syn = tshark_fields(path, "tcp.flags.syn == 1 && tcp.flags.ack == 0", ["ip.src", "ip.dst"])
+    synack = tshark_fields(path, "tcp.flags.syn == 1 && tcp.flags.ack == 1",
+                           ["ip.src", "ip.dst"])
+    req = tshark_fields(path, "http.request", ["http.request.uri", "ip.src"])
+    resp = tshark_fields(path, "http.response", ["http.response.code", "ip.src"])
+    say(f"{os.path.basename(path)}: SYN {syn[:2]}, SYN-ACK {synack[:2]}, "
+        f"requests {req[:2]}, responses {resp[:2]}")
+    check([ei.KERNEL_ADDR, env.stack_ip] in syn, "no SYN from the kernel to the stack")
+    check([env.stack_ip, ei.KERNEL_ADDR] in synack, "no SYN-ACK from the stack")
+    check([f"/ops/{tag}", ei.KERNEL_ADDR] in req, f"no HTTP request for /ops/{tag}")
+    check(["200", env.stack_ip] in resp, "no HTTP 200 from the stack")
+
+
+def curl_once(env, tag):
+    p = env.ns_run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10",
+                    env.url(f"/ops/{tag}")], check_rc=False)
+    check(p.stdout == "200", f"curl got {p.stdout!r} {p.stderr.strip()}")
+
+
+def case_capture_pcap(env):
+    curl_once(env, "pcap")
+    env.pcap_path = os.path.join(env.tmpdir, "us.pcap")
+    env.expect_server = {"requests": 1, "connections": 1}
+
+
+def after_capture_pcap(env):
+    """After the server stopped (the file is complete then)."""
+    path = env.pcap_path
+    check(os.path.exists(path) and os.path.getsize(path) > 24, f"no capture in {path}")
+    check_http_capture(path, env, "pcap")
+    # snaplen = 96: every record cut there, the original length kept.
+    lens = tshark_fields(path, "frame", ["frame.cap_len", "frame.len"])
+    check(lens and all(int(c) <= 96 for c, _ in lens), f"snaplen not applied: {lens[:5]}")
+    check(any(int(n) > 96 for _, n in lens), "no frame longer than the snaplen?")
+
+
+def case_pdump(env):
+    dumpcap = ei.tool("dpdk-dumpcap")
+    if not dumpcap:
+        raise CaseFailed("dpdk-dumpcap not found (Debian package dpdk)")
+    path = os.path.join(env.tmpdir, "pdump.pcapng")
+    log = open(path + ".log", "w")
+    proc = subprocess.Popen([dumpcap, "--file-prefix", env.prefix, "-i", "0", "-w", path,
+                             "-q"], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        time.sleep(3)  # EAL secondary start-up and pdump enable
+        check(proc.poll() is None, f"dpdk-dumpcap exited {proc.returncode}: "
+              f"{open(path + '.log').read()[-800:]}")
+        curl_once(env, "pdump")
+        time.sleep(1)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+    say(open(path + ".log").read().strip()[-400:])
+    check(os.path.exists(path), "dpdk-dumpcap wrote nothing")
+    check_http_capture(path, env, "pdump")
+    env.expect_server = {"requests": 1, "connections": 1}
+
+
+CAPTURE_INI = "[capture]\npcap = @TMP@/us.pcap\nsnaplen = 96\n"
+CASES = {
+    "telemetry": (case_telemetry, None, {}),
+    "telemetry-nohuge": (case_telemetry, None, {"hugepages": "off"}),
+    "capture-pcap": (case_capture_pcap, after_capture_pcap,
+                     {"hugepages": "off", "extra_ini": CAPTURE_INI}),
+    "pdump": (case_pdump, None, {"hugepages": "on", "extra_ini": "[capture]\npdump = on\n"}),
+}
+
+
+def run_case(args, name):
+    fn, after, kwargs = CASES[name]
+    say(f"== {name}")
+    env = OpsEnv(args, **kwargs)
+    try:
+        with env:
+            fn(env)
+            check(env.server_alive(), "server died during the case")
+        check(not env.stop_problem, env.stop_problem or "")
+        ei.check_served(env)
+        if after:
+            after(env)
+        check(not os.path.exists(f"/var/run/dpdk/{env.prefix}"), "runtime dir left behind")
+    except CaseFailed as e:
+        say(f"FAIL {name}: {e}")
+        return 1
+    except Exception:  # noqa: BLE001
+        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
+        return 1
+    finally:
+        env.cleanup_files()
+    say(f"PASS {name}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--tools-dir", required=True)
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("cases", nargs="+")
+    args = ap.parse_args()
+    bad = [n for n in args.cases if n not in CASES]
+    if bad:
+        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    if os.geteuid() != 0:
+        say("SKIP: needs root (network namespaces)")
+        return SKIP
+    missing = [t for t in ("ip", "curl", "tshark") if not ei.tool(t)]
+    if missing:
+        say(f"FAIL: missing tools {missing}")
+        return 1
+
+    def on_signal(signum, _frame):
+        raise ei.Terminated(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    ei.sweep_stale_namespaces(ei.tool("ip"))
+    failed = sum(run_case(args, n) for n in args.cases)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, ei.Terminated) as e:
+        say(f"interrupted ({e}): torn down")
+        sys.exit(130)
