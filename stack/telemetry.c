@@ -10,6 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "config/log.h"
 #include "nic/nic.h"
 #include "stack/engine_priv.h"
 #include "stack/telemetry.h"
@@ -458,5 +459,11 @@ void us_telemetry_detach(struct us_engine *e)
 
 int us_engine_telemetry(struct us_engine *e, const struct nic_port *port)
 {
-	return us_telemetry_attach(e, port);
+	int rc = us_telemetry_attach(e, port);
+
+	/* Serving goes on without it: a warning, not an error. */
+	if (rc < 0)
+		US_LOG(stack, WARNING, "engine %u: no telemetry commands: %s\n",
+		       e ? e->id : 0u, strerror(-rc));
+	return rc;
 }

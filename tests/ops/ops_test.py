@@ -34,17 +34,22 @@ SKIP = 77
 
 
 class OpsEnv(ei.EchoEnv):
-    """EchoEnv with extra INI sections appended to the server's config."""
+    """EchoEnv with keys of more sections replaced or added in the server's
+    config: {"capture": {"pcap": "@TMP@/us.pcap"}} (@TMP@: the run's tmpdir)."""
 
-    def __init__(self, args, extra_ini="", **kw):
+    def __init__(self, args, sections=None, **kw):
         super().__init__(args, **kw)
-        self.extra_ini = extra_ini
+        self.sections = sections or {}
 
     def _write_config(self):
         super()._write_config()
-        text = self.extra_ini.replace("@TMP@", self.tmpdir)
-        with open(self.cfgpath, "a", encoding="utf-8") as f:
-            f.write("\n" + text + "\n")
+        with open(self.cfgpath, encoding="utf-8") as f:
+            text = f.read()
+        for sect, keys in self.sections.items():
+            keys = {k: v.replace("@TMP@", self.tmpdir) for k, v in keys.items()}
+            text = ei.ini_with_overrides(text, sect, keys)
+        with open(self.cfgpath, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 # ---------------------------------------------------------------------------
@@ -264,13 +269,13 @@ def case_pdump(env):
     env.expect_server = {"requests": 1, "connections": 1}
 
 
-CAPTURE_INI = "[capture]\npcap = @TMP@/us.pcap\nsnaplen = 96\n"
+CAPTURE_INI = {"capture": {"pcap": "@TMP@/us.pcap", "snaplen": "96"}}
 CASES = {
     "telemetry": (case_telemetry, None, {}),
     "telemetry-nohuge": (case_telemetry, None, {"hugepages": "off"}),
     "capture-pcap": (case_capture_pcap, after_capture_pcap,
-                     {"hugepages": "off", "extra_ini": CAPTURE_INI}),
-    "pdump": (case_pdump, None, {"hugepages": "on", "extra_ini": "[capture]\npdump = on\n"}),
+                     {"hugepages": "off", "sections": CAPTURE_INI}),
+    "pdump": (case_pdump, None, {"hugepages": "on", "sections": {"capture": {"pdump": "on"}}}),
 }
 
 
