@@ -34,6 +34,8 @@ struct telem_snap {
 	int eth_rc;               /* rte_eth_stats_get result */
 	struct rte_eth_stats eth;
 	struct nic_stats nic;
+	bool has_capture;
+	struct nic_capture_stats capture;
 	unsigned conn_start, conn_rows, conn_total;
 	struct telem_conn conns[US_TELEM_CONNS_PAGE];
 };
@@ -94,6 +96,9 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 		s->nconns = tcp_conn_count(e->tcp);
 		s->conn_total = tcp_conn_walk(e->tcp, telem_walk_row, &w);
 	}
+	s->has_capture = e->capture != NULL;
+	if (s->has_capture)
+		s->capture = *nic_capture_stats(e->capture);
 	s->has_port = slot->port != NULL;
 	if (s->has_port) {
 		/* On the engine's core, like every other read of the port. */
@@ -216,7 +221,7 @@ static void telem_head(struct rte_tel_data *d, const struct telem_snap *s)
 
 static int telem_cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct rte_tel_data *st, *tc, *nc;
+	struct rte_tel_data *st, *tc, *nc, *cc;
 	struct telem_snap *s = malloc(sizeof(*s));
 	int rc;
 
@@ -229,18 +234,23 @@ static int telem_cmd_stats(const char *cmd, const char *params, struct rte_tel_d
 		st = telem_dict();
 		tc = telem_dict();
 		nc = s->has_port ? telem_dict() : NULL;
+		cc = s->has_capture ? telem_dict() : NULL;
 #define TELEM_X_STACK(n, desc) if (st) rte_tel_data_add_dict_u64(st, #n, s->stack.n);
 #define TELEM_X_TCP(n, desc) if (tc) rte_tel_data_add_dict_u64(tc, #n, s->tcp.n);
 #define TELEM_X_NIC(n, desc) if (nc) rte_tel_data_add_dict_u64(nc, #n, s->nic.n);
+#define TELEM_X_CAP(n, desc) if (cc) rte_tel_data_add_dict_u64(cc, #n, s->capture.n);
 		STACK_COUNTERS(TELEM_X_STACK)
 		TCP_COUNTERS(TELEM_X_TCP)
 		NIC_COUNTERS(TELEM_X_NIC)
+		NIC_CAPTURE_COUNTERS(TELEM_X_CAP)
+#undef TELEM_X_CAP
 #undef TELEM_X_STACK
 #undef TELEM_X_TCP
 #undef TELEM_X_NIC
 		telem_add_child(d, "stack", st);
 		telem_add_child(d, "tcp", tc);
 		telem_add_child(d, "nic", nc);
+		telem_add_child(d, "capture", cc);
 	}
 	free(s);
 	return rc;

@@ -224,6 +224,9 @@ def curl_once(env, tag):
 
 def case_capture_pcap(env):
     curl_once(env, "pcap")
+    cap = tel_query(env, "/userstack/stats")["capture"]
+    check(cap["frames"] >= 8 and cap["truncated"] >= 1 and cap["write_errors"] == 0,
+          f"capture counters: {cap}")
     env.pcap_path = os.path.join(env.tmpdir, "us.pcap")
     env.expect_server = {"requests": 1, "connections": 1}
 
@@ -249,9 +252,17 @@ def case_pdump(env):
                              "-q"], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        time.sleep(3)  # EAL secondary start-up and pdump enable
+        # "Capturing on" comes once EAL is up and rte_pdump_enable answered.
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline:
+            with open(path + ".log") as f:
+                if "Capturing on" in f.read():
+                    break
+            time.sleep(0.1)
         check(proc.poll() is None, f"dpdk-dumpcap exited {proc.returncode}: "
               f"{open(path + '.log').read()[-800:]}")
+        with open(path + ".log") as f:
+            check("Capturing on" in f.read(), "dpdk-dumpcap did not start capturing in 30 s")
         curl_once(env, "pdump")
         time.sleep(1)
     finally:
