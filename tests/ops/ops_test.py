@@ -248,7 +248,8 @@ def case_pdump(env):
         raise CaseFailed("dpdk-dumpcap not found (Debian package dpdk)")
     path = os.path.join(env.tmpdir, "pdump.pcapng")
     log = open(path + ".log", "w")
-    proc = subprocess.Popen([dumpcap, "--file-prefix", env.prefix, "-i", "0", "-w", path,
+    # stdbuf: its "Capturing on" line is stdio-buffered into a file otherwise.
+    proc = subprocess.Popen(["stdbuf", "-oL", "-eL", dumpcap, "--file-prefix", env.prefix, "-i", "0", "-w", path,
                              "-q"], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
