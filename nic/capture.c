@@ -69,8 +69,11 @@ void nic_capture_burst(struct nic_capture *c, struct rte_mbuf *const *pkts, uint
 			c->stats.truncated++;
 		/* Contiguous: a pointer into the mbuf; else copied into buf. */
 		data = rte_pktmbuf_read(m, 0, h.caplen, c->buf);
-		if (data == NULL)
+		if (data == NULL) {
+			/* caplen <= pkt_len: only a corrupt chain gets here. */
+			c->stats.write_errors++;
 			continue;
+		}
 		pcap_dump((u_char *)c->dumper, &h, data);
 		c->stats.frames++;
 	}

@@ -25,7 +25,7 @@ struct nic_capture;
 #define NIC_CAPTURE_COUNTERS(X) \
 	X(frames, "frames written to the capture file") \
 	X(truncated, "frames cut to the snaplen") \
-	X(write_errors, "capture file write errors (file left incomplete)")
+	X(write_errors, "frames not captured: write error or unreadable mbuf chain")
 
 struct nic_capture_stats {
 #define NIC_CAPTURE_X_FIELD(name, desc) uint64_t name;
