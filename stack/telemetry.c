@@ -219,57 +219,58 @@ static void telem_head(struct rte_tel_data *d, const struct telem_snap *s)
 	rte_tel_data_add_dict_u64(d, "conns", s->nconns);
 }
 
-static int telem_cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+/* A reply built from a snapshot; 0 or -errno. */
+typedef int (*telem_build_fn)(struct rte_tel_data *d, const struct telem_snap *s);
+
+/* What every command does: one snapshot (on the heap: telemetry threads
+ * have small stacks), then its own reply from it. */
+static int telem_run(const char *params, struct rte_tel_data *d, telem_build_fn build)
 {
-	struct rte_tel_data *st, *tc, *nc, *cc;
 	struct telem_snap *s = malloc(sizeof(*s));
 	int rc;
 
-	(void)cmd;
 	if (s == NULL)
 		return -ENOMEM;
 	rc = telem_query(params, s);
-	if (rc == 0) {
-		telem_head(d, s);
-		st = telem_dict();
-		tc = telem_dict();
-		nc = s->has_port ? telem_dict() : NULL;
-		cc = s->has_capture ? telem_dict() : NULL;
-#define TELEM_X_STACK(n, desc) if (st) rte_tel_data_add_dict_u64(st, #n, s->stack.n);
-#define TELEM_X_TCP(n, desc) if (tc) rte_tel_data_add_dict_u64(tc, #n, s->tcp.n);
-#define TELEM_X_NIC(n, desc) if (nc) rte_tel_data_add_dict_u64(nc, #n, s->nic.n);
-#define TELEM_X_CAP(n, desc) if (cc) rte_tel_data_add_dict_u64(cc, #n, s->capture.n);
-		STACK_COUNTERS(TELEM_X_STACK)
-		TCP_COUNTERS(TELEM_X_TCP)
-		NIC_COUNTERS(TELEM_X_NIC)
-		NIC_CAPTURE_COUNTERS(TELEM_X_CAP)
-#undef TELEM_X_CAP
-#undef TELEM_X_STACK
-#undef TELEM_X_TCP
-#undef TELEM_X_NIC
-		telem_add_child(d, "stack", st);
-		telem_add_child(d, "tcp", tc);
-		telem_add_child(d, "nic", nc);
-		telem_add_child(d, "capture", cc);
-	}
+	if (rc == 0)
+		rc = build(d, s);
 	free(s);
 	return rc;
 }
 
+static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
+{
+	struct rte_tel_data *st = telem_dict(), *tc = telem_dict();
+	struct rte_tel_data *nc = s->has_port ? telem_dict() : NULL;
+	struct rte_tel_data *cc = s->has_capture ? telem_dict() : NULL;
+
+	telem_head(d, s);
+#define TELEM_X_STACK(n, desc) if (st) rte_tel_data_add_dict_u64(st, #n, s->stack.n);
+#define TELEM_X_TCP(n, desc) if (tc) rte_tel_data_add_dict_u64(tc, #n, s->tcp.n);
+#define TELEM_X_NIC(n, desc) if (nc) rte_tel_data_add_dict_u64(nc, #n, s->nic.n);
+#define TELEM_X_CAP(n, desc) if (cc) rte_tel_data_add_dict_u64(cc, #n, s->capture.n);
+	STACK_COUNTERS(TELEM_X_STACK)
+	TCP_COUNTERS(TELEM_X_TCP)
+	NIC_COUNTERS(TELEM_X_NIC)
+	NIC_CAPTURE_COUNTERS(TELEM_X_CAP)
+#undef TELEM_X_CAP
+#undef TELEM_X_STACK
+#undef TELEM_X_TCP
+#undef TELEM_X_NIC
+	telem_add_child(d, "stack", st);
+	telem_add_child(d, "tcp", tc);
+	telem_add_child(d, "nic", nc);
+	telem_add_child(d, "capture", cc);
+	return 0;
+}
+
 /* Every counter whose description says "dropped", under the name
  * us_engine_print_stats prints (TCP's with "tcp_"), and their sum. */
-static int telem_cmd_drops(const char *cmd, const char *params, struct rte_tel_data *d)
+static int telem_build_drops(struct rte_tel_data *d, const struct telem_snap *s)
 {
-	struct telem_snap *s = malloc(sizeof(*s));
 	uint64_t total = 0;
-	int rc;
 
-	(void)cmd;
-	if (s == NULL)
-		return -ENOMEM;
-	rc = telem_query(params, s);
-	if (rc == 0) {
-		telem_head(d, s);
+	telem_head(d, s);
 #define TELEM_X_DROP(pfx, n, v, desc) \
 	if (strncmp(desc, "dropped", 7) == 0) { \
 		rte_tel_data_add_dict_u64(d, pfx #n, v); \
@@ -278,50 +279,38 @@ static int telem_cmd_drops(const char *cmd, const char *params, struct rte_tel_d
 #define TELEM_X_DROP_STACK(n, desc) TELEM_X_DROP("", n, s->stack.n, desc)
 #define TELEM_X_DROP_TCP(n, desc) TELEM_X_DROP("tcp_", n, s->tcp.n, desc)
 #define TELEM_X_DROP_NIC(n, desc) TELEM_X_DROP("nic_", n, s->nic.n, desc)
-		STACK_COUNTERS(TELEM_X_DROP_STACK)
-		TCP_COUNTERS(TELEM_X_DROP_TCP)
-		NIC_COUNTERS(TELEM_X_DROP_NIC)
+	STACK_COUNTERS(TELEM_X_DROP_STACK)
+	TCP_COUNTERS(TELEM_X_DROP_TCP)
+	NIC_COUNTERS(TELEM_X_DROP_NIC)
 #undef TELEM_X_DROP_STACK
 #undef TELEM_X_DROP_TCP
 #undef TELEM_X_DROP_NIC
 #undef TELEM_X_DROP
-		rte_tel_data_add_dict_u64(d, "total", total);
-	}
-	free(s);
-	return rc;
+	rte_tel_data_add_dict_u64(d, "total", total);
+	return 0;
 }
 
-static int telem_cmd_port(const char *cmd, const char *params, struct rte_tel_data *d)
+static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 {
-	struct telem_snap *s = malloc(sizeof(*s));
-	int rc;
-
-	(void)cmd;
-	if (s == NULL)
-		return -ENOMEM;
-	rc = telem_query(params, s);
-	if (rc == 0 && !s->has_port)
-		rc = -ENODEV;
-	if (rc == 0) {
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_u64(d, "engine", s->id);
-		rte_tel_data_add_dict_u64(d, "port_id", s->port_id);
-		if (s->eth_rc == 0) {
-			rte_tel_data_add_dict_u64(d, "ipackets", s->eth.ipackets);
-			rte_tel_data_add_dict_u64(d, "opackets", s->eth.opackets);
-			rte_tel_data_add_dict_u64(d, "ibytes", s->eth.ibytes);
-			rte_tel_data_add_dict_u64(d, "obytes", s->eth.obytes);
-			rte_tel_data_add_dict_u64(d, "imissed", s->eth.imissed);
-			rte_tel_data_add_dict_u64(d, "ierrors", s->eth.ierrors);
-			rte_tel_data_add_dict_u64(d, "oerrors", s->eth.oerrors);
-			rte_tel_data_add_dict_u64(d, "rx_nombuf", s->eth.rx_nombuf);
-		}
-#define TELEM_X_PORT_NIC(n, desc) rte_tel_data_add_dict_u64(d, "nic_" #n, s->nic.n);
-		NIC_COUNTERS(TELEM_X_PORT_NIC)
-#undef TELEM_X_PORT_NIC
+	if (!s->has_port)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "engine", s->id);
+	rte_tel_data_add_dict_u64(d, "port_id", s->port_id);
+	if (s->eth_rc == 0) {
+		rte_tel_data_add_dict_u64(d, "ipackets", s->eth.ipackets);
+		rte_tel_data_add_dict_u64(d, "opackets", s->eth.opackets);
+		rte_tel_data_add_dict_u64(d, "ibytes", s->eth.ibytes);
+		rte_tel_data_add_dict_u64(d, "obytes", s->eth.obytes);
+		rte_tel_data_add_dict_u64(d, "imissed", s->eth.imissed);
+		rte_tel_data_add_dict_u64(d, "ierrors", s->eth.ierrors);
+		rte_tel_data_add_dict_u64(d, "oerrors", s->eth.oerrors);
+		rte_tel_data_add_dict_u64(d, "rx_nombuf", s->eth.rx_nombuf);
 	}
-	free(s);
-	return rc;
+#define TELEM_X_PORT_NIC(n, desc) rte_tel_data_add_dict_u64(d, "nic_" #n, s->nic.n);
+	NIC_COUNTERS(TELEM_X_PORT_NIC)
+#undef TELEM_X_PORT_NIC
+	return 0;
 }
 
 static void telem_endpoint(char *buf, size_t len, uint32_t ip, uint16_t port)
@@ -370,37 +359,40 @@ static struct rte_tel_data *telem_conn_row(const struct telem_conn *r)
 	return c;
 }
 
-static int telem_cmd_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+static int telem_build_conns(struct rte_tel_data *d, const struct telem_snap *s)
 {
-	struct telem_snap *s = malloc(sizeof(*s));
 	struct rte_tel_data *rows;
-	int rc;
 
-	(void)cmd;
-	if (s == NULL)
-		return -ENOMEM;
-	rc = telem_query(params, s);
-	if (rc == 0) {
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_u64(d, "engine", s->id);
-		rte_tel_data_add_dict_u64(d, "total", s->conn_total);
-		rte_tel_data_add_dict_u64(d, "start", s->conn_start);
-		if (s->conn_start + s->conn_rows < s->conn_total)
-			rte_tel_data_add_dict_u64(d, "next", s->conn_start + s->conn_rows);
-		/* 22.11 nests only arrays of scalars or dicts in a dict: the rows
-		 * are a dict keyed by row number ("0", "1", ...). */
-		rows = telem_dict();
-		for (unsigned i = 0; rows != NULL && i < s->conn_rows; i++) {
-			char key[16];
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "engine", s->id);
+	rte_tel_data_add_dict_u64(d, "total", s->conn_total);
+	rte_tel_data_add_dict_u64(d, "start", s->conn_start);
+	if (s->conn_start + s->conn_rows < s->conn_total)
+		rte_tel_data_add_dict_u64(d, "next", s->conn_start + s->conn_rows);
+	/* 22.11 nests only arrays of scalars or dicts in a dict: the rows
+	 * are a dict keyed by row number ("0", "1", ...). */
+	rows = telem_dict();
+	for (unsigned i = 0; rows != NULL && i < s->conn_rows; i++) {
+		char key[16];
 
-			snprintf(key, sizeof(key), "%u", s->conn_start + i);
-			telem_add_child(rows, key, telem_conn_row(&s->conns[i]));
-		}
-		telem_add_child(d, "rows", rows);
+		snprintf(key, sizeof(key), "%u", s->conn_start + i);
+		telem_add_child(rows, key, telem_conn_row(&s->conns[i]));
 	}
-	free(s);
-	return rc;
+	telem_add_child(d, "rows", rows);
+	return 0;
 }
+
+#define TELEM_CMD(name) \
+	static int telem_cmd_##name(const char *cmd, const char *params, struct rte_tel_data *d) \
+	{ \
+		(void)cmd; \
+		return telem_run(params, d, telem_build_##name); \
+	}
+TELEM_CMD(stats)
+TELEM_CMD(drops)
+TELEM_CMD(port)
+TELEM_CMD(conns)
+#undef TELEM_CMD
 
 /* Attach and detach (the engine's own thread, at start and at the end) */
 

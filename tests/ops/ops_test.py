@@ -248,22 +248,24 @@ def case_pdump(env):
         raise CaseFailed("dpdk-dumpcap not found (Debian package dpdk)")
     path = os.path.join(env.tmpdir, "pdump.pcapng")
     log = open(path + ".log", "w")
-    # stdbuf: its "Capturing on" line is stdio-buffered into a file otherwise.
-    proc = subprocess.Popen(["stdbuf", "-oL", "-eL", dumpcap, "--file-prefix", env.prefix, "-i", "0", "-w", path,
-                             "-q"], stdout=log, stderr=subprocess.STDOUT,
+    # stdbuf: its progress is stdio-buffered (no newline) into a file otherwise.
+    proc = subprocess.Popen(["stdbuf", "-o0", "-e0", dumpcap, "--file-prefix", env.prefix,
+                             "-i", "0", "-w", path],
+                            stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        # "Capturing on" comes once EAL is up and rte_pdump_enable answered.
+        # "Capturing on" comes before rte_pdump_enable; "Packets captured"
+        # (its running count, without -q) after the primary has answered.
         deadline = time.monotonic() + 30
         while proc.poll() is None and time.monotonic() < deadline:
             with open(path + ".log") as f:
-                if "Capturing on" in f.read():
+                if "Packets captured" in f.read():
                     break
             time.sleep(0.1)
         check(proc.poll() is None, f"dpdk-dumpcap exited {proc.returncode}: "
               f"{open(path + '.log').read()[-800:]}")
         with open(path + ".log") as f:
-            check("Capturing on" in f.read(), "dpdk-dumpcap did not start capturing in 30 s")
+            check("Packets captured" in f.read(), "dpdk-dumpcap did not start capturing in 30 s")
         curl_once(env, "pdump")
         time.sleep(1)
     finally:
