@@ -37,6 +37,7 @@ struct telem_snap {
 	bool has_capture;
 	struct nic_capture_stats capture;
 	unsigned conn_start, conn_rows, conn_total;
+	unsigned listeners, curr_estab;  /* over every TCB, not only the page */
 	struct telem_conn conns[US_TELEM_CONNS_PAGE];
 };
 
@@ -68,14 +69,18 @@ static int telem_walk_row(void *arg, const struct tcp_conn *c)
 {
 	struct telem_walk *w = arg;
 	struct telem_snap *s = w->s;
+	struct tcp_conn_addrs a;
 
+	tcp_conn_addrs(c, &a);
+	s->listeners += a.listener;
+	s->curr_estab += tcp_state_is_current_estab(a.state);
 	if (w->idx++ >= s->conn_start && s->conn_rows < US_TELEM_CONNS_PAGE) {
 		struct telem_conn *r = &s->conns[s->conn_rows++];
 
-		tcp_conn_addrs(c, &r->a);
+		r->a = a;
 		tcp_conn_get_info(c, &r->info);
 	}
-	return 0; /* on to the end: the total is part of the reply */
+	return 0; /* on to the end: the totals are part of the reply */
 }
 
 static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id)
@@ -91,6 +96,8 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	s->conn_start = slot->conn_start;
 	s->conn_rows = 0;
 	s->conn_total = 0;
+	s->listeners = 0;
+	s->curr_estab = 0;
 	if (e->tcp != NULL) {
 		s->tcp = *tcp_stack_stats(e->tcp);
 		s->nconns = tcp_conn_count(e->tcp);
@@ -238,6 +245,29 @@ static int telem_run(const char *params, struct rte_tel_data *d, telem_build_fn 
 	return rc;
 }
 
+/* RFC 4022 (TCP-MIB) scalars, from our counters: what SNMP tooling and
+ * `netstat -s` readers expect.  tcpAttemptFails and tcpEstabResets count
+ * state transitions tcp/ does not count yet: left out, not guessed. */
+static struct rte_tel_data *telem_mib(const struct telem_snap *s)
+{
+	struct rte_tel_data *m = telem_dict();
+
+	if (m == NULL)
+		return NULL;
+	rte_tel_data_add_dict_u64(m, "tcpActiveOpens", s->tcp.active_opens);
+	rte_tel_data_add_dict_u64(m, "tcpPassiveOpens", s->tcp.passive_opens);
+	rte_tel_data_add_dict_u64(m, "tcpCurrEstab", s->curr_estab);
+	rte_tel_data_add_dict_u64(m, "tcpInSegs", s->tcp.rx_segs);
+	rte_tel_data_add_dict_u64(m, "tcpOutSegs", s->tcp.tx_segs);
+	rte_tel_data_add_dict_u64(m, "tcpRetransSegs", s->tcp.retrans_segs);
+	/* "received in error (e.g., bad TCP checksums)" */
+	rte_tel_data_add_dict_u64(m, "tcpInErrs", s->tcp.drop_bad_csum + s->tcp.drop_short +
+				  s->tcp.drop_bad_offset);
+	rte_tel_data_add_dict_u64(m, "tcpOutRsts", s->tcp.resets_sent);
+	rte_tel_data_add_dict_u64(m, "listeners", s->listeners);
+	return m;
+}
+
 static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 {
 	struct rte_tel_data *st = telem_dict(), *tc = telem_dict();
@@ -258,6 +288,7 @@ static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 #undef TELEM_X_TCP
 #undef TELEM_X_NIC
 	telem_add_child(d, "stack", st);
+	telem_add_child(d, "mib", telem_mib(s));
 	telem_add_child(d, "tcp", tc);
 	telem_add_child(d, "nic", nc);
 	telem_add_child(d, "capture", cc);

@@ -33,6 +33,8 @@ void tcp_conn_addrs(const struct tcp_conn *c, struct tcp_conn_addrs *a)
 	a->remote_ip = c->remote_ip;
 	a->local_port = c->local_port;
 	a->remote_port = c->remote_port;
+	a->state = (uint8_t)c->state;
+	a->listener = c->state == TCP_LISTEN;
 	a->sndq_bytes = c->sndq.bytes;
 	a->rcvq_bytes = c->rcvq.bytes;
 }
@@ -40,4 +42,10 @@ void tcp_conn_addrs(const struct tcp_conn *c, struct tcp_conn_addrs *a)
 const char *tcp_state_str(uint8_t state)
 {
 	return tcp_state_name((enum tcp_state)state);
+}
+
+bool tcp_state_is_current_estab(uint8_t state)
+{
+	/* RFC 4022 tcpCurrEstab: "currently ESTABLISHED or CLOSE-WAIT". */
+	return state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT;
 }

@@ -76,6 +76,8 @@ def keepalive_request(env, sock, tag):
 
 def check_stats_shape(st):
     for group, keys in (("stack", ("eth_rx_frames", "ip_drop_bad_csum", "udp_drop_no_port")),
+                        ("mib", ("tcpActiveOpens", "tcpPassiveOpens", "tcpCurrEstab",
+                                 "tcpInErrs", "tcpOutRsts")),
                         ("tcp", ("rx_segs", "passive_opens", "drop_bad_csum", "retrans_segs")),
                         ("nic", ("rx_pkts", "tx_pkts", "tx_dropped_full"))):
         check(isinstance(st.get(group), dict), f"/userstack/stats has no '{group}': {st}")
@@ -167,6 +169,8 @@ def case_telemetry(env):
         peer = "%s:%d" % sock.getsockname()
         sent = sum(keepalive_request(env, sock, f"t{i}") for i in range(3))
         check_conn_listing(env, peer, sent)
+        mib = tel_query(env, "/userstack/stats")["mib"]
+        check(mib["tcpCurrEstab"] == 1, f"tcpCurrEstab with one connection open: {mib}")
         out = run_us_stat(env)
         say("us-stat:\n" + out)
         line = [ln for ln in out.splitlines() if peer in ln]
@@ -179,6 +183,9 @@ def case_telemetry(env):
                             ("stack", "eth_rx_frames", 4), ("nic", "tx_pkts", 4)):
         d = after[grp][key] - before[grp][key]
         check(d >= least, f"{grp}.{key} moved by {d} (want >= {least})")
+    mib = after["mib"]
+    check(mib["tcpPassiveOpens"] == after["tcp"]["passive_opens"] and mib["listeners"] == 1
+          and mib["tcpInSegs"] == after["tcp"]["rx_segs"], f"mib: {mib}")
     port1 = tel_query(env, "/userstack/port,0")
     check(port1["ipackets"] > port0["ipackets"] and port1["opackets"] > port0["opackets"],
           f"port counters did not move: {port0} -> {port1}")
