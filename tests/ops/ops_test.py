@@ -6,6 +6,7 @@ with the tools an operator uses:
   telemetry         /userstack/* over the telemetry socket, dpdk-telemetry.py
                     and tools/us-stat; counters move after traffic
   telemetry-nohuge  the same with hugepages = off (--no-huge)
+  telemetry-load    three telemetry readers at once while wrk loads the server
   capture-pcap      [capture] pcap = FILE: the handshake and the HTTP request
                     are in the file (read with tshark), --no-huge
   pdump             [capture] pdump = on on hugepages: dpdk-dumpcap attaches
@@ -55,15 +56,39 @@ class OpsEnv(ei.EchoEnv):
 # ---------------------------------------------------------------------------
 # A telemetry client written from the protocol (independent of us-stat)
 
+class TelConn:
+    """One telemetry v2 connection (DPDK listens with a backlog of 1, so
+    busy readers keep theirs open rather than reconnecting)."""
+
+    def __init__(self, env):
+        path = f"/var/run/dpdk/{env.prefix}/dpdk_telemetry.v2"
+        for attempt in range(100):
+            self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.s.settimeout(10)
+            try:
+                self.s.connect(path)
+                break
+            except BlockingIOError:  # EAGAIN: the backlog of 1 is taken
+                self.s.close()
+                if attempt == 99:
+                    raise
+                time.sleep(0.02)
+        self.max_len = int(json.loads(self.s.recv(1 << 16).decode())["max_output_len"])
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(self.max_len).decode())[cmd.split(",", 1)[0]]
+
+    def close(self):
+        self.s.close()
+
+
 def tel_query(env, cmd):
-    path = f"/var/run/dpdk/{env.prefix}/dpdk_telemetry.v2"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(10)
-        s.connect(path)
-        hello = json.loads(s.recv(1 << 16).decode())
-        s.send(cmd.encode())
-        reply = json.loads(s.recv(int(hello["max_output_len"])).decode())
-    return reply[cmd.split(",", 1)[0]]
+    conn = TelConn(env)
+    try:
+        return conn.query(cmd)
+    finally:
+        conn.close()
 
 
 def keepalive_request(env, sock, tag):
@@ -198,6 +223,55 @@ def case_telemetry(env):
     env.expect_server = {"requests": 3, "connections": 41}
 
 
+def case_telemetry_load(env, secs=4, readers=3):
+    """Readers on several telemetry connections at once while wrk loads the
+    engine: every reply complete, every counter monotonic reader by reader
+    (a torn or half-written snapshot would show as a step back or a hole)."""
+    import threading
+    errors, replies = [], [0] * readers
+    stop = threading.Event()
+
+    def reader(i):
+        last, conn = None, None
+        try:
+            conn = TelConn(env)
+            while not stop.is_set():
+                cmd = ("/userstack/stats", "/userstack/conns,0", "/userstack/drops")[i % 3]
+                r = conn.query(cmd)
+                if r is None:
+                    raise CaseFailed(f"{cmd}: null reply under load")
+                replies[i] += 1
+                if cmd == "/userstack/stats":
+                    check_stats_shape(r)
+                    cur = (r["tcp"]["rx_segs"], r["tcp"]["tx_segs"],
+                           r["stack"]["eth_rx_frames"], r["nic"]["tx_pkts"], r["time_ns"])
+                    if last and any(c < p for c, p in zip(cur, last)):
+                        raise CaseFailed(f"counters went back: {last} -> {cur}")
+                    last = cur
+                elif cmd == "/userstack/conns,0":
+                    want = min(r["total"] - r["start"], 16)
+                    if len(r["rows"]) != want:
+                        raise CaseFailed(f"conns page has {len(r['rows'])} rows, want {want}")
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+        finally:
+            if conn:
+                conn.close()
+
+    threads = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(readers)]
+    for t in threads:
+        t.start()
+    p = env.ns_run(["wrk", "-c", "32", "-d", str(secs), "-t", "2", "--timeout", "2s",
+                    env.url("/load")], timeout=60, check_rc=False)
+    stop.set()
+    for t in threads:
+        t.join(15)
+    say(f"telemetry replies per reader under load: {replies}")
+    check(p.returncode == 0 and "requests in" in p.stdout, f"wrk failed: {p.stderr[-300:]}")
+    check(not errors, f"reader failed: {errors[0] if errors else ''}")
+    check(all(n >= 20 for n in replies), f"too few replies under load: {replies}")
+
+
 # ---------------------------------------------------------------------------
 # Capture
 
@@ -294,6 +368,7 @@ CAPTURE_INI = {"capture": {"pcap": "@TMP@/us.pcap", "snaplen": "96"}}
 CASES = {
     "telemetry": (case_telemetry, None, {}),
     "telemetry-nohuge": (case_telemetry, None, {"hugepages": "off"}),
+    "telemetry-load": (case_telemetry_load, None, {}),
     "capture-pcap": (case_capture_pcap, after_capture_pcap,
                      {"hugepages": "off", "sections": CAPTURE_INI}),
     "pdump": (case_pdump, None, {"hugepages": "on", "sections": {"capture": {"pdump": "on"}}}),
