@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "config/config.h"
+#include "config/log.h"
 #include "config/parse.h"
 #include "tcp/fastopen.h"
 
@@ -73,7 +74,8 @@ static int cfg_check_device(const char *s, char *why);
 #define CFG_TCP(key, lo, hi) CFG_NUM("tcp", #key, CFG_T_U32, tcp.key, lo, hi)
 #define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
-static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp" };
+static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "log",
+					    "capture" };
 
 static const struct cfg_key cfg_keys[] = {
 	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
@@ -128,6 +130,13 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(fastopen_qlen, 1, 65535),
 	CFG_TCP(fastopen_rotate_s, 0, 31536000),
 	CFG_OTHER("tcp", "fastopen_key", CFG_T_TFO_KEY),
+	CFG_STR("log", "level", log_level_us, cfg_check_loglevel),
+	CFG_STR("log", "nic", log_nic, cfg_check_loglevel),
+	CFG_STR("log", "stack", log_stack, cfg_check_loglevel),
+	CFG_STR("capture", "pcap", capture_pcap, NULL),
+	/* 64: Ethernet + IPv4 + TCP headers with some options. */
+	CFG_NUM("capture", "snaplen", CFG_T_U32, capture_snaplen, 64, 262144),
+	CFG_NUM("capture", "pdump", CFG_T_BOOL, capture_pdump, 0, 1),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -199,14 +208,8 @@ static int cfg_check_prefix(const char *s, char *why)
 
 static int cfg_check_loglevel(const char *s, char *why)
 {
-	static const char *const levels[] = { "emergency", "alert", "critical", "error",
-					      "warning", "notice", "info", "debug",
-					      "1", "2", "3", "4", "5", "6", "7", "8" };
-
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-		if (strcmp(s, levels[i]) == 0)
-			return 0;
-	}
+	if (us_log_level_parse(s) > 0)
+		return 0;
 	snprintf(why, US_CFGP_WHY, "must be one of emergency, alert, critical, error, warning, "
 		 "notice, info, debug or 1..8 (per-type levels go in extra_args)");
 	return -EINVAL;
@@ -477,6 +480,12 @@ static int cfg_check_cross(struct cfg_ctx *c)
 		return cfg_bad(c, "tcp", "rto_initial_ms", v, "outside rto_min_ms..rto_max_ms (%u..%u)",
 			       t->rto_min_ms, t->rto_max_ms);
 	}
+	/* dpdk-dumpcap is a secondary process: it can attach only to a primary
+	 * whose memory is in hugepage files it can map too. */
+	if (cfg->capture_pdump && cfg->hugepages == US_HUGEPAGES_OFF)
+		return cfg_bad(c, "capture", "pdump", "on",
+			       "needs hugepages ([eal] hugepages = off; dpdk-dumpcap attaches "
+			       "only to a primary on hugepages; use pcap = FILE instead)");
 	if (cfg->mbufs <= (uint32_t)cfg->rx_desc + cfg->tx_desc) {
 		snprintf(v, sizeof(v), "%u", cfg->mbufs);
 		return cfg_bad(c, "port", "mbufs", v,
@@ -614,6 +623,8 @@ void us_config_defaults(struct us_config *cfg)
 	cfg->arp_pending_max = 16;
 	cfg->arp_retry_ms = 1000;
 	tcp_config_defaults(&cfg->tcp);
+	strcpy(cfg->log_level_us, "notice");
+	cfg->capture_snaplen = 65535;
 }
 
 int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)

@@ -65,6 +65,16 @@ struct us_config {
 
 	/* [tcp] */
 	struct tcp_config tcp;        /* keys named as the fields: rto_min_ms = 200 ... */
+
+	/* [log]: rte_log levels of the userstack log types (config/log.h) */
+	char log_level_us[32];        /* level = ..., every userstack* type, default notice */
+	char log_nic[32];             /* nic = ...: userstack.nic, "" = level */
+	char log_stack[32];           /* stack = ...: userstack.stack, "" = level */
+
+	/* [capture] */
+	char capture_pcap[US_CFG_STR]; /* pcap = FILE: both directions, libpcap; "" = off */
+	uint32_t capture_snaplen;     /* snaplen = bytes per frame kept, default 65535 */
+	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */
 };
 
 /* Prototypes */

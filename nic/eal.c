@@ -11,8 +11,13 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_pdump.h>
 
+#include "config/log.h"
 #include "nic/nic.h"
+
+/* rte_pdump_init succeeded: nic_eal_cleanup undoes it. */
+static bool eal_pdump_up;
 
 /* Builder state: appends strings into a->buf and pointers into a->argv. */
 struct eal_builder {
@@ -144,11 +149,12 @@ static int eal_memory_args(struct eal_builder *b, const struct us_config *cfg,
 		eal_push(b, "-m");
 		eal_push(b, mem);
 		b->a->no_huge = true;
-	} else {
+	} else if (!cfg->capture_pdump) {
 		/* Unlink hugepage files once mapped: a crashed or killed process then
 		 * leaves nothing behind in the hugetlbfs (the kernel frees the pages
 		 * when the last mapping goes).  Secondary processes (dpdk-dumpcap)
-		 * cannot attach in this mode; capture has its own issue. */
+		 * cannot attach in this mode: they map the primary's memory through
+		 * those files, so [capture] pdump = on keeps them. */
 		eal_push(b, "--huge-unlink");
 	}
 	return 0;
@@ -208,6 +214,32 @@ static void eal_print_args(const struct nic_eal_args *a)
 	fprintf(stderr, "\n");
 }
 
+/* [capture] pdump = on: serve dpdk-dumpcap/dpdk-pdump (secondary processes
+ * that ask, through EAL's multi-process channel, for copies of a port's
+ * packets).  Not on --no-huge: no secondary could attach (a warning; the
+ * config already refuses pdump = on with hugepages = off). */
+static int eal_pdump_start(const struct us_config *cfg, bool no_huge)
+{
+	if (!cfg->capture_pdump)
+		return 0;
+	if (no_huge) {
+		/* hugepages = auto found none: serving goes on, capture does not. */
+		US_LOG(nic, WARNING, "[capture] pdump = on, but running with --no-huge: "
+		       "dpdk-dumpcap cannot attach (free some hugepages, or use "
+		       "[capture] pcap = FILE); pdump stays off\n");
+		return 0;
+	}
+	if (rte_pdump_init() < 0) {
+		fprintf(stderr, "userstack: rte_pdump_init failed: %s\n", rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		return rte_errno ? -rte_errno : -EIO;
+	}
+	eal_pdump_up = true;
+	US_LOG(nic, NOTICE, "pdump on: capture with dpdk-dumpcap --file-prefix %s -i 0\n",
+	       cfg->file_prefix);
+	return 0;
+}
+
 int nic_eal_init(const struct us_config *cfg, const char *argv0)
 {
 	/* Static: EAL may keep pointers into argv, and it runs once per process. */
@@ -224,22 +256,31 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 		fprintf(stderr, "userstack: %s: %s\n", cfg->path[0] ? cfg->path : "config", err);
 		return rc;
 	}
-	/* One line either way, so an operator sees why memory is not hugepages. */
+	if (us_log_apply(cfg) < 0) {
+		fprintf(stderr, "userstack: %s: [log]: bad level\n", cfg->path);
+		return -EINVAL;
+	}
+	/* One line either way, so an operator sees why memory is not hugepages
+	 * (before EAL is up rte_log writes to stderr). */
 	if (a.no_huge)
-		fprintf(stderr, "userstack: %s, running with --no-huge -m %u\n",
-			cfg->hugepages == US_HUGEPAGES_OFF ? "hugepages = off"
-			: hp.free_pages <= 0 ? "no free hugepages" : "no hugetlbfs mounted",
-			(unsigned)cfg->no_huge_mem_mb);
+		US_LOG(nic, NOTICE, "%s, running with --no-huge -m %u\n",
+		       cfg->hugepages == US_HUGEPAGES_OFF ? "hugepages = off"
+		       : hp.free_pages <= 0 ? "no free hugepages" : "no hugetlbfs mounted",
+		       (unsigned)cfg->no_huge_mem_mb);
 	if (rte_eal_init(a.argc, a.argv) < 0) {
 		rc = rte_errno ? -rte_errno : -EINVAL;
 		fprintf(stderr, "userstack: rte_eal_init failed: %s\n", rte_strerror(rte_errno));
 		eal_print_args(&a);
 		return rc;
 	}
-	return 0;
+	us_log_raise_global(cfg);
+	return eal_pdump_start(cfg, a.no_huge);
 }
 
 void nic_eal_cleanup(void)
 {
+	if (eal_pdump_up)
+		rte_pdump_uninit();
+	eal_pdump_up = false;
 	rte_eal_cleanup();
 }

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "config/log.h"
 #include "nic/nic.h"
 
 #define NIC_POOL_CACHE 256
@@ -127,8 +128,8 @@ static int port_mtu(struct nic_port *port, uint16_t mtu, char *err, size_t errle
 	}
 	rc = rte_eth_dev_set_mtu(port->port_id, mtu);
 	if (rc == -ENOTSUP) {
-		fprintf(stderr, "userstack: port %u: the driver cannot set the MTU to %u, keeping "
-			"its own\n", (unsigned)port->port_id, (unsigned)mtu);
+		US_LOG(nic, WARNING, "port %u: the driver cannot set the MTU to %u, keeping "
+		       "its own\n", (unsigned)port->port_id, (unsigned)mtu);
 	} else if (rc < 0) {
 		snprintf(err, errlen, "[port] mtu = %u: %s", (unsigned)mtu, rte_strerror(-rc));
 		return rc;
@@ -154,9 +155,9 @@ static void port_wait_link(struct nic_port *port, uint32_t wait_ms)
 			break;
 		nanosleep(&step, NULL);
 	}
-	fprintf(stderr, "userstack: port %u: link still down after %u ms, carrying on "
-		"(a tap link comes up with its kernel interface)\n",
-		(unsigned)port->port_id, (unsigned)wait_ms);
+	US_LOG(nic, WARNING, "port %u: link still down after %u ms, carrying on "
+	       "(a tap link comes up with its kernel interface)\n",
+	       (unsigned)port->port_id, (unsigned)wait_ms);
 }
 
 static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
@@ -285,8 +286,8 @@ void nic_port_close(struct nic_port *port)
 	if (port->started) {
 		int rc = rte_eth_dev_stop(port->port_id);
 		if (rc != 0)
-			fprintf(stderr, "userstack: port %u: stop: %s\n",
-				(unsigned)port->port_id, rte_strerror(-rc));
+			US_LOG(nic, ERR, "port %u: stop: %s\n", (unsigned)port->port_id,
+			       rte_strerror(-rc));
 		port->started = false;
 	}
 	rte_eth_dev_close(port->port_id);

@@ -111,6 +111,7 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		fprintf(stderr, "userstack: cannot create engine: %s\n", strerror(errno));
 		return rc;
 	}
+	(void)us_engine_telemetry(st->engine, &st->port); /* optional: works without */
 	struct in_addr a = { .s_addr = htonl(st->cfg.addr) };
 	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
 	us_engine_announce(st->engine);

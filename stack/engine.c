@@ -9,7 +9,9 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "config/log.h"
 #include "stack/engine_priv.h"
+#include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
  * path MTU discovery, TCP never needs us to fragment). */
@@ -48,8 +50,27 @@ static int engine_tcp_create(struct us_engine *e)
 	return e->tcp ? 0 : -(errno ? errno : ENOMEM);
 }
 
+/* [capture] pcap = FILE: a start-up error names the key and the reason. */
+static int engine_capture_open(struct us_engine *e)
+{
+	char err[256];
+	int rc;
+
+	if (e->cfg.capture_pcap[0] == '\0')
+		return 0;
+	e->capture = nic_capture_open(e->cfg.capture_pcap, e->cfg.capture_snaplen, err,
+				      sizeof(err));
+	if (e->capture != NULL)
+		return 0;
+	rc = errno ? -errno : -EIO;
+	US_LOG(stack, ERR, "%s: [capture] pcap = '%s': %s\n", e->cfg.path, e->cfg.capture_pcap,
+	       err);
+	return rc;
+}
+
 static void engine_free(struct us_engine *e)
 {
+	us_telemetry_detach(e);
 	if (e->tcp)
 		tcp_stack_destroy(e->tcp);
 	us_arp_fini(e);
@@ -58,6 +79,7 @@ static void engine_free(struct us_engine *e)
 	for (uint16_t i = 0; i < e->ntx; i++)
 		rte_pktmbuf_free(e->tx[i]);
 	e->ntx = 0;
+	nic_capture_close(e->capture);
 	/* Last: fragments queued above held indirect mbufs from it. */
 	if (e->indirect_pool)
 		rte_mempool_free(e->indirect_pool);
@@ -99,6 +121,8 @@ struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
 		rc = us_ip_init(e);
 	if (rc == 0)
 		rc = engine_tcp_create(e);
+	if (rc == 0)
+		rc = engine_capture_open(e);
 	if (rc < 0) {
 		engine_free(e);
 		errno = -rc;
@@ -125,6 +149,8 @@ void us_engine_flush(struct us_engine *e)
 {
 	if (e->ntx == 0)
 		return;
+	if (e->capture != NULL)
+		nic_capture_burst(e->capture, e->tx, e->ntx);
 	/* port.tx consumes all of them, sent or not. */
 	e->port.tx(e->port.ctx, e->tx, e->ntx);
 	e->ntx = 0;
@@ -146,9 +172,12 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		e->wheel.now_ns = now_ns;
 	if (e->port.rx != NULL)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
+	if (e->capture != NULL && n > 0)
+		nic_capture_burst(e->capture, pkts, n);
 	for (uint16_t i = 0; i < n; i++)
 		us_engine_input(e, pkts[i]);
 	us_timer_run(&e->wheel, now_ns);
+	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
 	return n;
 }

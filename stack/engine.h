@@ -71,4 +71,11 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out);
 /* Look up one counter by name (tests); -1 if unknown. */
 int64_t us_engine_counter(const struct us_engine *e, const char *name);
 
+/* Operations (stack/telemetry.c): publish this engine's counters, its port's
+ * statistics (port may be NULL) and its connections through rte_telemetry
+ * (/userstack/stats, /drops, /port, /conns).  0 or -errno; the engine
+ * detaches itself when destroyed. */
+struct nic_port;
+int us_engine_telemetry(struct us_engine *e, const struct nic_port *port);
+
 #endif

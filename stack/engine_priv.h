@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
+#include "nic/capture.h"
 #include "stack/engine.h"
 #include "stack/stats.h"
 #include "stack/timer.h"
@@ -119,6 +120,7 @@ struct us_engine {
 	struct us_icmp_state icmp;
 	struct tcp_stack *tcp;
 	struct us_stack_stats stats;
+	struct nic_capture *capture; /* [capture] pcap: frames both ways, or NULL */
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

@@ -324,4 +324,26 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
 int tcp_set_keepalive(struct tcp_conn *c, bool on);
 
+/* Prototypes: operations tooling (tcp/walk.c), engine core only */
+
+/* A connection's 4-tuple (host byte order), state and queue occupancy. */
+struct tcp_conn_addrs {
+	uint32_t local_ip, remote_ip;
+	uint16_t local_port, remote_port;
+	uint8_t state;           /* as tcp_conn_info.state */
+	bool listener;           /* a listening socket, not a connection */
+	uint32_t sndq_bytes;     /* queued, sent or not, not yet ACKed */
+	uint32_t rcvq_bytes;     /* received in order, not yet read */
+};
+/* Return non-zero to stop the walk. */
+typedef int (*tcp_walk_fn)(void *arg, const struct tcp_conn *c);
+/* Calls fn for every listener, then every connection TCB (TIME_WAIT
+ * included); returns how many were visited.  fn must not change the table. */
+unsigned tcp_conn_walk(const struct tcp_stack *ts, tcp_walk_fn fn, void *arg);
+void tcp_conn_addrs(const struct tcp_conn *c, struct tcp_conn_addrs *a);
+/* "ESTABLISHED", "TIME-WAIT", ... for tcp_conn_info.state. */
+const char *tcp_state_str(uint8_t state);
+/* ESTABLISHED or CLOSE-WAIT (RFC 4022 tcpCurrEstab). */
+bool tcp_state_is_current_estab(uint8_t state);
+
 #endif
