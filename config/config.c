@@ -31,7 +31,7 @@
 /* Types */
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
-		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC };
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC, CFG_T_REC };
 
 struct cfg_key {
 	const char *section;
@@ -117,6 +117,7 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
+	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -263,6 +264,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_bool(v, (bool *)field, why);
 	case CFG_T_CC:
 		return us_cfgp_cc(v, &cfg->tcp.cc, why);
+	case CFG_T_REC:
+		return us_cfgp_recovery(v, &cfg->tcp.recovery, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

@@ -34,6 +34,7 @@ int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why);
 int us_cfgp_bool(const char *s, bool *out, char *why);
 /* cubic | newreno. */
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why);
+int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why);
 /* Netmask for a prefix length 0..32, host byte order. */
 uint32_t us_cfgp_mask(uint8_t len);
 /* "a.b.c.d" into buf (at least 16 bytes), from host byte order. */

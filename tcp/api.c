@@ -227,6 +227,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.recovery_episodes = c->recovery_episodes,
 		.partial_acks = c->partial_acks,
 	};
+	tcp_recovery_info(c, info); /* rec_engine.c */
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it

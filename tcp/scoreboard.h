@@ -76,6 +76,8 @@ uint32_t tcp_sb_add(struct tcp_sb *sb, uint32_t start, uint32_t end);
 uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 		       const uint32_t (*blk)[2], unsigned nblk);
 uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb);
+/* RFC 2883 4: is the first of nblk blocks a D-SACK (ack: SEG.ACK)? */
+bool tcp_sb_is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack);
 /* RFC 6675 4 IsLost(seq), DupThresh 3 and SMSS smss. */
 bool tcp_sb_is_lost(const struct tcp_sb *sb, uint32_t seq, uint32_t smss);
 /* Bytes in the holes between una and the highest SACKed byte that

@@ -194,6 +194,20 @@ struct tcp_conn {
 	bool recover_valid;             /* recover set (a recovery or an RTO) */
 	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
+	/* Per-ACK sending decision of fast recovery (tcp/recovery.h, driven by
+	 * rec_engine.c; output.c tcp_recovery_send spends rec_budget). */
+	struct tcp_rec rec;
+	bool rec_alg_set;               /* tcp_set_recovery, else cfg.recovery */
+	enum tcp_rec_alg rec_alg;
+	uint32_t rec_budget;            /* bytes this ACK may still release */
+	uint32_t rxt_high;              /* RFC 6675 HighRxt, as an exclusive end */
+	bool rec_first_rxt;             /* SND.UNA's segment not yet resent (4.3) */
+	bool rescue_valid;              /* RFC 6675 RescueRxt set this episode */
+	uint32_t rescue_rxt;
+	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
+	 * retransmissions of the last episode not yet reported duplicate. */
+	uint32_t undo_lo, undo_hi, undo_left;
+	uint64_t rtos, spurious_recoveries;
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
@@ -362,6 +376,17 @@ void tcp_sws_override(struct tcp_conn *c);
 /* RFC 5681 3.2 / RFC 6582: SND.UNA's segment (up to one MSS, with the FIN
  * when it ends there) again. */
 int tcp_retransmit_una(struct tcp_conn *c);
+
+/* rec_engine.c: fast recovery around tcp/recovery.h.  Called by input_ack
+ * after the scoreboard has taken the ACK: una0 and sacked0 are SND.UNA and
+ * the SACKed bytes before it, dup whether it was a duplicate. */
+void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
+		      uint32_t sacked0, bool dup);
+/* RFC 6675 SetPipe (with SACK) or its estimate without. */
+uint32_t tcp_recovery_pipe(const struct tcp_conn *c);
+void tcp_recovery_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+/* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
+void tcp_recovery_send(struct tcp_conn *c);
 
 /* timer.c */
 void tcp_timer_init(struct tcp_conn *c);

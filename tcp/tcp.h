@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "stack/timer.h"
+#include "tcp/recovery.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -78,6 +79,7 @@ struct tcp_config {
 	uint32_t keepalive_intvl_ms; /* default 75000 */
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
+	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 };
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
@@ -168,7 +170,14 @@ struct tcp_callbacks {
 	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
 	X(cc_cubic_epochs, "CUBIC congestion-avoidance epochs started (RFC 9438 4.2)") \
 	X(cc_cubic_friendly_acks, "CUBIC ACKs in the Reno-friendly region (RFC 9438 4.3)") \
-	X(cc_cubic_fast_convergence, "CUBIC W_max reduced by fast convergence (RFC 9438 4.7)")
+	X(cc_cubic_fast_convergence, "CUBIC W_max reduced by fast convergence (RFC 9438 4.7)") \
+	X(rec_enter_lost, "recoveries entered by RFC 6675 IsLost(SND.UNA) before 3 dup ACKs") \
+	X(rec_rxt_lost, "recovery retransmissions of lost holes (RFC 6675 NextSeg rule 1)") \
+	X(rec_new_data, "new segments sent during recovery (NextSeg rule 2)") \
+	X(rec_rxt_unsacked, "recovery retransmissions of unSACKed holes (NextSeg rule 3)") \
+	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
+	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
+	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -207,6 +216,11 @@ struct tcp_conn_info {
 	uint8_t cc;
 	bool in_recovery;
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
+	/* Loss recovery (tcp/recovery.h): the algorithm (enum tcp_rec_alg),
+	 * retransmission timeouts, and episodes found spurious by D-SACK.
+	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
+	uint8_t recovery;
+	uint64_t rtos, spurious_recoveries;
 };
 
 /* Prototypes: engine side */
@@ -221,7 +235,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
-		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
+		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 	};
 }
 /* NULL on failure (errno set). */
@@ -266,5 +280,8 @@ void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
 int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
 int tcp_set_keepalive(struct tcp_conn *c, bool on);
+/* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
+ * at the next episode.  -EINVAL for an unknown algorithm. */
+int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
 
 #endif
