@@ -70,7 +70,12 @@ static bool rec_should_enter(struct tcp_conn *c, bool dup)
 
 	if (c->snd_una == c->snd_max || (!by_dup && !by_sack))
 		return false;
-	if (c->recover_valid && !SEQ_GT(c->snd_una, c->recover)) {
+	/* RFC 6582 3.2 step 2 without SACK: only an ACK covering more than
+	 * recover.  With SACK the scoreboard says which data is missing, so
+	 * SND.UNA == recover is enough (RFC 6675 5 has no such guard; it
+	 * still keeps go-back-N after an RTO from starting an episode). */
+	if (c->recover_valid && (c->sack_ok ? SEQ_LT(c->snd_una, c->recover) :
+					      !SEQ_GT(c->snd_una, c->recover))) {
 		if (by_dup)
 			c->ts->stats.fast_retransmit_suppressed++;
 		return false;
@@ -191,6 +196,14 @@ void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t un
 	out = tcp_rec_on_ack(&c->rec, &a);
 	c->cwnd = out.cwnd;
 	c->rec_budget = out.sndcnt;
+	/* An ACK that delivered nothing leaves cwnd as it was (RFC 9937 6.2
+	 * returns early), but pipe may have fallen (a partial ACK without SACK
+	 * takes back what dup ACKs already counted and presumes the next
+	 * segment lost): what cwnd now allows may go, as in a sender whose
+	 * only gate is pipe < cwnd.  (Not before the episode's first
+	 * delivery: cwnd is then still the one from before recovery.) */
+	if (a.delivered == 0 && c->rec.prr_delivered > 0 && out.cwnd > a.pipe)
+		c->rec_budget = RTE_MAX(c->rec_budget, out.cwnd - a.pipe);
 	/* RFC 5681 3.2 step 3 / RFC 6675 5 (4.3): the ACK that starts recovery
 	 * always retransmits the first segment, even one that delivered
 	 * nothing new (a duplicate ACK without new SACK information, for which

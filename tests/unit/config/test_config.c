@@ -69,6 +69,8 @@ REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
        "t.ini: [tcp] keepalive_idle_ms = '10':")
 REJECT(rej_cc_unknown, MIN "[tcp]\ncc = bbr\n",
        "t.ini: [tcp] cc = 'bbr': must be cubic or newreno")
+REJECT(rej_recovery_unknown, MIN "[tcp]\nrecovery = prr2\n",
+       "t.ini: [tcp] recovery = 'prr2': must be prr, prr-crb, prr-ssrb, rfc6675 or ratehalving")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -294,7 +296,8 @@ static const char full_ini[] =
 	"keepalive_idle_ms = 60000\n"
 	"keepalive_intvl_ms = 1000\n"
 	"keepalive_probes = 3\n"
-	"cc = newreno\n";
+	"cc = newreno\n"
+	"recovery = ratehalving\n";
 
 static void test_full(void **state)
 {
@@ -351,6 +354,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.keepalive_intvl_ms, 1000);
 	assert_int_equal(cfg.tcp.keepalive_probes, 3);
 	assert_int_equal(cfg.tcp.cc, TCP_CC_NEWRENO);
+	assert_int_equal(cfg.tcp.recovery, TCP_REC_RATEHALVING);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -457,6 +461,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_bool_word),
 		cmocka_unit_test(rej_keepalive_idle_low),
 		cmocka_unit_test(rej_cc_unknown),
+		cmocka_unit_test(rej_recovery_unknown),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),
