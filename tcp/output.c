@@ -562,7 +562,19 @@ static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
 		c->ts->stats.fast_retransmits++;
 		c->fast_retransmits++;
 	}
-	if (!r->rescue && SEQ_GT(r->seq + r->len + r->fin, c->rxt_high))
+	/* The earliest outstanding segment went again: its ACK is a round
+	 * trip away, so the timer restarts from now (as RFC 6298 5.4 does for
+	 * the RTO's own retransmission, and Linux for the retransmitted head);
+	 * otherwise a timer armed a round trip ago fires just before that ACK
+	 * on a path whose RTO is close to the RTT. */
+	if (r->seq == c->snd_una)
+		tcp_rto_start(c, true);
+	if (r->rescue) {
+		c->rescue_lo = r->seq;
+		c->rescue_hi = r->seq + r->len + r->fin;
+		return 0; /* RFC 6675 rule 4: HighRxt stays */
+	}
+	if (SEQ_GT(r->seq + r->len + r->fin, c->rxt_high))
 		c->rxt_high = r->seq + r->len + r->fin;
 	c->undo_left++;
 	return 0;

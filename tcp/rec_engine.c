@@ -110,6 +110,7 @@ static void rec_enter(struct tcp_conn *c, uint32_t una0, uint32_t sacked0)
 	c->rxt_high = c->snd_una;
 	c->rec_first_rxt = true;
 	c->rescue_valid = false;
+	c->rescue_lo = c->rescue_hi = c->snd_una;
 	c->undo_lo = c->snd_una;
 	c->undo_hi = c->snd_max;
 	c->undo_left = 0;
@@ -144,6 +145,10 @@ static void rec_dsack(struct tcp_conn *c, const struct tcp_seg *seg)
 	    !tcp_sb_is_dsack((const uint32_t (*)[2])seg->sack, seg->nsack, seg->ack) ||
 	    !SEQ_LT(s, e) ||
 	    SEQ_LT(s, c->undo_lo) || SEQ_GT(e, c->undo_hi))
+		return;
+	/* The rescue retransmission (RFC 6675 rule 4) resends what was
+	 * probably not lost: its D-SACK says nothing about the episode. */
+	if (c->rescue_valid && SEQ_LEQ(c->rescue_lo, s) && SEQ_LEQ(e, c->rescue_hi))
 		return;
 	segs = (e - s + c->mss - 1) / c->mss;
 	c->undo_left -= RTE_MIN(segs, c->undo_left);

@@ -204,6 +204,7 @@ struct tcp_conn {
 	bool rec_first_rxt;             /* SND.UNA's segment not yet resent (4.3) */
 	bool rescue_valid;              /* RFC 6675 RescueRxt set this episode */
 	uint32_t rescue_rxt;
+	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
 	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
 	 * retransmissions of the last episode not yet reported duplicate. */
 	uint32_t undo_lo, undo_hi, undo_left;

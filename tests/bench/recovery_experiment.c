@@ -286,6 +286,12 @@ static void ex_report(enum tcp_rec_alg alg, const struct ex_run *run, const stru
 	       pct(v, nl, 0.9), pct(v, nl, 0.99), sum_all / n / 1e6, (unsigned long long)rto,
 	       (unsigned long long)rx, (unsigned long long)st->recovery_episodes);
 	free(v);
+	fprintf(stderr, "  %s server: rto %llu (in recovery %llu), rescue %llu, spurious %llu, "
+		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu\n",
+		tcp_rec_alg_name(alg), (unsigned long long)st->rto_fired,
+		(unsigned long long)st->recovery_rto, (unsigned long long)st->rec_rescue,
+		(unsigned long long)st->spurious_recoveries, (unsigned long long)st->rec_enter_lost,
+		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked);
 }
 
 static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
