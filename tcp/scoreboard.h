@@ -8,8 +8,8 @@
  * acknowledged, and the scoreboard only informs.
  *
  * From it come RFC 6675's IsLost(), the lost bytes over the holes and the
- * SetPipe() estimate.  They are computed, not acted on: the engine still
- * retransmits go-back-N on RTO (loss recovery is a separate piece of work).
+ * SetPipe() estimate.  Fast recovery acts on them (rec_engine.c: entry and
+ * pipe; output.c: NextSeg); after an RTO the engine still goes back N.
  *
  * The range array is bounded (TCP_SB_MAX_RANGES).  On overflow the lowest
  * range is forgotten: IsLost() looks at what lies above a hole, so the high

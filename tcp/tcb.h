@@ -9,8 +9,9 @@
  *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
  *   synchronized states: one function per check of RFC 9293 3.10.7.4),
  *   scoreboard.c (the peer's SACK blocks: RFC 6675 scoreboard, delivery
- *   rate; it tells established.c which ACKs are RFC 6675 duplicates, but
- *   retransmissions still start at SND.UNA),
+ *   rate; it tells established.c which ACKs are RFC 6675 duplicates),
+ *   recovery.c / rec_engine.c (fast recovery: the per-ACK decision and
+ *   the engine around it),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h),
  *   api.c (the application calls of tcp.h).
  *
@@ -41,9 +42,10 @@
  * - Congestion control (cc_newreno.c, cc_cubic.c behind tcp/cc.h): cwnd
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
- *   retransmits SND.UNA's segment and enters RFC 6582 fast recovery (the
- *   engine inflates and deflates cwnd, established.c recovery_on_ack, the
- *   seam for PRR); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
+ *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
+ *   per-ACK window is tcp/recovery.h's (PRR by default; rec_engine.c feeds
+ *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
+ *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
  *   output.c cwnd_for_send); an RTO sets cwnd to one segment.  c->cwnd and
  *   c->ssthresh are the truth the send loop reads; the module's copy is
  *   loaded and stored around each call (tcp_cc_load / tcp_cc_store).
@@ -190,7 +192,7 @@ struct tcp_conn {
 	struct tcp_cc cc;
 	unsigned dupacks;               /* RFC 5681 duplicate ACKs in a row */
 	uint32_t lt_bytes;              /* sent by limited transmit (RFC 3042) */
-	bool in_recovery;               /* RFC 6582 fast recovery */
+	bool in_recovery;               /* fast recovery (rec_engine.c) */
 	bool recover_valid;             /* recover set (a recovery or an RTO) */
 	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;

@@ -163,8 +163,8 @@ struct tcp_callbacks {
 	X(fast_retransmits, "retransmissions on the 3rd dup ACK (RFC 5681 3.2)") \
 	X(fast_retransmit_suppressed, "3rd dup ACKs not above recover (RFC 6582 3.2 step 2)") \
 	X(recovery_episodes, "fast recovery episodes entered") \
-	X(partial_acks, "partial ACKs in recovery, next hole retransmitted (RFC 6582)") \
-	X(recovery_exits, "full ACKs ending recovery, cwnd = ssthresh (RFC 6582)") \
+	X(partial_acks, "partial ACKs in recovery (SND.UNA moved, still below recover)") \
+	X(recovery_exits, "ACKs ending recovery (SND.UNA >= recover), cwnd = tcp_rec_exit()") \
 	X(recovery_rto, "recovery episodes ended by an RTO") \
 	X(cc_rto_reductions, "ssthresh lowered by an RTO (RFC 5681 3.1, RFC 9438 4.8)") \
 	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
@@ -211,7 +211,7 @@ struct tcp_conn_info {
 	 * completed interval; 0 until one completes. */
 	uint64_t delivery_rate;
 	/* Congestion control (tcp/cc.h): the algorithm (enum tcp_cc_alg),
-	 * whether fast recovery is on (cwnd is then RFC 6582's inflated
+	 * whether fast recovery is on (cwnd is then the recovery algorithm's
 	 * window), and this connection's loss-recovery events. */
 	uint8_t cc;
 	bool in_recovery;
