@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Pools tests/bench/recovery_experiment CSVs (tools/recovery-experiment.sh).
 
 usage: recovery-experiment.py OUTDIR LOSS...
@@ -53,7 +53,7 @@ def table(loss, runs):
         rtos = sum(int(r["rtos"]) for r in rows)
         rx = sum(int(r["retrans"]) for r in rows)
         print(f"| {alg} | {len(rows)} | {len(v)} | {means[alg]:.1f} | {statistics.median(seed_means):.1f} "
-              f"| {pct(v, 0.9):.1f} | {pct(v, 0.99):.1f} | {rtos} | {rx} | RATIO_{alg} |")
+              f"| {pct(v, 0.9):.1f} | {pct(v, 0.99):.1f} | {rtos} | {rx} | <RATIO:{alg}> |")
     return means, lossy
 
 
@@ -72,7 +72,7 @@ def main():
         text = buf.getvalue()
         base = means.get("rfc6675") or 1.0
         for alg, m in means.items():
-            text = text.replace(f"RATIO_{alg}", f"{m / base:.3f}")
+            text = text.replace(f"<RATIO:{alg}>", f"{m / base:.3f}")
         print(text)
         curves[loss] = lossy
     try:

@@ -7,6 +7,7 @@
 #
 #   tools/recovery-experiment.sh            # build/, 5 seeds x 2000 responses
 #   SEEDS=3 CONNS=1000 tools/recovery-experiment.sh
+#   RATE=10 OUT=build/recexp-10mbit tools/recovery-experiment.sh   # with a bottleneck
 #
 # Prints one table per run and, per loss rate, the table pooled over the
 # seeds (lossy responses of all seeds together) with the median over seeds
@@ -19,6 +20,7 @@ BUILD=${BUILD:-build}
 SEEDS=${SEEDS:-5}
 CONNS=${CONNS:-2000}
 LOSSES=${LOSSES:-"1 2"}
+RATE=${RATE:-0}       # Mbit/s bottleneck server -> client, 0: none
 OUT=${OUT:-$BUILD/recovery-experiment}
 
 ninja -C "$BUILD" -j2 tests/bench/recovery_experiment >/dev/null
@@ -26,8 +28,10 @@ mkdir -p "$OUT"
 for loss in $LOSSES; do
 	for seed in $(seq 1 "$SEEDS"); do
 		"$BUILD/tests/bench/recovery_experiment" --conns "$CONNS" --loss "$loss" \
-			--seed "$seed" --csv "$OUT/loss${loss}-seed${seed}.csv"
+			--seed "$seed" --rate "$RATE" --csv "$OUT/loss${loss}-seed${seed}.csv"
 		echo
 	done
 done
-python3 tools/recovery-experiment.py "$OUT" $LOSSES
+# The system python: python3-matplotlib is a Debian package.
+PYTHON=${PYTHON:-/usr/bin/python3}
+"$PYTHON" tools/recovery-experiment.py "$OUT" $LOSSES

@@ -41,7 +41,7 @@
 
 struct ex_opts {
 	unsigned conns, parallel;
-	double loss_pct, rtt_ms;
+	double loss_pct, rtt_ms, rate_mbit;
 	uint64_t seed;
 	const char *csv;
 };
@@ -314,6 +314,8 @@ static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
 	ab.loss_pct = o->loss_pct;
 	ab.seed = o->seed;
 	ba = ab;
+	/* A bottleneck on the response direction only, when asked. */
+	ba.rate_bps = (uint64_t)(o->rate_mbit * 1e6);
 	ba.seed = o->seed * 7 + 1;
 	tcp_config_defaults(&cfg);
 	cfg.recovery = alg;
@@ -337,9 +339,10 @@ static void ex_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--conns N] [--parallel K] [--loss PCT] [--rtt MS] [--seed S]\n"
-		"          [--alg NAME]... [--csv FILE]\n"
+		"          [--rate MBIT] [--alg NAME]... [--csv FILE]\n"
 		"defaults: 2000 responses, 10 in parallel, 1%% loss each way, 100 ms RTT,\n"
-		"seed 1, every algorithm\n", prog);
+		"seed 1, no bottleneck (--rate: server-to-client link rate, 256 KB queue), every\n"
+		"algorithm\n", prog);
 }
 
 int main(int argc, char **argv)
@@ -348,7 +351,8 @@ int main(int argc, char **argv)
 		{ "conns", required_argument, NULL, 'n' }, { "parallel", required_argument, NULL, 'k' },
 		{ "loss", required_argument, NULL, 'l' },  { "rtt", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },  { "alg", required_argument, NULL, 'a' },
-		{ "csv", required_argument, NULL, 'c' },   { NULL, 0, NULL, 0 },
+		{ "csv", required_argument, NULL, 'c' },   { "rate", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct ex_opts o = { .conns = 2000, .parallel = 10, .loss_pct = 1.0, .rtt_ms = 100, .seed = 1 };
 	bool want[TCP_REC_ALG_COUNT] = { false }, any = false;
@@ -365,6 +369,7 @@ int main(int argc, char **argv)
 		case 'r': o.rtt_ms = strtod(optarg, NULL); break;
 		case 's': o.seed = strtoull(optarg, NULL, 10); break;
 		case 'c': o.csv = optarg; break;
+		case 'b': o.rate_mbit = strtod(optarg, NULL); break;
 		case 'a':
 			if (tcp_rec_alg_parse(optarg, &a) < 0) {
 				ex_usage(argv[0]);
@@ -394,8 +399,8 @@ int main(int argc, char **argv)
 	if (csv != NULL)
 		fprintf(csv, "alg,size,ms,lossy,rtos,retrans\n");
 	printf("%u responses of 1-100 KB (log-uniform), %u in parallel, RTT %.0f ms, "
-	       "%.1f%% loss each way, seed %llu, virtual time\n\n", o.conns, o.parallel, o.rtt_ms,
-	       o.loss_pct, (unsigned long long)o.seed);
+	       "%.1f%% loss each way, bottleneck %.0f Mbit/s (0: none), seed %llu, virtual time\n\n",
+	       o.conns, o.parallel, o.rtt_ms, o.loss_pct, o.rate_mbit, (unsigned long long)o.seed);
 	printf("| algorithm   | resp  | lossy | mean ms  | p50 ms   | p90 ms   | p99 ms   | all ms   "
 	       "| RTOs  | rexmit | episodes |\n");
 	printf("|-------------|------:|------:|---------:|---------:|---------:|---------:|---------:"
