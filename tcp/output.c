@@ -576,6 +576,7 @@ static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
 	}
 	if (SEQ_GT(r->seq + r->len + r->fin, c->rxt_high))
 		c->rxt_high = r->seq + r->len + r->fin;
+	c->undo_hi = c->rxt_high;
 	c->undo_left++;
 	return 0;
 }

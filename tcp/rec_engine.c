@@ -112,7 +112,7 @@ static void rec_enter(struct tcp_conn *c, uint32_t una0, uint32_t sacked0)
 	c->rescue_valid = false;
 	c->rescue_lo = c->rescue_hi = c->snd_una;
 	c->undo_lo = c->snd_una;
-	c->undo_hi = c->snd_max;
+	c->undo_hi = c->snd_una; /* grows with HighRxt (output.c) */
 	c->undo_left = 0;
 	st->recovery_episodes++;
 	c->recovery_episodes++;
@@ -135,8 +135,11 @@ static void rec_exit(struct tcp_conn *c)
 
 /* RFC 2883 / RFC 3708: a D-SACK of a segment the last episode retransmitted
  * says the original arrived too; when every retransmission of the episode
- * is reported so, the episode was spurious (reordering, not loss).  Only
- * counted: undoing the window reduction is left for later. */
+ * is reported so, the episode was spurious (reordering, not loss).  What
+ * was resent is approximated by [SND.UNA at entry, HighRxt): NextSeg resends
+ * holes only, so a D-SACK of SACKed data between them would need the
+ * network to duplicate it.  Only counted: undoing the window reduction is
+ * left for later. */
 static void rec_dsack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
 	uint32_t s = seg->sack[0][0], e = seg->sack[0][1], segs;

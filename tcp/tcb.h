@@ -209,7 +209,7 @@ struct tcp_conn {
 	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
 	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
 	 * retransmissions of the last episode not yet reported duplicate. */
-	uint32_t undo_lo, undo_hi, undo_left;
+	uint32_t undo_lo, undo_hi, undo_left; /* [entry SND.UNA, HighRxt), count */
 	uint64_t rtos, spurious_recoveries;
 
 	/* Receive side. */

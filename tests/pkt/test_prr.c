@@ -504,6 +504,37 @@ static void test_rto_inside_recovery(void **state)
 	FINISH(r.t, 1);
 }
 
+/* Reordering, not loss: segment 0 arrives late, after three SACKs started
+ * recovery and it was resent.  The peer reports the second copy with a
+ * D-SACK (RFC 2883): every retransmission of the episode was needless, so
+ * the episode counts as spurious (RFC 3708); a D-SACK of data that was not
+ * resent in the episode does not. */
+static void test_dsack_marks_spurious_recovery(void **state)
+{
+	(void)state;
+	struct rec_t r = start(TCP_CC_CUBIC, TCP_REC_PRR, true, 10);
+
+	sack(&r, 0, 1, 2);
+	sack(&r, 0, 1, 3);
+	sack(&r, 0, 1, 4);
+	expect_sent(&r, "R", 3);
+	/* The original 0 arrives, then 4..9: everything acknowledged, the
+	 * episode ends (recover = S10). */
+	INJECT(r.t, SEG(.seq = 1001, .ack = S(10)));
+	assert_false(r.t->conn->in_recovery);
+	/* A D-SACK of data not resent in the episode: nothing concluded. */
+	INJECT(r.t, SEG(.seq = 1001, .ack = S(10), .nsack = 1, .sack = { { S(5), S(6) } }));
+	assert_int_equal(STAT(r.t, dsack_rcvd), 1);
+	assert_int_equal(STAT(r.t, spurious_recoveries), 0);
+	/* The retransmitted 0 arrives as a duplicate. */
+	INJECT(r.t, SEG(.seq = 1001, .ack = S(10), .nsack = 1, .sack = { { S(0), S(1) } }));
+	assert_int_equal(STAT(r.t, dsack_rcvd), 2);
+	assert_int_equal(STAT(r.t, spurious_recoveries), 1);
+	assert_int_equal(info_of(&r).spurious_recoveries, 1);
+	EXPECT_NOTHING(r.t);
+	FINISH(r.t, 1);
+}
+
 /* The setter and the config default; an unknown algorithm is refused. */
 static void test_set_recovery_and_info(void **state)
 {
@@ -538,6 +569,7 @@ int main(void)
 		PKT_TEST(test_ack_below_snd_una_ignored),
 		PKT_TEST(test_nonsack_peer),
 		PKT_TEST(test_rto_inside_recovery),
+		PKT_TEST(test_dsack_marks_spurious_recovery),
 		PKT_TEST(test_set_recovery_and_info),
 	};
 
