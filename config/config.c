@@ -35,7 +35,8 @@
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
-		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES };
+		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
+		CFG_T_REC };
 
 struct cfg_key {
 	const char *section;
@@ -137,6 +138,7 @@ static const struct cfg_key cfg_keys[] = {
 	/* 64: Ethernet + IPv4 + TCP headers with some options. */
 	CFG_NUM("capture", "snaplen", CFG_T_U32, capture_snaplen, 64, 262144),
 	CFG_NUM("capture", "pdump", CFG_T_BOOL, capture_pdump, 0, 1),
+	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -327,6 +329,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_fastopen(v, &cfg->tcp.fastopen, why);
 	case CFG_T_TFO_KEY:
 		return cfg_parse_tfo_key(&cfg->tcp, v, why);
+	case CFG_T_REC:
+		return us_cfgp_recovery(v, &cfg->tcp.recovery, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

@@ -191,6 +191,23 @@ int us_cfgp_fastopen(const char *s, uint8_t *out, char *why)
 	return cfgp_fail(why, "must be off, client, server or both");
 }
 
+int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why)
+{
+	static const char *const names[] = {
+#define CFGP_REC_NAME(e, n) [e] = n,
+		TCP_REC_ALG_NAMES(CFGP_REC_NAME)
+#undef CFGP_REC_NAME
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum tcp_rec_alg)i;
+			return 0;
+		}
+	}
+	return cfgp_fail(why, "must be prr, prr-crb, prr-ssrb, rfc6675 or ratehalving");
+}
+
 int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {

@@ -38,6 +38,7 @@ int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why);
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why);
 /* off | client | server | both: TCP_FASTOPEN_* bits (RFC 7413). */
 int us_cfgp_fastopen(const char *s, uint8_t *out, char *why);
+int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why);
 /* Netmask for a prefix length 0..32, host byte order. */
 uint32_t us_cfgp_mask(uint8_t len);
 /* "a.b.c.d" into buf (at least 16 bytes), from host byte order. */

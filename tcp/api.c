@@ -325,6 +325,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.partial_acks = c->partial_acks,
 		.syn_data_acked = c->tfo.syn_data_acked,
 	};
+	tcp_recovery_info(c, info); /* rec_engine.c */
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it

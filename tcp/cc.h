@@ -10,8 +10,8 @@
  *                             sets and returns ssthresh;
  *   tcp_cc_on_recovery_exit() the full ACK that ends recovery: cwnd;
  *   tcp_cc_on_rto()           a retransmission timeout.
- * Inside recovery the engine moves cwnd itself (RFC 6582 inflation and
- * deflation, later PRR from tcp/recovery.h); the module is not asked.
+ * Inside recovery cwnd is the recovery algorithm's (tcp/recovery.h, PRR by
+ * default, driven by rec_engine.c); the module is not asked.
  *
  * Algorithms (config key tcp.cc):
  *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (L = 2)

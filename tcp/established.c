@@ -194,89 +194,15 @@ static bool is_dup_ack(const struct tcp_conn *c, const struct tcp_seg *seg)
 	       ((uint32_t)seg->wnd << c->snd_wscale) == c->snd_wnd;
 }
 
-/* The per-ACK window decision of fast recovery, RFC 6582 3.2 (NewReno):
- * the one place PRR (tcp/recovery.h, tcp_rec_on_ack) will take over.
- * acked 0: a further duplicate ACK, step 4: cwnd += SMSS (one segment
- * left the network).  Otherwise a partial ACK, step 5: retransmit the
- * first unacknowledged segment (with SACK, SND.UNA starts the first hole:
- * RFC 6675 NextSeg rule 1 for that hole), deflate cwnd by the bytes
- * acknowledged and add back one SMSS if they were at least one SMSS.
- * New data then goes out from tcp_output as the window allows. */
-static void recovery_on_ack(struct tcp_conn *c, uint32_t acked)
-{
-	if (acked == 0) {
-		c->cwnd += c->mss;
-		return;
-	}
-	c->ts->stats.partial_acks++;
-	c->partial_acks++;
-	tcp_retransmit_una(c);
-	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
-	if (acked >= c->mss)
-		c->cwnd += c->mss;
-	if (c->cwnd < c->mss)
-		c->cwnd = c->mss;
-}
-
-/* RFC 5681 3.2 steps 2-4 with RFC 6582 3.2 step 2: on the 3rd duplicate
- * ACK, unless the ACK does not cover more than recover (the losses of an
- * episode already repaired), ssthresh comes from the CC module with
- * FlightSize less what limited transmit sent (RFC 5681 3.2 step 2),
- * recover = SND.MAX, SND.UNA's segment goes again and cwnd = ssthresh +
- * 3 SMSS. */
-static void enter_recovery(struct tcp_conn *c)
-{
-	struct tcp_stats *st = &c->ts->stats;
-	uint32_t flight = c->snd_max - c->snd_una;
-
-	if (c->recover_valid && !SEQ_GT(c->snd_una, c->recover)) {
-		st->fast_retransmit_suppressed++;
-		return;
-	}
-	flight -= RTE_MIN(flight, c->lt_bytes);
-	tcp_cc_on_congestion(tcp_cc_load(c), flight);
-	tcp_cc_store(c);
-	c->in_recovery = true;
-	c->recover = c->snd_max;
-	c->recover_valid = true;
-	st->recovery_episodes++;
-	c->recovery_episodes++;
-	if (tcp_retransmit_una(c) == 0) {
-		st->fast_retransmits++;
-		c->fast_retransmits++;
-	}
-	c->cwnd = c->ssthresh + TCP_SB_DUPTHRESH * c->mss;
-}
-
-static void on_dup_ack(struct tcp_conn *c)
-{
-	c->ts->stats.dup_acks++;
-	c->dupacks++;
-	if (c->in_recovery)
-		recovery_on_ack(c, 0);
-	else if (c->dupacks == TCP_SB_DUPTHRESH)
-		enter_recovery(c);
-	/* Dup ACKs 1 and 2: limited transmit in tcp_output (output.c). */
-}
-
-/* An ACK of new data: a partial ACK stays in recovery, a full ACK (all of
- * recover) ends it with cwnd = ssthresh (RFC 6582 3.2 step 3, option 2),
- * otherwise the CC module grows cwnd. */
+/* An ACK of new data outside fast recovery: the CC module grows cwnd.  In
+ * recovery the window is the recovery algorithm's (rec_engine.c), and the
+ * ACK that ends recovery does not grow it either (RFC 6582 3.2 step 3). */
 static void cc_new_ack(struct tcp_conn *c, uint32_t acked)
 {
 	c->dupacks = 0;
 	c->lt_bytes = 0;
-	if (c->in_recovery) {
-		if (SEQ_LT(c->snd_una, c->recover)) {
-			recovery_on_ack(c, acked);
-			return;
-		}
-		c->in_recovery = false;
-		c->ts->stats.recovery_exits++;
-		tcp_cc_on_recovery_exit(tcp_cc_load(c));
-		tcp_cc_store(c);
+	if (c->in_recovery)
 		return;
-	}
 	tcp_cc_on_ack(tcp_cc_load(c), acked, c->srtt_us, tcp_now(c));
 	tcp_cc_store(c);
 }
@@ -379,7 +305,7 @@ static bool ack_out_of_range(struct tcp_conn *c, const struct tcp_seg *seg)
 static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
 	bool dup, sack_dup;
-	uint32_t sacked0;
+	uint32_t sacked0, una0 = c->snd_una;
 
 	if (c->state == TCP_SYN_RECEIVED && ack_syn_received(c, seg) < 0)
 		return -EINVAL;
@@ -403,8 +329,11 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		c->ts->stats.dup_acks_sack++;
 	}
 	update_window(c, seg);
-	if (dup)
-		on_dup_ack(c);
+	if (dup) {
+		c->ts->stats.dup_acks++;
+		c->dupacks++; /* 1 and 2: limited transmit in tcp_output */
+	}
+	tcp_recovery_ack(c, seg, una0, sacked0, dup); /* rec_engine.c */
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {

@@ -255,10 +255,8 @@ static uint32_t limited_transmit_allowance(const struct tcp_conn *c)
 	return c->dupacks * c->mss;
 }
 
-/* The window the send loop may fill.  In fast recovery this is RFC 6582's
- * inflated cwnd (established.c recovery_on_ack moves it per ACK): the one
- * per-ACK sending decision of recovery, which PRR (tcp/recovery.h) will
- * replace with its sndcnt. */
+/* The window the send loop may fill outside fast recovery (in recovery
+ * tcp_recovery_send spends the recovery algorithm's budget instead). */
 static uint32_t cwnd_for_send(const struct tcp_conn *c)
 {
 	return c->cwnd + limited_transmit_allowance(c);
@@ -375,8 +373,11 @@ void tcp_output(struct tcp_conn *c)
 
 	if (c->snd_wnd > c->max_snd_wnd)
 		c->max_snd_wnd = c->snd_wnd;
-	while (can_send_data(c) && output_one(c, send_len(c, &sws_held)))
-		;
+	if (c->in_recovery)
+		tcp_recovery_send(c);
+	else
+		while (can_send_data(c) && output_one(c, send_len(c, &sws_held)))
+			;
 	idle_send_timers(c, sws_held);
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)
@@ -440,4 +441,174 @@ int tcp_retransmit_una(struct tcp_conn *c)
 		return -ENODATA;
 	c->rtt_active = false; /* Karn: the timed segment may be this one */
 	return tcp_send_segment(c, flags, c->snd_una, len);
+}
+
+/* Fast recovery's send side: RFC 6675 4 NextSeg, each call one segment.
+ * HighRxt is kept as c->rxt_high, the end of what was retransmitted. */
+struct rec_seg {
+	uint32_t seq, len; /* payload [seq, seq + len) */
+	bool fin;          /* with the FIN (which ends the data there) */
+	bool rescue;       /* rule 4: HighRxt not moved */
+	uint64_t *ctr;     /* the rule's counter */
+};
+
+/* The outstanding sequence space [from, to) of a hole, cut to one segment,
+ * with the FIN when the hole ends at a FIN already sent. */
+static bool rec_fill(const struct tcp_conn *c, uint32_t from, uint32_t to, struct rec_seg *r)
+{
+	uint32_t data_end = tcp_sndq_end(c);
+	bool fin_sent = c->fin_queued && SEQ_LT(c->fin_seq, c->snd_max);
+
+	if (!SEQ_LT(from, to))
+		return false;
+	r->seq = from;
+	r->len = SEQ_LT(from, data_end) ? RTE_MIN(RTE_MIN(to, data_end) - from, c->mss) : 0;
+	r->fin = fin_sent && from + r->len == c->fin_seq && SEQ_LT(c->fin_seq, to);
+	r->rescue = false;
+	return r->len > 0 || r->fin;
+}
+
+/* Rules 1 and 3: the first hole octet at or above HighRxt and below the
+ * highest SACKed octet; rule 1 wants it IsLost (the whole hole shares the
+ * SACKed ranges above it, so its first octet decides). */
+static bool rec_hole(const struct tcp_conn *c, bool want_lost, struct rec_seg *r)
+{
+	const struct tcp_sb *sb = &c->sb;
+	uint32_t prev = c->snd_una;
+
+	for (unsigned k = 0; k < sb->n; k++) {
+		uint32_t from = SEQ_GT(c->rxt_high, prev) ? c->rxt_high : prev;
+
+		if (SEQ_LT(from, sb->r[k].start) &&
+		    (!want_lost || tcp_sb_is_lost(sb, from, c->mss)))
+			return rec_fill(c, from, sb->r[k].start, r);
+		prev = sb->r[k].end;
+	}
+	return false;
+}
+
+/* Rule 4 (rescue retransmission): once per window, the segment that ends
+ * at the highest unSACKed outstanding octet. */
+static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
+{
+	uint32_t top = c->snd_max, floor = c->snd_una, dtop, lo;
+
+	if (!c->sack_ok || (c->rescue_valid && !SEQ_GT(c->snd_una, c->rescue_rxt)))
+		return false;
+	/* The highest unSACKed octet ends below the top range if that one
+	 * reaches SND.MAX; the hole under it starts at the range below. */
+	for (unsigned k = c->sb.n; k-- > 0;) {
+		if (SEQ_LT(c->sb.r[k].start, top) && SEQ_LEQ(top, c->sb.r[k].end))
+			top = c->sb.r[k].start;
+		else if (SEQ_LEQ(c->sb.r[k].end, top)) {
+			floor = c->sb.r[k].end;
+			break;
+		}
+	}
+	/* Rule 3 already resent holes below HighRxt. */
+	if (!SEQ_GT(top, c->rxt_high))
+		return false;
+	/* A FIN at the top goes along with the data before it (rec_fill). */
+	dtop = c->fin_queued && top == c->fin_seq + 1 ? c->fin_seq : top;
+	lo = dtop - floor > c->mss ? dtop - c->mss : floor;
+	if (!rec_fill(c, lo, top, r))
+		return false;
+	r->rescue = true;
+	c->rescue_valid = true;
+	c->rescue_rxt = c->recover;
+	return true;
+}
+
+/* RFC 6675 4 NextSeg.  SND.UNA's segment goes first on entry (RFC 6675
+ * 5 (4.3), RFC 5681 3.2 step 3) and, without SACK, after every partial ACK
+ * (RFC 6582 3.2 step 5). */
+static bool rec_next_seg(struct tcp_conn *c, struct rec_seg *r)
+{
+	struct tcp_stats *st = &c->ts->stats;
+	uint32_t room = c->snd_una + c->snd_wnd - c->snd_nxt;
+	uint32_t first_end = c->sack_ok && c->sb.n > 0 ? c->sb.r[0].start : c->snd_max;
+
+	if ((c->rec_first_rxt || !c->sack_ok) && c->rxt_high == c->snd_una &&
+	    rec_fill(c, c->snd_una, first_end, r)) {
+		r->ctr = &st->rec_rxt_lost;
+		return true;
+	}
+	if (c->sack_ok && rec_hole(c, true, r)) {
+		r->ctr = &st->rec_rxt_lost;
+		return true;
+	}
+	if (c->snd_nxt == c->snd_max &&
+	    ((unsent(c) > 0 && SEQ_LT(c->snd_nxt, c->snd_una + c->snd_wnd)) ||
+	     (c->fin_queued && c->snd_nxt == c->fin_seq))) {
+		r->seq = c->snd_nxt;
+		r->len = unsent(c) > 0 ? RTE_MIN(RTE_MIN(unsent(c), c->mss), room) : 0;
+		r->fin = false;
+		r->ctr = &st->rec_new_data;
+		return true;
+	}
+	if (c->sack_ok && rec_hole(c, false, r)) {
+		r->ctr = &st->rec_rxt_unsacked;
+		return true;
+	}
+	r->ctr = &st->rec_rescue;
+	return rec_rescue(c, r);
+}
+
+static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
+{
+	uint8_t flags = TH_ACK | (r->fin ? TH_FIN : 0);
+	int rc;
+
+	c->rtt_active = false; /* Karn: the timed segment may be this one */
+	rc = tcp_send_segment(c, flags, r->seq, r->len);
+	if (rc < 0)
+		return rc;
+	if (c->rec_first_rxt && r->seq == c->snd_una) {
+		c->rec_first_rxt = false;
+		c->ts->stats.fast_retransmits++;
+		c->fast_retransmits++;
+	}
+	/* The earliest outstanding segment went again: its ACK is a round
+	 * trip away, so the timer restarts from now (as RFC 6298 5.4 does for
+	 * the RTO's own retransmission, and Linux for the retransmitted head);
+	 * otherwise a timer armed a round trip ago fires just before that ACK
+	 * on a path whose RTO is close to the RTT. */
+	if (r->seq == c->snd_una)
+		tcp_rto_start(c, true);
+	if (r->rescue) {
+		c->rescue_lo = r->seq;
+		c->rescue_hi = r->seq + r->len + r->fin;
+		return 0; /* RFC 6675 rule 4: HighRxt stays */
+	}
+	if (SEQ_GT(r->seq + r->len + r->fin, c->rxt_high))
+		c->rxt_high = r->seq + r->len + r->fin;
+	c->undo_hi = c->rxt_high;
+	c->undo_left++;
+	return 0;
+}
+
+void tcp_recovery_send(struct tcp_conn *c)
+{
+	struct rec_seg r;
+	uint32_t sent;
+	bool any = false;
+
+	/* The budget is bytes; a segment goes while any is left (the last may
+	 * overdraw it by less than one SMSS, as RFC 6937 3.1's tables count
+	 * whole segments; prr_out records the bytes, so PRR pays it back). */
+	while (can_send_data(c) && c->rec_budget > 0 && rec_next_seg(c, &r)) {
+		if (r.seq == c->snd_nxt && SEQ_GEQ(r.seq, c->snd_max)) {
+			if (!output_one(c, r.len))
+				break;
+		} else if (rec_retransmit(c, &r) < 0) {
+			break;
+		}
+		(*r.ctr)++;
+		any = true;
+		sent = r.len + r.fin;
+		tcp_rec_on_send(&c->rec, sent);
+		c->rec_budget -= RTE_MIN(c->rec_budget, RTE_MAX(sent, 1u));
+	}
+	if (!any && c->rec_budget > 0)
+		c->ts->stats.rec_budget_unused++;
 }

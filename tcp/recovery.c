@@ -10,11 +10,9 @@
 #include <string.h>
 
 static const char *const tcp_rec_names[TCP_REC_ALG_COUNT] = {
-	[TCP_REC_PRR] = "prr",
-	[TCP_REC_PRR_CRB] = "prr-crb",
-	[TCP_REC_PRR_SSRB] = "prr-ssrb",
-	[TCP_REC_RFC6675] = "rfc6675",
-	[TCP_REC_RATEHALVING] = "ratehalving",
+#define TCP_REC_NAME(e, n) [e] = n,
+	TCP_REC_ALG_NAMES(TCP_REC_NAME)
+#undef TCP_REC_NAME
 };
 
 int tcp_rec_alg_parse(const char *name, enum tcp_rec_alg *alg)

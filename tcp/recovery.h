@@ -47,6 +47,15 @@ enum tcp_rec_alg {
 	TCP_REC_ALG_COUNT
 };
 
+/* Config names, in enum order (config/parse.c parses them without linking
+ * tcp/). */
+#define TCP_REC_ALG_NAMES(X)                                                  \
+	X(TCP_REC_PRR, "prr")                                                  \
+	X(TCP_REC_PRR_CRB, "prr-crb")                                          \
+	X(TCP_REC_PRR_SSRB, "prr-ssrb")                                        \
+	X(TCP_REC_RFC6675, "rfc6675")                                          \
+	X(TCP_REC_RATEHALVING, "ratehalving")
+
 /* What the engine knows at the ACK that starts recovery; RecoverFS is
  * derived from it (RFC 9937 6.1, RFC 6937 3). */
 struct tcp_rec_start {

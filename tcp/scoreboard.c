@@ -101,7 +101,7 @@ uint32_t tcp_sb_add(struct tcp_sb *sb, uint32_t start, uint32_t end)
 }
 
 /* RFC 2883 4: is the first block a D-SACK? */
-static bool is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack)
+bool tcp_sb_is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack)
 {
 	if (SEQ_LT(blk[0][0], ack))
 		return true;
@@ -117,7 +117,7 @@ uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 	for (unsigned k = 0; k < nblk; k++) {
 		uint32_t s = blk[k][0], e = blk[k][1];
 
-		if (k == 0 && is_dsack(blk, nblk, ack)) {
+		if (k == 0 && tcp_sb_is_dsack(blk, nblk, ack)) {
 			sb->dsack_rcvd++;
 			continue;
 		}
@@ -294,13 +294,16 @@ uint32_t tcp_sb_conn_lost(const struct tcp_conn *c)
 	return tcp_sb_lost_bytes(&c->sb, c->snd_una, c->mss);
 }
 
-/* HighRxt: during go-back-N after an RTO everything below SND.NXT has been
- * sent again; otherwise the engine has not retransmitted anything it still
- * tracks.  (Loss recovery will record HighRxt itself.) */
+/* HighRxt: in fast recovery the engine's (rec_engine.c); during go-back-N
+ * after an RTO everything below SND.NXT has been sent again; otherwise
+ * nothing it still tracks was retransmitted. */
 uint32_t tcp_sb_conn_pipe(const struct tcp_conn *c)
 {
 	const struct tcp_sb *sb = &c->sb;
 	uint32_t rxt = SEQ_LT(c->snd_nxt, c->snd_max) ? c->snd_nxt : c->snd_una;
+
+	if (c->in_recovery)
+		return tcp_recovery_pipe(c);
 
 	return tcp_sb_pipe(sb, c->snd_una, c->snd_max, rxt, c->mss);
 }

@@ -8,8 +8,8 @@
  * acknowledged, and the scoreboard only informs.
  *
  * From it come RFC 6675's IsLost(), the lost bytes over the holes and the
- * SetPipe() estimate.  They are computed, not acted on: the engine still
- * retransmits go-back-N on RTO (loss recovery is a separate piece of work).
+ * SetPipe() estimate.  Fast recovery acts on them (rec_engine.c: entry and
+ * pipe; output.c: NextSeg); after an RTO the engine still goes back N.
  *
  * The range array is bounded (TCP_SB_MAX_RANGES).  On overflow the lowest
  * range is forgotten: IsLost() looks at what lies above a hole, so the high
@@ -76,6 +76,8 @@ uint32_t tcp_sb_add(struct tcp_sb *sb, uint32_t start, uint32_t end);
 uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 		       const uint32_t (*blk)[2], unsigned nblk);
 uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb);
+/* RFC 2883 4: is the first of nblk blocks a D-SACK (ack: SEG.ACK)? */
+bool tcp_sb_is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack);
 /* RFC 6675 4 IsLost(seq), DupThresh 3 and SMSS smss. */
 bool tcp_sb_is_lost(const struct tcp_sb *sb, uint32_t seq, uint32_t smss);
 /* Bytes in the holes between una and the highest SACKed byte that

@@ -9,8 +9,9 @@
  *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
  *   synchronized states: one function per check of RFC 9293 3.10.7.4),
  *   scoreboard.c (the peer's SACK blocks: RFC 6675 scoreboard, delivery
- *   rate; it tells established.c which ACKs are RFC 6675 duplicates, but
- *   retransmissions still start at SND.UNA),
+ *   rate; it tells established.c which ACKs are RFC 6675 duplicates),
+ *   recovery.c / rec_engine.c (fast recovery: the per-ACK decision and
+ *   the engine around it),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h),
  *   api.c (the application calls of tcp.h).
  *
@@ -41,9 +42,10 @@
  * - Congestion control (cc_newreno.c, cc_cubic.c behind tcp/cc.h): cwnd
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
- *   retransmits SND.UNA's segment and enters RFC 6582 fast recovery (the
- *   engine inflates and deflates cwnd, established.c recovery_on_ack, the
- *   seam for PRR); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
+ *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
+ *   per-ACK window is tcp/recovery.h's (PRR by default; rec_engine.c feeds
+ *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
+ *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
  *   output.c cwnd_for_send); an RTO sets cwnd to one segment.  c->cwnd and
  *   c->ssthresh are the truth the send loop reads; the module's copy is
  *   loaded and stored around each call (tcp_cc_load / tcp_cc_store).
@@ -192,10 +194,25 @@ struct tcp_conn {
 	struct tcp_cc cc;
 	unsigned dupacks;               /* RFC 5681 duplicate ACKs in a row */
 	uint32_t lt_bytes;              /* sent by limited transmit (RFC 3042) */
-	bool in_recovery;               /* RFC 6582 fast recovery */
+	bool in_recovery;               /* fast recovery (rec_engine.c) */
 	bool recover_valid;             /* recover set (a recovery or an RTO) */
 	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
+	/* Per-ACK sending decision of fast recovery (tcp/recovery.h, driven by
+	 * rec_engine.c; output.c tcp_recovery_send spends rec_budget). */
+	struct tcp_rec rec;
+	bool rec_alg_set;               /* tcp_set_recovery, else cfg.recovery */
+	enum tcp_rec_alg rec_alg;
+	uint32_t rec_budget;            /* bytes this ACK may still release */
+	uint32_t rxt_high;              /* RFC 6675 HighRxt, as an exclusive end */
+	bool rec_first_rxt;             /* SND.UNA's segment not yet resent (4.3) */
+	bool rescue_valid;              /* RFC 6675 RescueRxt set this episode */
+	uint32_t rescue_rxt;
+	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
+	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
+	 * retransmissions of the last episode not yet reported duplicate. */
+	uint32_t undo_lo, undo_hi, undo_left; /* [entry SND.UNA, HighRxt), count */
+	uint64_t rtos, spurious_recoveries;
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
@@ -382,6 +399,17 @@ void tcp_sws_override(struct tcp_conn *c);
 /* RFC 5681 3.2 / RFC 6582: SND.UNA's segment (up to one MSS, with the FIN
  * when it ends there) again. */
 int tcp_retransmit_una(struct tcp_conn *c);
+
+/* rec_engine.c: fast recovery around tcp/recovery.h.  Called by input_ack
+ * after the scoreboard has taken the ACK: una0 and sacked0 are SND.UNA and
+ * the SACKed bytes before it, dup whether it was a duplicate. */
+void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
+		      uint32_t sacked0, bool dup);
+/* RFC 6675 SetPipe (with SACK) or its estimate without. */
+uint32_t tcp_recovery_pipe(const struct tcp_conn *c);
+void tcp_recovery_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+/* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
+void tcp_recovery_send(struct tcp_conn *c);
 
 /* timer.c */
 void tcp_timer_init(struct tcp_conn *c);

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "stack/timer.h"
+#include "tcp/recovery.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -100,6 +101,7 @@ struct tcp_config {
 	 * so several servers or restarts share cookies. */
 	bool fastopen_key_set, fastopen_key_backup;
 	uint8_t fastopen_key[2][16];
+	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 };
 
 #define TCP_FASTOPEN_CLIENT 0x1u
@@ -186,8 +188,8 @@ struct tcp_callbacks {
 	X(fast_retransmits, "retransmissions on the 3rd dup ACK (RFC 5681 3.2)") \
 	X(fast_retransmit_suppressed, "3rd dup ACKs not above recover (RFC 6582 3.2 step 2)") \
 	X(recovery_episodes, "fast recovery episodes entered") \
-	X(partial_acks, "partial ACKs in recovery, next hole retransmitted (RFC 6582)") \
-	X(recovery_exits, "full ACKs ending recovery, cwnd = ssthresh (RFC 6582)") \
+	X(partial_acks, "partial ACKs in recovery (SND.UNA moved, still below recover)") \
+	X(recovery_exits, "ACKs ending recovery (SND.UNA >= recover), cwnd = tcp_rec_exit()") \
 	X(recovery_rto, "recovery episodes ended by an RTO") \
 	X(cc_rto_reductions, "ssthresh lowered by an RTO (RFC 5681 3.1, RFC 9438 4.8)") \
 	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
@@ -205,7 +207,14 @@ struct tcp_callbacks {
 	X(icmp_ignored_out_of_window, "ICMP errors ignored: quoted sequence not in flight (RFC 5927)") \
 	X(icmp_frag_needed_applied, "ICMP fragmentation-needed errors that lowered the MSS") \
 	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
-	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection")
+	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \
+	X(rec_enter_lost, "recoveries entered by RFC 6675 IsLost(SND.UNA) before 3 dup ACKs") \
+	X(rec_rxt_lost, "recovery retransmissions of lost holes (RFC 6675 NextSeg rule 1)") \
+	X(rec_new_data, "new segments sent during recovery (NextSeg rule 2)") \
+	X(rec_rxt_unsacked, "recovery retransmissions of unSACKed holes (NextSeg rule 3)") \
+	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
+	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
+	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -239,7 +248,7 @@ struct tcp_conn_info {
 	 * completed interval; 0 until one completes. */
 	uint64_t delivery_rate;
 	/* Congestion control (tcp/cc.h): the algorithm (enum tcp_cc_alg),
-	 * whether fast recovery is on (cwnd is then RFC 6582's inflated
+	 * whether fast recovery is on (cwnd is then the recovery algorithm's
 	 * window), and this connection's loss-recovery events. */
 	uint8_t cc;
 	bool in_recovery;
@@ -247,6 +256,11 @@ struct tcp_conn_info {
 	/* RFC 7413 (like Linux TCPI_OPT_SYN_DATA): data in the SYN was
 	 * acknowledged by the SYN-ACK (client) or accepted (server). */
 	bool syn_data_acked;
+	/* Loss recovery (tcp/recovery.h): the algorithm (enum tcp_rec_alg),
+	 * retransmission timeouts, and episodes found spurious by D-SACK.
+	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
+	uint8_t recovery;
+	uint64_t rtos, spurious_recoveries;
 };
 
 /* Prototypes: engine side */
@@ -262,7 +276,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.nodelay_default = false, .sws_override_ms = 200,
 		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
-		.keepalive_probes = 9, .cc = TCP_CC_CUBIC,
+		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
 	};
 }
@@ -323,6 +337,9 @@ void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
 int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
 int tcp_set_keepalive(struct tcp_conn *c, bool on);
+/* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
+ * at the next episode.  -EINVAL for an unknown algorithm. */
+int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 

@@ -289,6 +289,7 @@ static void rto_expired(struct tcp_conn *c)
 	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
 
 	c->ts->stats.rto_fired++;
+	c->rtos++;
 	if (c->retries >= (handshake ? cfg->syn_retries : cfg->data_retries)) {
 		give_up(c);
 		return;

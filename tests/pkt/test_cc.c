@@ -1,7 +1,8 @@
 /* Packet scripts (and, for CUBIC's window function, the pure module of
  * tcp/cc.h in virtual time): slow start and congestion avoidance with
  * byte counting (RFC 5681 3.1, RFC 3465), fast retransmit and NewReno fast
- * recovery (RFC 5681 3.2, RFC 6582), limited transmit (RFC 3042), the RTO
+ * recovery (RFC 5681 3.2, RFC 6582 entry and exit; the window in recovery
+ * is PRR's, RFC 9937, test_prr.c), limited transmit (RFC 3042), the RTO
  * (RFC 5681 3.1) and CUBIC (RFC 9438).
  *
  * Our segments are 1460 bytes; S(k) is the relative sequence number of the
@@ -125,8 +126,16 @@ static void test_rfc5681_congestion_avoidance_one_smss_per_rtt(void **state)
 }
 
 /* RFC 5681 3.2: the 3rd duplicate ACK retransmits SND.UNA's segment once,
- * ssthresh = max(FlightSize / 2, 2 SMSS) = 7300, cwnd = ssthresh + 3 SMSS;
- * further dup ACKs only inflate cwnd (RFC 6582 step 4). */
+ * ssthresh = max(FlightSize / 2, 2 SMSS) = 7300.  The window in recovery
+ * is PRR's (RFC 9937, the default; no SACK here): each dup ACK delivers
+ * one SMSS; the two before recovery count as already delivered, so
+ * RecoverFS = 14600 - 2920 = 11680, and SND.UNA's segment is presumed lost
+ * until resent (rec_engine.c tcp_recovery_pipe):
+ *   3rd: prr_delivered 1460, pipe = 14600 - 4380 - 1460 = 8760 > 7300:
+ *        sndcnt = CEIL(1460 * 7300 / 11680) - 0 = 913, cwnd = 9673 (S0 goes)
+ *   4th: 2920, pipe = 14600 - 5840 = 8760: CEIL(1825) - 1460 = 365,
+ *        cwnd = 9125 (nothing new to send)
+ *   5th: 4380, pipe 7300 = ssthresh: min(7300 - 7300, ...) = 0, cwnd 7300. */
 static void test_rfc5681_3_2_third_dup_ack_one_fast_retransmit(void **state)
 {
 	(void)state;
@@ -145,18 +154,21 @@ static void test_rfc5681_3_2_third_dup_ack_one_fast_retransmit(void **state)
 	EXPECT_NOTHING(t);
 	info = info_of(t);
 	assert_int_equal(info.ssthresh, 10 * MSS / 2);
-	assert_int_equal(info.cwnd, 10 * MSS / 2 + 3 * MSS);
+	assert_int_equal(info.cwnd, 8760 + 913);
 	assert_true(info.in_recovery);
+	assert_int_equal(info.recovery, TCP_REC_PRR);
 	ack(t, 0);
+	assert_int_equal(info_of(t).cwnd, 8760 + 365);
 	ack(t, 0);
 	EXPECT_NOTHING(t);
-	assert_int_equal(info_of(t).cwnd, 10 * MSS / 2 + 5 * MSS);
+	assert_int_equal(info_of(t).cwnd, 10 * MSS / 2);
 	assert_int_equal(STAT(t, fast_retransmits), 1);
 	assert_int_equal(STAT(t, recovery_episodes), 1);
 	assert_int_equal(STAT(t, dup_acks), 5);
 	assert_int_equal(STAT(t, retrans_segs), 1);
 	assert_int_equal(info_of(t).fast_retransmits, 1);
 	ack(t, 10);
+	assert_int_equal(info_of(t).cwnd, 10 * MSS / 2); /* RFC 9937 6.4 */
 	FINISH(t, 1);
 }
 
@@ -242,42 +254,46 @@ static void test_rfc3042_limited_transmit_on_dup_acks_1_and_2(void **state)
 	FINISH(t, 1);
 }
 
-/* RFC 6582 3.2 step 5: an ACK below recover retransmits the next
- * unacknowledged segment, deflates cwnd by the bytes acknowledged less one
- * SMSS, and recovery goes on (no second ssthresh reduction). */
+/* RFC 6582 3.2 step 5 without SACK: an ACK below recover presumes the
+ * next unacknowledged segment lost; PRR (RFC 9937) releases it: the ACK
+ * of S0..S4 delivers 7300 less the 4380 the dup ACKs counted = 2920,
+ * prr_delivered = 4380, pipe = 7300 - 1460 (S5 presumed lost) = 5840 <
+ * ssthresh 7300: sndcnt = min(7300 - 5840, max(4380 - 1460, 2920)) = 1460,
+ * cwnd = 7300.  Recovery goes on (no second ssthresh reduction). */
 static void test_rfc6582_partial_ack_retransmits_next_hole(void **state)
 {
 	(void)state;
 	struct pkt_t *t = start_cc(TCP_CC_NEWRENO, 0);
-	uint32_t next = 0, cwnd;
+	uint32_t next = 0;
 
 	assert_int_equal(pkt_app_send(t, 10 * MSS), 10 * MSS);
 	expect_segs(t, &next, 10);
 	for (unsigned i = 0; i < 3; i++)
 		ack(t, 0);
 	EXPECT(t, SEG(.seq = S(0), .len = MSS));
-	cwnd = info_of(t).cwnd; /* 7300 + 3 SMSS */
 	ack(t, 5); /* S(5) was lost too */
 	EXPECT(t, SEG(.seq = S(5), .len = MSS));
 	EXPECT_NOTHING(t);
 	assert_true(info_of(t).in_recovery);
-	assert_int_equal(info_of(t).cwnd, cwnd - 5 * MSS + MSS);
+	assert_int_equal(info_of(t).cwnd, 5840 + 1460);
 	assert_int_equal(info_of(t).ssthresh, 5 * MSS);
 	assert_int_equal(STAT(t, partial_acks), 1);
 	assert_int_equal(STAT(t, fast_retransmits), 1);
 	assert_int_equal(STAT(t, recovery_episodes), 1);
-	/* Dup ACKs at the partial ACK inflate; no new fast retransmit. */
+	/* Dup ACKs at the partial ACK deliver; nothing new to send and no
+	 * new fast retransmit. */
 	for (unsigned i = 0; i < 3; i++)
 		ack(t, 5);
 	EXPECT_NOTHING(t);
 	assert_int_equal(STAT(t, fast_retransmits), 1);
+	assert_int_equal(STAT(t, retrans_segs), 2);
 	ack(t, 10);
 	assert_false(info_of(t).in_recovery);
 	FINISH(t, 1);
 }
 
 /* RFC 6582 3.2 step 3: the ACK of everything up to recover ends recovery
- * with cwnd = ssthresh (the inflation goes), and sending resumes from it. */
+ * with cwnd = ssthresh (RFC 9937 6.4), and sending resumes from it. */
 static void test_rfc6582_full_ack_exits_with_cwnd_ssthresh(void **state)
 {
 	(void)state;
@@ -292,9 +308,12 @@ static void test_rfc6582_full_ack_exits_with_cwnd_ssthresh(void **state)
 	expect_segs(t, &next, 1); /* S11 */
 	ack(t, 0);
 	EXPECT(t, SEG(.seq = S(0), .len = MSS));
-	ack(t, 0); /* cwnd 7300 + 4 SMSS < 12 segments in flight */
+	/* PRR: RecoverFS = 17520 - 2920 (the limited-transmit dup ACKs) =
+	 * 14600; 4th dup ACK: prr_delivered 2920, pipe = 17520 - 5840 =
+	 * 11680 > 7300: CEIL(2920 * 7300 / 14600) - 1460 = 0. */
+	ack(t, 0);
 	EXPECT_NOTHING(t);
-	assert_int_equal(info_of(t).cwnd, 5 * MSS + 4 * MSS);
+	assert_int_equal(info_of(t).cwnd, 11680);
 	ack(t, 12); /* recover = S(12): full ACK */
 	assert_false(info_of(t).in_recovery);
 	assert_int_equal(info_of(t).cwnd, 5 * MSS); /* = ssthresh, no growth */

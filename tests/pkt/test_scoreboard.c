@@ -4,9 +4,10 @@
  *
  * Our segments are 1460 bytes; S(k) is the relative sequence number of the
  * k-th one (data starts at 1).  The peer's SACK blocks are injected with
- * .nsack/.sack (relative to our ISN).  The scoreboard only informs: every
- * script also checks that nothing but the RFC 5681 3.2 fast retransmit on
- * the 3rd duplicate ACK is sent in reply to it. */
+ * .nsack/.sack (relative to our ISN).  Since fast recovery acts on the
+ * scoreboard (rec_engine.c, default PRR), every script also checks the
+ * retransmissions RFC 6675 NextSeg makes from it; the per-ACK amounts are
+ * test_prr.c's subject. */
 #include "tests/pkt/harness.h"
 
 #define MSS 1460u
@@ -79,13 +80,20 @@ static void test_sb_blocks_merged_across_acks(void **state)
 	INJECT(t, SEG(.ack = S(0), .nsack = 2, .sack = { { S(4), S(6) }, { S(1) + 100, S(3) } }));
 	assert_range(t, 0, S(1) + 100, S(6));
 	assert_int_equal(info_of(t).sacked, 5 * MSS - 100);
-	/* The 3rd duplicate ACK: fast retransmit (RFC 5681 3.2, test_cc.c). */
+	/* The 3rd ACK (3 SMSS SACKed: IsLost(S0)) started recovery with S0;
+	 * the 4th SACKs 2820 new bytes: PRR (pipe 4380 < ssthresh 8176)
+	 * releases 2820, spent on the lost hole [S1, S1+100) (NextSeg rule 1)
+	 * and, with nothing new to send and no hole below the highest SACK,
+	 * the rescue retransmission of the tail S7 (rule 4). */
 	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	EXPECT(t, SEG(.seq = S(1), .len = 100));
+	EXPECT(t, SEG(.seq = S(7), .len = MSS));
 	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.ack = S(8)));
 	assert_int_equal(t->conn->sb.n, 0);
 	assert_int_equal(info_of(t).sacked, 0);
 	assert_int_equal(t->conn->sb.invalid, 0);
+	assert_int_equal(STAT(t, rec_rescue), 1);
 	FINISH(t, 1);
 }
 
@@ -111,7 +119,10 @@ static void test_sb_holes_lost_by_count(void **state)
 	assert_false(tcp_sb_is_lost(sb, t->our_isn + S(3) + 100, MSS)); /* above all */
 	assert_int_equal(info_of(t).sacked, 300);
 	assert_int_equal(info_of(t).lost, MSS); /* only the hole [S0, S1) */
+	/* IsLost(SND.UNA) starts recovery at once (RFC 6675 5): S0 again. */
+	EXPECT(t, SEG(.seq = S(0), .len = MSS));
 	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, rec_enter_lost), 1);
 	INJECT(t, SEG(.ack = S(4)));
 	assert_int_equal(info_of(t).lost, 0);
 	FINISH(t, 1);
@@ -133,12 +144,15 @@ static void test_sb_lost_by_bytes(void **state)
 	assert_int_equal(t->conn->sb.n, 1);
 	assert_true(tcp_sb_is_lost(&t->conn->sb, t->our_isn + S(0), MSS));
 	assert_int_equal(info_of(t).lost, MSS);
-	/* A second hole above: [S3+1, S4) has 1460 bytes above it, not lost. */
+	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* IsLost(S0): recovery */
+	/* A second hole above: [S3+1, S4) has 1460 bytes above it, not lost;
+	 * with nothing new to send NextSeg rule 3 resends it. */
 	INJECT(t, SEG(.ack = S(0), .nsack = 1, .sack = { { S(4), S(5) } }));
 	assert_int_equal(info_of(t).sacked, 3 * MSS + 1);
 	assert_int_equal(info_of(t).lost, MSS);
-	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* 3rd dup ACK: fast retransmit */
+	EXPECT(t, SEG(.seq = S(3) + 1, .len = MSS - 1));
 	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, rec_rxt_unsacked), 1);
 	INJECT(t, SEG(.ack = S(5)));
 	FINISH(t, 1);
 }
@@ -153,7 +167,16 @@ static void test_sb_pruned_at_snd_una(void **state)
 	send_segs(t, 7);
 	INJECT(t, SEG(.ack = S(0), .nsack = 2, .sack = { { S(4), S(6) }, { S(2), S(3) } }));
 	assert_int_equal(info_of(t).sacked, 3 * MSS);
+	/* IsLost(S0) (4380 bytes SACKed above): recovery.  PRR: pipe 2920 <
+	 * ssthresh 7154, sndcnt = min(7154 - 2920, 4380) = 4234: the lost
+	 * hole S0, S1 (rule 1), then the unSACKed S3 (rule 3). */
+	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	EXPECT(t, SEG(.seq = S(1), .len = MSS));
+	EXPECT(t, SEG(.seq = S(3), .len = MSS));
 	INJECT(t, SEG(.ack = S(3), .nsack = 1, .sack = { { S(4), S(6) } }));
+	/* Partial ACK, nothing below the highest SACK left: the rescue
+	 * retransmission of the tail (rule 4). */
+	EXPECT(t, SEG(.seq = S(6), .len = MSS));
 	assert_int_equal(t->conn->sb.n, 1);
 	assert_range(t, 0, S(4), S(6));
 	assert_int_equal(info_of(t).sacked, 2 * MSS);
@@ -267,10 +290,18 @@ static void test_sb_pipe(void **state)
 		      .sack = { { S(6), S(7) }, { S(4), S(5) }, { S(2), S(3) } }));
 	assert_int_equal(info_of(t).sacked, 3 * MSS);
 	assert_int_equal(info_of(t).lost, 2 * MSS);
-	assert_int_equal(tcp_sb_conn_pipe(t->conn), 3 * MSS);
-	EXPECT_NOTHING(t);
-	ADVANCE(t, 200);
+	/* IsLost(S0): recovery with pipe 3 SMSS; PRR sends min(ssthresh 8176 -
+	 * 4380, 4380) = 3796 bytes: S0, S1 (lost) and S3 (rule 3).  SetPipe
+	 * then counts the two lost ones once (retransmitted) and S3 twice (not
+	 * lost, and below HighRxt): 3 + 3 SMSS. */
 	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	EXPECT(t, SEG(.seq = S(1), .len = MSS));
+	EXPECT(t, SEG(.seq = S(3), .len = MSS));
+	assert_int_equal(tcp_sb_conn_pipe(t->conn), 6 * MSS);
+	EXPECT_NOTHING(t);
+	ADVANCE(t, 200); /* the RTO abandons the episode */
+	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	assert_int_equal(STAT(t, recovery_rto), 1);
 	/* Cleared by the RTO; [S0, S1) was sent twice. */
 	assert_int_equal(tcp_sb_conn_pipe(t->conn), 9 * MSS);
 	INJECT(t, SEG(.ack = S(0), .nsack = 3,
@@ -308,8 +339,20 @@ static void test_sb_overflow_keeps_highest(void **state)
 	INJECT(t, SEG(.ack = S(0), .nsack = 1, .sack = { { S(0) + 600, S(0) + 2010 } }));
 	assert_int_equal(t->conn->sb.n, TCP_SB_MAX_RANGES - 7);
 	assert_int_equal(info_of(t).sacked, 1410 + (TCP_SB_MAX_RANGES - 8) * 10);
-	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* 3rd dup ACK: fast retransmit */
-	EXPECT_NOTHING(t);
+	/* The 3rd ACK's three ranges made S0 lost (RFC 6675 IsLost by count):
+	 * recovery began with the hole [S0, S0+200), cut at the first SACKed
+	 * range; the later ACKs' budgets went to further holes, every one a
+	 * retransmission counted by a NextSeg rule (which holes is test_prr.c's
+	 * subject). */
+	EXPECT(t, SEG(.seq = S(0), .len = 200));
+	while (t->ncap > 0) {
+		struct rte_mbuf *m = EXPECT_KEEP(t, SEG(.flags = TH_ACK));
+
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(STAT(t, retrans_segs), STAT(t, rec_rxt_lost) + STAT(t, rec_rxt_unsacked) +
+						     STAT(t, rec_rescue));
+	assert_int_equal(STAT(t, rec_new_data), 0);
 	INJECT(t, SEG(.ack = S(10)));
 	assert_int_equal(t->conn->sb.n, 0);
 	FINISH(t, 1);
@@ -350,6 +393,9 @@ static void test_info_sacked_lost_and_rate_with_sack(void **state)
 	assert_int_equal(info.sacked, 3 * MSS);
 	assert_int_equal(info.lost, 2 * MSS); /* [S1, S3): 3 SMSS SACKed above */
 	assert_int_equal(info.delivery_rate, 3 * MSS * 100); /* 4380 B in 10 ms */
+	/* IsLost(S1): recovery resends the lost hole [S1, S3). */
+	EXPECT(t, SEG(.seq = S(1), .len = MSS));
+	EXPECT(t, SEG(.seq = S(2), .len = MSS));
 	ADVANCE(t, 10);
 	INJECT(t, SEG(.ack = S(6)));
 	info = info_of(t);
