@@ -552,9 +552,10 @@ def case_delack_bound(env):
     must be ACKed within 0.5 s.  Expected to fail: stack/timer.c
     us_timer_run() marks the current, partly elapsed tick done, so a
     deadline later in that tick waits a whole revolution (1024 ticks of
-    1 ms): the ACK comes after ~1.06 s."""
+    1 ms): the ACK comes after ~1.06 s.  Only while the engine polls within
+    every tick (an idle machine): suite long in meson, not CI."""
     late = []
-    for i in range(3):
+    for i in range(5):
         q = established(env)
         q.send(flags=P | A, data=b"GET /adv/half")
         t0 = time.monotonic()
