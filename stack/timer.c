@@ -83,7 +83,7 @@ unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns)
 	if (now_ns > w->now_ns)
 		w->now_ns = now_ns;
 	if (w->armed == 0) {
-		w->next_tick = last + 1;
+		w->next_tick = last;
 		return 0;
 	}
 	/* Visit each elapsed slot once, but never more than one revolution. */
@@ -96,6 +96,9 @@ unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns)
 		w->next_tick = tick + 1;
 		fired += run_slot(w, &w->slots[tick & (US_WHEEL_SLOTS - 1)], w->now_ns);
 	}
-	w->next_tick = last + 1;
+	/* The current tick is only partly elapsed: a timer due later in it is
+	 * still in its slot, so the next run visits this tick again (with
+	 * last + 1 it waited a whole revolution, 1024 ticks). */
+	w->next_tick = last;
 	return fired;
 }

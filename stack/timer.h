@@ -57,6 +57,7 @@ unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns);
 static inline uint64_t us_timer_now(const struct us_timer_wheel *w) { return w->now_ns; }
 static inline bool us_timer_armed(const struct us_timer *t) { return t->armed; }
 
+#define US_US(x) ((uint64_t)(x) * 1000ull)
 #define US_MS(x) ((uint64_t)(x) * 1000000ull)
 #define US_SEC(x) ((uint64_t)(x) * 1000000000ull)
 

@@ -143,6 +143,11 @@ void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg)
 	const struct tcp_config *cfg = &c->ts->cfg;
 	uint32_t peer = seg->mss ? seg->mss : TCP_DEFAULT_MSS; /* RFC 9293 3.7.1 */
 
+	if (peer < TCP_MIN_SND_MSS) {
+		c->ts->stats.mss_clamped_min++;
+		peer = TCP_MIN_SND_MSS;
+	}
+
 	/* RFC 7323 2.2: scaling only when both SYNs carry the option. */
 	c->ws_ok = cfg->wscale && seg->has_ws;
 	c->snd_wscale = c->ws_ok ? seg->ws : 0;

@@ -123,6 +123,10 @@ enum tcp_timer_kind {
 #define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
 
 #define TCP_DEFAULT_MSS 536u    /* RFC 9293 3.7.1: when the peer sends no MSS */
+/* Floor of a peer's MSS option (Linux's tcp_min_snd_mss, CVE-2019-11479):
+ * a peer announcing MSS 1 would otherwise make us cut every byte into its
+ * own segment (and with timestamps the 12 option bytes wrapped the MSS). */
+#define TCP_MIN_SND_MSS 48u
 #define TCP_IW_SEGS 10u         /* RFC 6928 initial window */
 #define TCP_MAX_WIN 65535u      /* unscaled window field maximum */
 #define TCP_MAX_WSCALE 14u      /* RFC 7323 2.3 */

@@ -214,7 +214,8 @@ struct tcp_callbacks {
 	X(rec_rxt_unsacked, "recovery retransmissions of unSACKed holes (NextSeg rule 3)") \
 	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
-	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)")
+	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
+	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;

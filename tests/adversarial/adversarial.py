@@ -256,28 +256,28 @@ def case_mss_0(env):
 
 
 def case_mss_1(env):
-    """MSS 1 (no timestamps): honoured, 1-byte segments (no floor like
-    Linux's tcp_min_snd_mss; see the report), the response still arrives."""
+    """MSS 1 (no timestamps): raised to 48 like Linux's tcp_min_snd_mss
+    (tcp/options.c TCP_MIN_SND_MSS), the response still arrives."""
     p = Peer(env)
     p.connect(options=[("MSS", 1)])
     sizes = data_segs_of(p, req_bytes("m1"))
     say(f"MSS 1: {len(sizes)} data segments of sizes {sorted(set(sizes))}")
-    check(set(sizes) == {1}, f"data segment sizes {sorted(set(sizes))}, want only 1")
-    env.expect_counters = {"tcp_passive_opens": 2, "tcp_tx_bytes": (">=", len(sizes))}
+    check(max(sizes) == 48, f"data segment sizes {sorted(set(sizes))}, want at most 48 and full 48s")
+    env.expect_counters = {"tcp_passive_opens": 2, "tcp_mss_clamped_min": 1}
 
 
 def case_mss_tiny_ts(env):
     """MSS 1 and MSS 12 with timestamps: the 12 option bytes must not make
     the payload size wrap (options.c tcp_options_negotiate: c->mss -= 12).
-    Want: the response arrives in segments that stay tiny (a floor up to
-    64 bytes allowed).  Expected to fail until tcp/ clamps the MSS."""
+    Want: the response arrives in segments of at most 48 - 12 = 36 bytes
+    (the floor TCP_MIN_SND_MSS less the timestamp option)."""
     for mss in (1, 12):
         p = Peer(env)
         p.connect(options=[("MSS", mss), ("Timestamp", (1, 0))])
         check(p.ts_ok, "timestamps not negotiated")
         sizes = data_segs_of(p, req_bytes(f"m{mss}ts"))
         say(f"MSS {mss} + TS: data segment sizes {sorted(set(sizes))}")
-        check(max(sizes) <= 64, f"MSS {mss} with timestamps: a {max(sizes)}-byte segment")
+        check(max(sizes) == 36, f"MSS {mss} with timestamps: largest segment {max(sizes)}, want 36")
 
 
 def case_wscale_15(env):
@@ -445,7 +445,9 @@ def case_icmp_spoof(env):
     sizes = data_segs_of(q, req_bytes("small", pad=3000))
     say(f"frag-needed 576 quoting data in flight: largest segment now {max(sizes)}")
     check(max(sizes) == 536, f"largest segment {max(sizes)}, want 536 (576 - 40)")
-    env.expect_counters = {"icmp_unreach_in": 4, "icmp_errors_to_tcp": 4}
+    env.expect_counters = {"icmp_unreach_in": 4, "icmp_errors_to_tcp": 4,
+                           "tcp_icmp_ignored_out_of_window": 3,
+                           "tcp_icmp_frag_needed_applied": 1}
 
 
 # ----------------------------------------------------------------------------

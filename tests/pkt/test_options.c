@@ -208,6 +208,36 @@ static void test_mss_leaves_room_for_timestamps(void **state)
 	FINISH(t, 1);
 }
 
+/* A peer MSS of 1 is raised to TCP_MIN_SND_MSS (48, Linux's
+ * tcp_min_snd_mss): not one segment per byte, and with timestamps the 12
+ * option bytes come off 48 instead of wrapping 1 - 12 (adversarial suite). */
+static void test_tiny_peer_mss_floored(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start_opts();
+
+	assert_int_equal(pkt_listen(t), 0);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .mss = 1460));
+	INJECT(t, SEG(.seq = 1001, .ack = 1));
+	expect_two_segments_of(t, 48);
+	assert_int_equal(tcp_stack_stats(t->ts)->mss_clamped_min, 1);
+	FINISH(t, 1);
+}
+
+static void test_tiny_peer_mss_with_timestamps(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start_opts();
+
+	assert_int_equal(pkt_listen(t), 0);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 12, .ts_val = 5));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ts_ecr = 5));
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 6));
+	expect_two_segments_of(t, 36);
+	FINISH(t, 1);
+}
+
 /* RFC 9293 3.1: an option length of 0 ends parsing; what came before
  * (the MSS) stays valid, nothing after it is read. */
 static void test_malformed_option_length_zero_stops_parsing(void **state)
@@ -330,6 +360,8 @@ int main(void)
 		PKT_TEST(test_mss_clamped_to_peer_mss),
 		PKT_TEST(test_mss_follows_small_route_mtu),
 		PKT_TEST(test_mss_leaves_room_for_timestamps),
+		PKT_TEST(test_tiny_peer_mss_floored),
+		PKT_TEST(test_tiny_peer_mss_with_timestamps),
 		PKT_TEST(test_malformed_option_length_zero_stops_parsing),
 		PKT_TEST(test_malformed_option_length_one_stops_parsing),
 		PKT_TEST(test_malformed_option_length_past_header_stops_parsing),

@@ -35,6 +35,23 @@ static void test_fires_at_deadline_not_before(void **state)
 	assert_int_equal(w.armed, 0);
 }
 
+/* A deadline inside the tick being run must not wait a revolution: the
+ * wheel revisits the current, partly elapsed tick (found by the adversarial
+ * suite: a 40.5 ms delayed ACK fired at 1064 ms when polled every 0.1 ms). */
+static void test_deadline_later_in_current_tick(void **state)
+{
+	(void)state;
+	struct us_timer_wheel w;
+	struct probe p = {0};
+	us_timer_wheel_init(&w, US_MS(1), 0);
+	us_timer_init(&p.t, probe_fn);
+	us_timer_arm(&w, &p.t, US_US(40500));
+	for (uint64_t us = 100; us <= 2000000 && p.fired == 0; us += 100)
+		us_timer_run(&w, US_US(us));
+	assert_int_equal(p.fired, 1);
+	assert_true(p.at >= US_US(40500) && p.at < US_US(40600));
+}
+
 static void test_beyond_one_revolution(void **state)
 {
 	(void)state;
@@ -137,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fires_at_deadline_not_before),
 		cmocka_unit_test(test_beyond_one_revolution),
+		cmocka_unit_test(test_deadline_later_in_current_tick),
 		cmocka_unit_test(test_cancel_and_rearm),
 		cmocka_unit_test(test_past_deadline_fires_next_run),
 		cmocka_unit_test(test_large_jump_fires_everything_due),
