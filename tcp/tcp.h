@@ -267,4 +267,26 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
 int tcp_set_keepalive(struct tcp_conn *c, bool on);
 
+/* Prototypes: socket-layer views (tcp/sock.c) */
+
+/* What a poll() of the connection would look at. */
+struct tcp_conn_status {
+	uint32_t readable;   /* bytes in the receive queue */
+	size_t send_space;   /* tcp_send_space() */
+	bool fin_rcvd;       /* the peer's FIN is in order (end of stream) */
+	bool fin_queued;     /* we shut down writing */
+	bool established;    /* the handshake is done (any later state) */
+	bool dead;           /* reset, timed out or closed: no more data */
+};
+/* Local address, host byte order. */
+void tcp_conn_local(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+void tcp_conn_status(const struct tcp_conn *c, struct tcp_conn_status *st);
+/* Ask for on_writable once the send buffer is half free again. */
+void tcp_conn_want_writable(struct tcp_conn *c);
+/* Zero copy receive: the whole receive queue as one mbuf chain (the caller
+ * owns it), NULL when empty; *bytes its length.  Once both FINs are out
+ * (fin_rcvd and fin_queued) the socket layer takes what is left this way: tcp/ frees the receive
+ * queue when the connection ends, before the application may have read it. */
+struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes);
+
 #endif
