@@ -161,7 +161,8 @@ int us_sock_alloc(struct us_sock_table *tab, enum us_sock_kind kind, struct us_s
 		free(s);
 		return rc;
 	}
-	tab->stats.sock_opened++;
+	if (kind == US_SK_TCP)
+		tab->stats.sock_opened++;
 	*out = s;
 	return 0;
 }
