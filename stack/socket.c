@@ -228,14 +228,16 @@ void us_sock_keep_rest(struct us_sock *s)
 	tcp_conn_status(s->tc, &st);
 	if (!st.fin_rcvd || !st.fin_queued || st.readable == 0)
 		return;
-	m = tcp_recv_take(s->tc, &n);
-	if (m == NULL)
-		return;
-	if (s->rest == NULL) {
-		s->rest = m;
-		s->rest_off = 0;
-	} else if (rte_pktmbuf_chain(s->rest, m) < 0) {
-		rte_pktmbuf_free(m); /* over 2^16 - 1 segments: cannot happen with rcvbuf */
+	while ((m = tcp_recv_take(s->tc, &n)) != NULL) {
+		if (s->rest == NULL) {
+			s->rest = m;
+			s->rest_off = 0;
+		} else if (rte_pktmbuf_chain(s->rest, m) < 0) {
+			/* Over 65535 segments kept: the application reads on
+			 * until end of stream and loses the rest, counted. */
+			s->tab->stats.sock_drop_rest_overflow++;
+			rte_pktmbuf_free(m);
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ struct rte_mbuf;
 	X(sock_drop_no_mem, "dropped: no memory for an accepted socket (RST sent)") \
 	X(sock_drop_listener_closed, "unaccepted connections reset when their listener closed") \
 	X(sock_emfile, "refused: descriptor table full") \
+	X(sock_drop_rest_overflow, "dropped: data after both FINs beyond 65535 mbufs") \
 	X(epoll_waits, "us_epoll_wait calls") \
 	X(epoll_events, "events reported by us_epoll_wait")
 

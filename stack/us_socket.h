@@ -156,6 +156,32 @@ int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
 int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
 
+/* Prototypes: zero copy
+ *
+ * Ownership: us_recv_mbuf hands the caller a chain it owns and must free
+ * (us_mbuf_free or rte_pktmbuf_free); its bytes are the stream's next ones,
+ * already removed from the socket.  us_send_mbuf takes a chain the caller
+ * owns: on success (bytes returned) the stack owns it and frees each
+ * segment once the peer acknowledged it, and the caller must not touch it
+ * again; on failure (-1) it is still the caller's.  The segments must be
+ * direct mbufs with a reference count of 1 (EINVAL otherwise), since
+ * later us_send data may be copied into a segment's tail room.  A chain is
+ * sent whole or not at all: EAGAIN when the send buffer has no room for
+ * all of it, EMSGSIZE when it is larger than the send buffer.  Use
+ * rte_mbuf.h to read or fill the data (rte_pktmbuf_mtod, _append). */
+
+struct rte_mbuf;
+
+/* An mbuf from the socket's engine pool (headroom reserved, empty), or
+ * NULL + errno (ENOBUFS). */
+struct rte_mbuf *us_mbuf_alloc(int fd);
+void us_mbuf_free(struct rte_mbuf *m);
+/* Bytes in *chain (> 0), 0 at end of stream (*chain NULL), or -1/EAGAIN
+ * and the other us_recv errors. */
+ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags);
+/* Bytes queued (the whole chain), or -1 with errno. */
+ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags);
+
 /* Prototypes: readiness */
 
 int us_epoll_create(int size);

@@ -34,19 +34,26 @@ void tcp_conn_want_writable(struct tcp_conn *c)
  * window opens as after a tcp_recv of the same bytes. */
 struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 {
-	struct rte_mbuf *head = c->rcvq.head, *m;
-	uint16_t nseg = 0;
+	struct rte_mbuf *head = c->rcvq.head, *m, *last = NULL;
+	uint32_t nseg = 0, len = 0;
 
-	*bytes = c->rcvq.bytes;
-	if (c->app_closed || head == NULL) {
-		*bytes = 0;
+	*bytes = 0;
+	if (c->app_closed || head == NULL)
 		return NULL;
-	}
-	for (m = head; m != NULL; m = m->next)
+	/* nb_segs is 16 bits: a queue of tiny segments goes in several takes. */
+	for (m = head; m != NULL && nseg < UINT16_MAX; m = m->next) {
 		nseg++;
-	head->nb_segs = nseg;
-	head->pkt_len = c->rcvq.bytes;
-	c->rcvq = (struct tcp_mq){ 0 };
+		len += m->data_len;
+		last = m;
+	}
+	c->rcvq.head = last->next;
+	if (c->rcvq.head == NULL)
+		c->rcvq.tail = NULL;
+	c->rcvq.bytes -= len;
+	last->next = NULL;
+	head->nb_segs = (uint16_t)nseg;
+	head->pkt_len = len;
+	*bytes = len;
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
 		/* Same rule as tcp_recv: announce the opened window. */
 		tcp_enter(c->ts);
@@ -55,4 +62,45 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 		tcp_leave(c->ts);
 	}
 	return head;
+}
+
+/* Zero copy send: the chain's segments join the send queue as they are and
+ * are freed once acknowledged.  Each must be a direct mbuf nobody else
+ * references, since later copied-in data may fill its tail room. */
+ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m)
+{
+	struct rte_mbuf *s, *next;
+	uint32_t len = 0;
+
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_CLOSED || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	if (c->fin_queued)
+		return -EPIPE;
+	for (s = m; s != NULL; s = s->next) {
+		if (!RTE_MBUF_DIRECT(s) || rte_mbuf_refcnt_read(s) != 1)
+			return -EINVAL;
+		len += s->data_len;
+	}
+	if (len > c->ts->cfg.sndbuf)
+		return -EMSGSIZE;
+	if (len > tcp_send_space(c)) {
+		c->want_writable = true;
+		return -EAGAIN;
+	}
+	for (s = m; s != NULL; s = next) {
+		next = s->next;
+		s->next = NULL;
+		s->nb_segs = 1;
+		s->pkt_len = s->data_len;
+		if (s->data_len == 0)
+			rte_pktmbuf_free_seg(s);
+		else
+			tcp_mq_push(&c->sndq, s);
+	}
+	tcp_enter(c->ts);
+	tcp_output(c);
+	tcp_leave(c->ts);
+	return (ssize_t)len;
 }

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
@@ -507,6 +509,112 @@ static void test_options(void **state)
 	us_close(l);
 }
 
+/* A chain of two segments carrying text. */
+static struct rte_mbuf *chain_of(int fd, const char *a, const char *b)
+{
+	struct rte_mbuf *m = us_mbuf_alloc(fd), *m2 = us_mbuf_alloc(fd);
+
+	assert_non_null(m);
+	assert_non_null(m2);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)strlen(a)), a, strlen(a));
+	memcpy(rte_pktmbuf_append(m2, (uint16_t)strlen(b)), b, strlen(b));
+	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	return m;
+}
+
+static void test_zero_copy(void **state)
+{
+	struct rte_mbuf *m, *got;
+	char flat[32];
+	int l, c, s;
+
+	(void)state;
+	l = b_listen(PORT, 8);
+	pair(l, &c, &s);
+	assert_null(us_mbuf_alloc(999));
+	assert_int_equal(errno, EBADF);
+	assert_fails(us_recv_mbuf(s, NULL, 0), EFAULT);
+	assert_fails(us_recv_mbuf(s, &got, 0), EAGAIN);
+	assert_null(got);
+	/* Send a caller-built chain: the stack owns it from here. */
+	m = chain_of(c, "zero-", "copy");
+	assert_int_equal(us_send_mbuf(c, m, 0), 9);
+	assert_int_equal(us_send(c, "!", 1, 0), 1); /* copied data after it */
+	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	sp_run(100); /* the "!" waits for an ACK (Nagle, delayed ACK) */
+	/* Receive the payload mbufs themselves. */
+	assert_int_equal(us_recv_mbuf(s, &got, 0), 10);
+	assert_non_null(got);
+	assert_int_equal(rte_pktmbuf_pkt_len(got), 10);
+	assert_memory_equal(rte_pktmbuf_read(got, 0, 10, flat), "zero-copy!", 10);
+	us_mbuf_free(got);
+	assert_fails(us_recv_mbuf(s, &got, 0), EAGAIN);
+	/* A shared segment is refused and stays the caller's. */
+	m = chain_of(c, "ab", "cd");
+	rte_mbuf_refcnt_update(m->next, 1);
+	assert_fails(us_send_mbuf(c, m, 0), EINVAL);
+	rte_mbuf_refcnt_update(m->next, -1);
+	assert_fails(us_send_mbuf(c, m, 0x02), EOPNOTSUPP);
+	/* After shutdown: EPIPE, still the caller's. */
+	assert_int_equal(us_shutdown(c, US_SHUT_WR), 0);
+	assert_fails(us_send_mbuf(c, m, 0), EPIPE);
+	us_mbuf_free(m);
+	/* End of stream: 0 and no chain. */
+	sp_run(5);
+	assert_int_equal(us_recv_mbuf(s, &got, 0), 0);
+	assert_null(got);
+	/* Data kept after both FINs comes out zero-copy too, the part
+	 * us_recv already read excluded. */
+	assert_int_equal(us_send(s, "tail-data", 9, 0), 9);
+	assert_int_equal(us_shutdown(s, US_SHUT_WR), 0);
+	sp_run(50);
+	assert_int_equal(us_recv(c, flat, 5, 0), 5);
+	assert_int_equal(us_recv_mbuf(c, &got, 0), 4);
+	assert_memory_equal(rte_pktmbuf_read(got, 0, 4, flat), "data", 4);
+	us_mbuf_free(got);
+	assert_int_equal(us_recv_mbuf(c, &got, 0), 0);
+	us_close(c);
+	us_close(s);
+	us_close(l);
+}
+
+static void small_sndbuf(struct us_config *cfg)
+{
+	cfg->tcp.sndbuf = 4096;
+}
+
+/* A chain larger than the room left: EAGAIN, all of it stays the
+ * caller's; larger than the whole buffer: EMSGSIZE. */
+static void test_zero_copy_full(void **state)
+{
+	struct rte_mbuf *m, *big;
+	int l, c, s;
+
+	(void)state;
+	sp_teardown();
+	sp_setup(small_sndbuf);
+	l = b_listen(PORT, 8);
+	pair(l, &c, &s);
+	sp.a.wire_down = true; /* nothing gets acknowledged */
+	static char fill[3000];
+	assert_int_equal(us_send(c, fill, sizeof(fill), 0), 3000);
+	m = us_mbuf_alloc(c);
+	rte_pktmbuf_append(m, 1500);
+	assert_fails(us_send_mbuf(c, m, 0), EAGAIN);
+	big = us_mbuf_alloc(c);
+	rte_pktmbuf_append(big, 2000);
+	assert_int_equal(rte_pktmbuf_chain(big, m), 0);
+	struct rte_mbuf *third = us_mbuf_alloc(c);
+	rte_pktmbuf_append(third, 1000);
+	assert_int_equal(rte_pktmbuf_chain(big, third), 0);
+	assert_fails(us_send_mbuf(c, big, 0), EMSGSIZE); /* 4500 > 4096 */
+	us_mbuf_free(big);
+	sp.a.wire_down = false;
+	us_close(c);
+	us_close(s);
+	us_close(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +629,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_eagain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accept_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_copy_full, setup, teardown),
 	};
 
 	h_eal_init("pkt_socket");
