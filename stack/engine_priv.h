@@ -119,6 +119,10 @@ struct us_engine {
 	struct us_icmp_state icmp;
 	struct tcp_stack *tcp;
 	struct us_stack_stats stats;
+	/* UDP sockets (stack/socket_udp.c): takes a valid datagram for a bound
+	 * port (0, m consumed) or -ENOENT (ICMP port unreachable follows). */
+	int (*udp_deliver)(void *ctx, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
+	void *udp_ctx;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

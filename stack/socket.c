@@ -58,6 +58,7 @@ struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, u
 	for (unsigned i = cap - 1; i >= 1; i--)
 		tab->free_idx[tab->nfree++] = i;
 	sock_tables[slot] = tab;
+	us_udp_table_init(tab);
 	return tab;
 }
 
@@ -72,6 +73,7 @@ void us_sock_table_destroy(struct us_sock_table *tab)
 	for (unsigned i = 1; i < tab->cap; i++)
 		if (tab->socks[i] != NULL)
 			us_close((int)(tab->slot << US_FD_SHIFT | i));
+	us_udp_table_fini(tab);
 	sock_tables[tab->slot] = NULL;
 	if (sock_cur == tab)
 		sock_cur = NULL;
@@ -161,7 +163,7 @@ int us_sock_alloc(struct us_sock_table *tab, enum us_sock_kind kind, struct us_s
 		free(s);
 		return rc;
 	}
-	if (kind == US_SK_TCP)
+	if (kind != US_SK_EPOLL)
 		tab->stats.sock_opened++;
 	*out = s;
 	return 0;
@@ -179,6 +181,8 @@ void us_sock_release(struct us_sock *s)
 	}
 	if (s->rest != NULL)
 		rte_pktmbuf_free(s->rest);
+	if (s->kind == US_SK_UDP)
+		us_udp_close(s);
 	free(s);
 }
 
@@ -188,6 +192,8 @@ uint32_t us_sock_poll(struct us_sock *s)
 	struct tcp_conn_status st;
 	uint32_t m = 0;
 
+	if (s->kind == US_SK_UDP)
+		return US_EPOLLOUT | (s->dq_n > 0 ? US_EPOLLIN : 0);
 	switch (s->state) {
 	case US_SS_NEW:
 		return US_EPOLLOUT | US_EPOLLHUP; /* nothing will ever come */
@@ -326,6 +332,15 @@ const struct tcp_callbacks us_sock_callbacks = {
 
 /* Calls */
 
+int us_sock_any(int fd, struct us_sock **out)
+{
+	int rc = us_sock_lookup(fd, out);
+
+	if (rc < 0)
+		return rc;
+	return (*out)->kind == US_SK_EPOLL ? -ENOTSOCK : 0;
+}
+
 int us_sock_tcp(int fd, struct us_sock **out)
 {
 	int rc = us_sock_lookup(fd, out);
@@ -343,6 +358,12 @@ int us_socket(int domain, int type, int protocol)
 	if (domain != AF_INET)
 		return us_sock_fail(-EAFNOSUPPORT);
 	type &= ~(US_SOCK_NONBLOCK | US_SOCK_CLOEXEC);
+	if (type == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP)) {
+		rc = us_sock_alloc(sock_cur, US_SK_UDP, &s);
+		if (rc == 0 && (rc = us_udp_open(s)) < 0)
+			us_sock_release(s);
+		return rc < 0 ? us_sock_fail(rc) : s->fd;
+	}
 	if (type != SOCK_STREAM || (protocol != 0 && protocol != IPPROTO_TCP))
 		return us_sock_fail(-EPROTONOSUPPORT);
 	rc = us_sock_alloc(sock_cur, US_SK_TCP, &s);
@@ -353,7 +374,7 @@ int us_socket(int domain, int type, int protocol)
 }
 
 /* An IPv4 address argument: 0 or -errno. */
-static int sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
+int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
 			uint16_t *port)
 {
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
@@ -384,15 +405,17 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 	struct us_sock *s;
 	uint32_t ip, ours;
 	uint16_t port;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (s->state != US_SS_NEW || s->bound)
 		return us_sock_fail(-EINVAL);
-	rc = sock_addr_in(addr, len, &ip, &port);
-	if (rc < 0)
-		return us_sock_fail(rc);
+	rc = us_sock_addr_in(addr, len, &ip, &port);
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = us_udp_bind(s, ip, port);
+	if (rc < 0 || s->kind == US_SK_UDP)
+		return rc < 0 ? us_sock_fail(rc) : 0;
 	ours = us_engine_addr(s->tab->e);
 	if (ip != INADDR_ANY && ip != ours)
 		return us_sock_fail(-EADDRNOTAVAIL);
@@ -407,8 +430,10 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 int us_listen(int fd, int backlog)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP;
 	if (rc < 0)
 		return us_sock_fail(rc);
 	backlog = backlog < 1 ? 1 : backlog > 65535 ? 65535 : backlog;
@@ -428,7 +453,7 @@ int us_listen(int fd, int backlog)
 	return 0;
 }
 
-static void sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
+void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
@@ -443,8 +468,10 @@ static void sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, so
 int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct us_sock *l, *s;
-	int rc = us_sock_tcp(fd, &l);
+	int rc = us_sock_any(fd, &l);
 
+	if (rc == 0 && l->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP;
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (l->state != US_SS_LISTEN)
@@ -460,7 +487,7 @@ int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
 	s->listener = NULL;
 	l->tab->stats.sock_opened++;
 	l->tab->stats.sock_accepted++;
-	sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_fill_addr(s->rip, s->rport, addr, len);
 	return s->fd;
 }
 
@@ -491,14 +518,20 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	struct us_sock *s;
 	uint32_t ip;
 	uint16_t port;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
+	if (s->kind == US_SK_UDP) {
+		rc = us_sock_addr_in(addr, len, &ip, &port);
+		if (rc == 0)
+			rc = us_udp_connect(s, ip, port);
+		return rc < 0 ? us_sock_fail(rc) : 0;
+	}
 	rc = sock_connect_state(s);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	rc = sock_addr_in(addr, len, &ip, &port);
+	rc = us_sock_addr_in(addr, len, &ip, &port);
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (port == 0 || ip == INADDR_ANY)
@@ -519,20 +552,20 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (addr == NULL || len == NULL)
 		return us_sock_fail(-EFAULT);
-	sock_fill_addr(s->lip, s->lport, addr, len);
+	us_sock_fill_addr(s->lip, s->lport, addr, len);
 	return 0;
 }
 
 int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
@@ -540,6 +573,6 @@ int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 		return us_sock_fail(-EFAULT);
 	if (s->state != US_SS_CONNECTED && s->state != US_SS_ENDED)
 		return us_sock_fail(-ENOTCONN);
-	sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_fill_addr(s->rip, s->rport, addr, len);
 	return 0;
 }

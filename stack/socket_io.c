@@ -25,7 +25,7 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 {
 	struct us_sock *s;
 	ssize_t n;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
@@ -33,6 +33,10 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 		return us_sock_fail(-EOPNOTSUPP); /* reserved: TCP Fast Open not wired */
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
+	if (s->kind == US_SK_UDP) {
+		n = us_udp_sendto(s, buf, len, 0, 0, false);
+		return n < 0 ? us_sock_fail((int)n) : n;
+	}
 	if (buf == NULL && len > 0)
 		return us_sock_fail(-EFAULT);
 	switch (s->state) {
@@ -90,12 +94,14 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 {
 	struct us_sock *s;
 	ssize_t n;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (flags & ~SOCK_RECV_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
+	if (s->kind == US_SK_UDP)
+		return us_recvfrom(fd, buf, len, flags, NULL, NULL);
 	if (buf == NULL && len > 0)
 		return us_sock_fail(-EFAULT);
 	switch (s->state) {
@@ -123,12 +129,21 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 		  socklen_t alen)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	uint32_t ip = 0;
+	uint16_t port = 0;
+	ssize_t n;
+	int rc = us_sock_any(fd, &s);
 
-	(void)addr;
-	(void)alen;
 	if (rc < 0)
 		return us_sock_fail(rc);
+	if (s->kind == US_SK_UDP) {
+		if (flags & ~SOCK_SEND_FLAGS)
+			return us_sock_fail(-EOPNOTSUPP);
+		if (addr != NULL && (rc = us_sock_addr_in(addr, alen, &ip, &port)) < 0)
+			return us_sock_fail(rc);
+		n = us_udp_sendto(s, buf, len, ip, port, addr != NULL);
+		return n < 0 ? us_sock_fail((int)n) : n;
+	}
 	if (flags & US_MSG_FASTOPEN)
 		return us_sock_fail(-EOPNOTSUPP); /* reserved: TCP Fast Open not wired */
 	if (s->state == US_SS_NEW && addr != NULL)
@@ -139,8 +154,21 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
 		    socklen_t *alen)
 {
-	ssize_t n = us_recv(fd, buf, len, flags);
+	struct us_sock *s;
+	uint32_t ip;
+	uint16_t port;
+	ssize_t n;
 
+	if (us_sock_lookup(fd, &s) == 0 && s->kind == US_SK_UDP) {
+		if (flags & ~SOCK_RECV_FLAGS)
+			return us_sock_fail(-EOPNOTSUPP);
+		n = us_udp_recvfrom(s, buf, len, &ip, &port);
+		if (n < 0)
+			return us_sock_fail((int)n);
+		us_sock_fill_addr(ip, port, addr, alen);
+		return n;
+	}
+	n = us_recv(fd, buf, len, flags);
 	if (n >= 0 && addr != NULL && alen != NULL && us_getpeername(fd, addr, alen) < 0)
 		*alen = 0;
 	return n;
@@ -149,8 +177,10 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 int us_shutdown(int fd, int how)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP;
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (how != US_SHUT_RD && how != US_SHUT_WR && how != US_SHUT_RDWR)

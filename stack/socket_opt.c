@@ -65,8 +65,10 @@ static int opt_set(struct us_sock *s, int level, int name, const void *val, sock
 int us_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
 	struct us_sock *s;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
 
+	if (rc == 0 && s->kind == US_SK_UDP && level == US_IPPROTO_TCP)
+		rc = -ENOPROTOOPT;
 	if (rc < 0)
 		return us_sock_fail(rc);
 	rc = opt_set(s, level, name, val, len);
@@ -133,8 +135,10 @@ int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	struct us_sock *s;
 	struct us_tcp_info ti;
 	struct linger lg;
-	int v, rc = us_sock_tcp(fd, &s);
+	int v, rc = us_sock_any(fd, &s);
 
+	if (rc == 0 && s->kind == US_SK_UDP && level == US_IPPROTO_TCP)
+		rc = -ENOPROTOOPT;
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (val == NULL || len == NULL)

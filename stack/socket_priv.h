@@ -42,6 +42,12 @@ struct rte_mbuf;
 	X(sock_drop_listener_closed, "unaccepted connections reset when their listener closed") \
 	X(sock_emfile, "refused: descriptor table full") \
 	X(sock_drop_rest_overflow, "dropped: data after both FINs beyond 65535 mbufs") \
+	X(udp_rx, "UDP datagrams queued to a socket") \
+	X(udp_tx, "UDP datagrams sent") \
+	X(udp_tx_no_mbuf, "UDP sends refused: mbuf pool empty (ENOBUFS)") \
+	X(udp_drop_rcvbuf, "dropped: UDP socket queue full (rcvbuf or 512 datagrams)") \
+	X(udp_drop_not_peer, "dropped: UDP datagram not from a connected socket's peer") \
+	X(udp_drop_padding, "dropped: UDP datagram whose link padding spans segments") \
 	X(epoll_waits, "us_epoll_wait calls") \
 	X(epoll_events, "events reported by us_epoll_wait")
 
@@ -51,7 +57,9 @@ struct us_sock_stats {
 #undef US_SOCK_X_FIELD
 };
 
-enum us_sock_kind { US_SK_TCP = 1, US_SK_EPOLL };
+enum us_sock_kind { US_SK_TCP = 1, US_SK_EPOLL, US_SK_UDP };
+
+#define US_UDP_QUEUE 512u /* datagrams queued per UDP socket */
 
 enum us_sock_state {
 	US_SS_NEW,        /* fresh, maybe bound */
@@ -99,6 +107,12 @@ struct us_sock {
 	struct us_sock *listener;       /* set while on a listener's acceptq */
 	unsigned nacceptq, backlog;
 
+	/* UDP: received datagrams (data at the UDP header, source address in
+	 * m->hash.usr), a ring of US_UDP_QUEUE. */
+	struct rte_mbuf **dq;
+	unsigned dq_head, dq_n;
+	uint32_t dq_bytes;
+
 	/* Epoll */
 	struct us_epitem_list items;
 	struct us_epitem_queue readyq;
@@ -119,6 +133,8 @@ struct us_sock_table {
 	unsigned slot;
 	uint32_t sndbuf, rcvbuf;        /* the engine's [tcp] sizes (SO_SNDBUF/RCVBUF) */
 	struct us_sock **socks;         /* indexed by fd & (US_FD_MAX_PER_TABLE - 1) */
+	struct us_sock **udp_ports;     /* UDP sockets by port (65536, on first use) */
+	unsigned udp_next;              /* next ephemeral UDP port to try */
 	unsigned cap, nfree;
 	unsigned *free_idx;             /* stack of free indices */
 	struct us_sock_stats stats;
@@ -153,9 +169,27 @@ void us_sock_unwatch(struct us_sock *s);
 void us_epoll_close(struct us_sock *ep);
 /* 0 when fd is a TCP socket; -EBADF or -ENOTSOCK. */
 int us_sock_tcp(int fd, struct us_sock **out);
+/* An AF_INET address argument (host byte order out): 0 or -errno. */
+int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip, uint16_t *port);
+/* Writes a sockaddr_in (truncated to *len) and sets *len; NULLs ignored. */
+void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len);
+/* 0 for a TCP or UDP socket; -EBADF or -ENOTSOCK. */
+int us_sock_any(int fd, struct us_sock **out);
 /* Moves unread data to s->rest once both FINs are out. */
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
+
+/* socket_udp.c (addresses host byte order; 0/count or -errno) */
+void us_udp_table_init(struct us_sock_table *tab);
+void us_udp_table_fini(struct us_sock_table *tab);
+int us_udp_open(struct us_sock *s);
+void us_udp_close(struct us_sock *s);
+int us_udp_bind(struct us_sock *s, uint32_t ip, uint16_t port);
+int us_udp_connect(struct us_sock *s, uint32_t ip, uint16_t port);
+ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t dst,
+		      uint16_t dport, bool have_dst);
+ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
+			uint16_t *sport);
 
 static inline int us_sock_fail(int rc)
 {

@@ -14,7 +14,10 @@ struct rte_mbuf *us_mbuf_alloc(int fd)
 {
 	struct us_sock *s;
 	struct rte_mbuf *m;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
+
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP; /* TCP only */
 
 	if (rc < 0) {
 		errno = -rc;
@@ -52,7 +55,10 @@ ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags)
 	struct us_sock *s;
 	struct rte_mbuf *m;
 	uint32_t n;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
+
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP; /* TCP only */
 
 	if (rc < 0)
 		return us_sock_fail(rc);
@@ -88,7 +94,10 @@ ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags)
 {
 	struct us_sock *s;
 	ssize_t n;
-	int rc = us_sock_tcp(fd, &s);
+	int rc = us_sock_any(fd, &s);
+
+	if (rc == 0 && s->kind == US_SK_UDP)
+		rc = -EOPNOTSUPP; /* TCP only */
 
 	if (rc < 0)
 		return us_sock_fail(rc);

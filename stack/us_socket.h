@@ -118,9 +118,16 @@ struct us_tcp_info {
 
 /* Prototypes: sockets */
 
-/* AF_INET with SOCK_STREAM (TCP); type may carry US_SOCK_NONBLOCK and
- * US_SOCK_CLOEXEC.  Other domains: EAFNOSUPPORT; other types or protocols:
- * EPROTONOSUPPORT.  A descriptor or -1. */
+/* AF_INET with SOCK_STREAM (TCP) or SOCK_DGRAM (UDP); type may carry
+ * US_SOCK_NONBLOCK and US_SOCK_CLOEXEC.  Other domains: EAFNOSUPPORT; other
+ * types or protocols: EPROTONOSUPPORT.  A descriptor or -1.
+ * UDP: us_bind (or the first send: an ephemeral port), us_connect sets the
+ * default destination and accepts datagrams only from it, us_sendto /
+ * us_send send one datagram (EMSGSIZE above 65507 bytes, ENOBUFS when the
+ * pool is empty), us_recvfrom / us_recv return one datagram (truncated to
+ * len, the rest discarded), EAGAIN when none waits; EPOLLIN while one
+ * waits, EPOLLOUT always.  Listen, accept, shutdown and the zero-copy
+ * calls are TCP only (EOPNOTSUPP). */
 int us_socket(int domain, int type, int protocol);
 /* INADDR_ANY or the engine's address; port 0 only for a socket that will
  * connect (a client cannot choose its port yet: EOPNOTSUPP at us_connect). */
@@ -139,11 +146,11 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len);
 ssize_t us_send(int fd, const void *buf, size_t len, int flags);
 /* Bytes read; 0 at end of stream (or after US_SHUT_RD); -1/EAGAIN. */
 ssize_t us_recv(int fd, void *buf, size_t len, int flags);
-/* TCP: addr is ignored on a connected socket (EISCONN otherwise, as for a
- * stream socket that needs us_connect first). */
+/* UDP: to addr (or the connected peer when addr is NULL: EDESTADDRREQ if
+ * none).  TCP: addr is ignored; an unconnected socket gives ENOTCONN. */
 ssize_t us_sendto(int fd, const void *buf, size_t len, int flags,
 		  const struct sockaddr *addr, socklen_t alen);
-/* TCP: us_recv plus the peer's address. */
+/* us_recv plus the sender's address (TCP: the peer's). */
 ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
 		    socklen_t *alen);
 int us_shutdown(int fd, int how);

@@ -16,16 +16,40 @@
 
 struct sp sp;
 
+/* The frame as a NIC receives it: one fresh segment (TX chains hold
+ * headers and indirect payload separately). */
+static struct rte_mbuf *sp_wire_copy(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_alloc(h_pool);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	char *d;
+
+	if (c != NULL && (d = rte_pktmbuf_append(c, (uint16_t)len)) != NULL) {
+		const void *p = rte_pktmbuf_read(m, 0, len, d);
+
+		if (p != d)
+			memcpy(d, p, len);
+	} else {
+		rte_pktmbuf_free(c);
+		c = NULL;
+	}
+	rte_pktmbuf_free(m);
+	return c;
+}
+
 static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sp_side *s = ctx, *p = s->peer;
 
 	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = sp_wire_copy(pkts[i]);
+
+		assert_non_null(m);
 		if (s->wire_down || p->n == SP_Q_MAX) {
-			rte_pktmbuf_free(pkts[i]);
+			rte_pktmbuf_free(m);
 			continue;
 		}
-		p->q[(p->head + p->n++) % SP_Q_MAX] = pkts[i];
+		p->q[(p->head + p->n++) % SP_Q_MAX] = m;
 	}
 	return n;
 }

@@ -1,7 +1,8 @@
 /* tests/pkt/sock_pair.h: two engines wired back to back in virtual time,
  * each with its descriptor table (slots 0 and 1), for the socket API tests.
  *
- * A frame one engine transmits is what the other receives on its next poll.
+ * A frame one engine transmits is what the other receives on its next poll,
+ * copied into one fresh mbuf as a NIC would deliver it.
  * The driver of both tables advances the shared virtual clock by 1 ms and
  * polls both engines, so us_epoll_wait on either side moves the whole
  * two-host world forward.  sp_teardown closes every descriptor, destroys
