@@ -70,7 +70,7 @@ static int cfg_check_device(const char *s, char *why);
 #define CFG_TCP(key, lo, hi) CFG_NUM("tcp", #key, CFG_T_U32, tcp.key, lo, hi)
 #define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
-static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp" };
+static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "engine" };
 
 static const struct cfg_key cfg_keys[] = {
 	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
@@ -117,6 +117,9 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(keepalive_intvl_ms, 100, 86400000),
 	CFG_TCP(keepalive_probes, 1, 255),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
+	/* Idle back-off (stack/idle.h): 0 = busy polling. */
+	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
+	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -553,6 +556,7 @@ void us_config_defaults(struct us_config *cfg)
 	cfg->arp_pending_max = 16;
 	cfg->arp_retry_ms = 1000;
 	tcp_config_defaults(&cfg->tcp);
+	cfg->idle_spin = 1000;
 }
 
 int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)

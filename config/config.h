@@ -65,6 +65,10 @@ struct us_config {
 
 	/* [tcp] */
 	struct tcp_config tcp;        /* keys named as the fields: rto_min_ms = 200 ... */
+
+	/* [engine] */
+	uint32_t idle_sleep_max_us;   /* idle back-off bound, 0 = busy poll (default) */
+	uint32_t idle_spin;           /* empty polls before sleeping, default 1000 */
 };
 
 /* Prototypes */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -24,6 +25,7 @@
 #include "config/config.h"
 #include "nic/nic.h"
 #include "stack/engine.h"
+#include "stack/idle.h"
 #include "stack/socket_priv.h"
 #include "stack/userstack.h"
 #include "tcp/tcp.h"
@@ -43,6 +45,7 @@ struct us_stack {
 	struct nic_port port;
 	struct us_engine *engine;
 	struct us_sock_table *socks; /* the engine's descriptors (us_socket.h) */
+	struct us_idle idle;          /* [engine] idle back-off */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
 	struct api_listener listeners[API_MAX_LISTENERS];
@@ -66,11 +69,22 @@ static uint64_t api_drv_now(void *ctx)
 	return api_now_ns(ctx);
 }
 
+/* One loop iteration; an idle engine backs off (stack/idle.h). */
+static void api_poll(struct us_stack *st)
+{
+	unsigned frames = us_engine_poll(st->engine, api_now_ns(st));
+	uint64_t ns = us_idle_next(&st->idle, frames);
+
+	if (ns > 0) {
+		struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+				       .tv_nsec = (long)(ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void api_drv_poll(void *ctx)
 {
-	struct us_stack *st = ctx;
-
-	us_engine_poll(st->engine, api_now_ns(st));
+	api_poll(ctx);
 }
 
 /* Port glue: the engine sees nic/ through us_port_ops */
@@ -100,6 +114,8 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		return rc;
 	st->eal_up = true;
 	st->tsc_hz = rte_get_tsc_hz();
+	st->idle = (struct us_idle){ .max_ns = (uint64_t)st->cfg.idle_sleep_max_us * 1000u,
+				     .spin = st->cfg.idle_spin };
 	st->pool = nic_pool_create(&st->cfg, "us_pool0");
 	if (st->pool == NULL) {
 		fprintf(stderr, "userstack: cannot create mbuf pool of %u mbufs: %s "
@@ -166,7 +182,7 @@ int us_run(struct us_stack *st, volatile int *stop)
 		return -1;
 	}
 	while (!*stop)
-		us_engine_poll(st->engine, api_now_ns(st));
+		api_poll(st);
 	return 0;
 }
 
@@ -215,6 +231,9 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 		us_engine_print_stats(st->engine, out);
 	if (st->socks != NULL)
 		us_sock_print_stats(st->socks, out);
+	fprintf(out, "idle_sleeps %lu # polls that found nothing and slept ([engine])\n"
+		"idle_slept_us %lu # time slept by the idle back-off\n",
+		(unsigned long)st->idle.sleeps, (unsigned long)(st->idle.slept_ns / 1000u));
 }
 
 /* TCP: struct us_conn wraps a tcp_conn with the application's handlers and

@@ -7,6 +7,8 @@ Cases:
                    (socket file in a temp dir, socket-abstract=no, distinct
                    --file-prefix), 64 keep-alive connections for 5 s: zero
                    errors, requests answered.
+  memif-64-idle    the same with the idle back-off on in both stacks
+                   ([engine] idle_sleep_max_us = 200).
   tap-keepalive    us-loadgen in a namespace over its tap against a small
                    Python HTTP/1.1 keep-alive server on the kernel side.
   tap-close        the same, one connection per request (Connection: close).
@@ -172,9 +174,10 @@ def run_loadgen(run, cmd, secs, ns=False):
         return json.load(f)
 
 
-def case_memif(args, run, secs=5, conns=64):
+def case_memif(args, run, secs=5, conns=64, idle_us=0):
     base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
-            "[port]\nmbufs = 8191\n[ip]\n")
+            "[port]\nmbufs = 8191\n[ip]\n"
+            f"[engine]\nidle_sleep_max_us = {idle_us}\n")
     sock = os.path.join(run.tmp, "memif.sock")
     dev = "net_memif0,role={},socket=" + sock + ",socket-abstract=no"
     srv = run.config("srv", base, port={"device": dev.format("server")},
@@ -245,10 +248,12 @@ def run_case(args, name):
     ei.say(f"== {name}")
     try:
         with Run(name) as run:
-            if name == "memif-64":
-                res = case_memif(args, run)
-                check_clean(res, 1000)
-                ei.check(res["connects"] == 64, f"{res['connects']} connections, want 64")
+            if name in ("memif-64", "memif-64-idle"):
+                res = case_memif(args, run, secs=args.secs, conns=args.conns,
+                                 idle_us=args.idle_us if name == "memif-64" else 200)
+                check_clean(res, 10 * args.conns)
+                ei.check(res["connects"] == args.conns,
+                         f"{res['connects']} connections, want {args.conns}")
             elif name == "tap-keepalive":
                 res = case_tap(args, run)
                 check_clean(res, 200)
@@ -273,7 +278,7 @@ def run_case(args, name):
     return 0
 
 
-CASES = ("memif-64", "tap-keepalive", "tap-close", "tap-refused")
+CASES = ("memif-64", "memif-64-idle", "tap-keepalive", "tap-close", "tap-refused")
 
 
 def main():
@@ -281,6 +286,10 @@ def main():
     ap.add_argument("--loadgen", required=True)
     ap.add_argument("--httpecho", required=True)
     ap.add_argument("--config", required=True, help="tap config to copy")
+    ap.add_argument("--secs", type=float, default=5, help="memif cases: seconds")
+    ap.add_argument("--conns", type=int, default=64, help="memif cases: connections")
+    ap.add_argument("--idle-us", type=int, default=0,
+                    help="memif-64: [engine] idle_sleep_max_us of both stacks")
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
     bad = [c for c in args.cases if c not in CASES]
