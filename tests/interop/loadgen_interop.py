@@ -13,6 +13,7 @@ Cases:
                    Python HTTP/1.1 keep-alive server on the kernel side.
   tap-close        the same, one connection per request (Connection: close).
   tap-refused      a port nobody listens on: only ECONNREFUSED errors.
+  tap-timeout      an address nobody has: only connect timeouts (--timeout-ms).
 
     loadgen_interop.py --loadgen build/apps/loadgen/us-loadgen \
         --httpecho build/apps/httpecho/us-httpecho --config config/tap.ini CASE...
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import shutil
+import secrets
 import signal
 import subprocess
 import sys
@@ -103,7 +105,7 @@ class Run:
             return ""
 
     def make_ns(self):
-        self.ns = f"{ei.NS_PREFIX}{os.getpid()}-lg{len(self.name)}"
+        self.ns = f"{ei.NS_PREFIX}{os.getpid()}-lg{secrets.token_hex(3)}"
         ei.run([self.ip, "netns", "add", self.ns])
         ei.run([self.ip, "netns", "exec", self.ns, "ip", "link", "set", "lo", "up"])
         ei.run([self.ip, "netns", "exec", self.ns, "sysctl", "-qw",
@@ -213,11 +215,12 @@ def tap_env(args, run, server_port):
     return cfg, iface
 
 
-def case_tap(args, run, close=False, refused=False, secs=4):
+def case_tap(args, run, close=False, refused=False, secs=4, target=None):
     cfg, iface = tap_env(args, run, 8000)
     port = 8001 if refused else 8000
-    cmd = [args.loadgen, "--config", cfg, "--target", f"{ei.KERNEL_ADDR}:{port}",
-           "--connections", "16", "--duration", str(secs), "--delay", "2"]
+    cmd = [args.loadgen, "--config", cfg, "--target", target or f"{ei.KERNEL_ADDR}:{port}",
+           "--connections", "16", "--duration", str(secs), "--delay", "2",
+           "--timeout-ms", "1000"]
     if close:
         cmd.append("--close")
     out = os.path.join(run.tmp, "loadgen.json")
@@ -269,6 +272,13 @@ def run_case(args, name):
                 ei.check(res["requests"] == 0, "requests answered on a closed port")
                 ei.check(e["connect_refused"] > 0 and e["total"] == e["connect_refused"],
                          f"want only connect_refused: {e}")
+            elif name == "tap-timeout":
+                # Nobody has 10.77.0.99: no ARP answer, no SYN-ACK.
+                res = case_tap(args, run, secs=3, target="10.77.0.99:8000")
+                e = res["errors"]
+                ei.check(res["requests"] == 0, "requests answered by nobody")
+                ei.check(e["connect_timeout"] >= 16 and e["total"] == e["connect_timeout"],
+                         f"want only connect_timeout: {e}")
             ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
                    f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
     except ei.CaseFailed as e:
@@ -278,7 +288,8 @@ def run_case(args, name):
     return 0
 
 
-CASES = ("memif-64", "memif-64-idle", "tap-keepalive", "tap-close", "tap-refused")
+CASES = ("memif-64", "memif-64-idle", "tap-keepalive", "tap-close", "tap-refused",
+         "tap-timeout")
 
 
 def main():
