@@ -83,7 +83,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "close", no_argument, NULL, 'C' }, { "rate", required_argument, NULL, 'R' },
 		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
-		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
 	int ch;
