@@ -320,6 +320,9 @@ void lg_conn_tick(struct lg_run *r, struct lg_conn *c, uint64_t now)
 
 	switch (c->state) {
 	case LG_IDLE:
+		/* Held until the first connection connected or failed. */
+		if (c->t_retry == UINT64_MAX && (r->connects > 0 || lg_errors_total(&r->err) > 0))
+			c->t_retry = now;
 		if (now >= c->t_retry)
 			lg_conn_start(r, c, now);
 		return;

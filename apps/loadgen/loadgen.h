@@ -37,6 +37,7 @@ struct lg_opts {
 	double delay_s;       /* run the stack this long before starting (links, ARP) */
 	uint32_t timeout_ms;  /* connect and response timeout */
 	bool quiet;           /* no progress lines */
+	bool stats;           /* print the stack's counters at the end */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */

@@ -48,7 +48,8 @@ static void lg_usage(FILE *out)
 		"  --json FILE          write the summary as JSON too\n"
 		"  --delay S            run the stack S seconds before starting (default 0),\n"
 		"                       e.g. while the peer configures a new tap interface\n"
-		"  --quiet              no progress line each second\n");
+		"  --quiet              no progress line each second\n"
+		"  --stats              print the stack's counters at the end\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -84,6 +85,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
 		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ "stats", no_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
@@ -112,6 +114,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'T': o->timeout_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'q': o->quiet = true; break;
 		case 'D': o->delay_s = strtod(optarg, NULL); break;
+		case 'x': o->stats = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -178,8 +181,12 @@ static void lg_loop(struct lg_run *r)
 	t_sec = now;
 	r->t0 = r->t_tokens = now;
 	r->t_end = now + (uint64_t)(r->o.duration_s * 1e9);
-	for (unsigned i = 0; i < r->o.conns; i++)
-		lg_conn_start(r, &r->c[i], now);
+	/* One connection first: its SYN resolves the next hop, so the others'
+	 * SYNs do not overflow ARP's pending queue ([arp] pending_max) and wait
+	 * for a retransmission.  The rest start once it connected or failed. */
+	lg_conn_start(r, &r->c[0], now);
+	for (unsigned i = 1; i < r->o.conns; i++)
+		r->c[i].t_retry = UINT64_MAX;
 	while (!lg_stop && (now = lg_now_ns()) < r->t_end) {
 		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
 
@@ -291,6 +298,8 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
+	if (r.o.stats)
+		us_print_stats(st, stdout);
 	us_fini(st);
 	free(r.c);
 	free(r.req);

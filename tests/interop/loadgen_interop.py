@@ -192,7 +192,7 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0):
     ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-500:]}")
     res = run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
                             "--connections", str(conns), "--duration", str(secs),
-                            "--delay", "1"], secs)
+                            "--delay", "1", "--stats"], secs)
     ei.check(run.stop(echo) == 0, "us-httpecho did not exit 0 on SIGTERM")
     return res
 
