@@ -12,6 +12,7 @@ Cases:
   tap-keepalive    us-loadgen in a namespace over its tap against a small
                    Python HTTP/1.1 keep-alive server on the kernel side.
   tap-close        the same, one connection per request (Connection: close).
+  tap-raw          raw TCP request/response (--raw) against a kernel echo server.
   tap-refused      a port nobody listens on: only ECONNREFUSED errors.
   tap-timeout      an address nobody has: only connect timeouts (--timeout-ms).
 
@@ -54,6 +55,23 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+S(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
+'''
+
+
+KERNEL_ECHO = r'''
+import socketserver, sys
+class H(socketserver.BaseRequestHandler):
+    def handle(self):
+        while True:
+            b = self.request.recv(65536)
+            if not b:
+                return
+            self.request.sendall(b)
+class S(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256
@@ -197,7 +215,7 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0):
     return res
 
 
-def tap_env(args, run, server_port):
+def tap_env(args, run, server_port, server=KERNEL_SERVER):
     """Namespace; the kernel HTTP server in it; a tap config for us-loadgen."""
     with open(args.config, encoding="utf-8") as f:
         base = f.read()
@@ -210,19 +228,20 @@ def tap_env(args, run, server_port):
     run.make_ns()
     script = os.path.join(run.tmp, "kernel_server.py")
     with open(script, "w", encoding="utf-8") as f:
-        f.write(KERNEL_SERVER)
+        f.write(server)
     run.start(run.ns_cmd([sys.executable, script, str(server_port)]), "kernel_server.log")
     return cfg, iface
 
 
-def case_tap(args, run, close=False, refused=False, secs=4, target=None):
-    cfg, iface = tap_env(args, run, 8000)
+def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=()):
+    cfg, iface = tap_env(args, run, 8000, KERNEL_ECHO if "--raw" in extra else KERNEL_SERVER)
     port = 8001 if refused else 8000
     cmd = [args.loadgen, "--config", cfg, "--target", target or f"{ei.KERNEL_ADDR}:{port}",
            "--connections", "16", "--duration", str(secs), "--delay", "2",
            "--timeout-ms", "1000"]
     if close:
         cmd.append("--close")
+    cmd += list(extra)
     out = os.path.join(run.tmp, "loadgen.json")
     p = run.start(run.ns_cmd(cmd + ["--json", out]), "loadgen.log")
     wait_for(lambda: ei.run(run.ns_cmd(["ip", "link", "show", iface]),
@@ -272,6 +291,14 @@ def run_case(args, name):
                 ei.check(res["requests"] == 0, "requests answered on a closed port")
                 ei.check(e["connect_refused"] > 0 and e["total"] == e["connect_refused"],
                          f"want only connect_refused: {e}")
+            elif name == "tap-raw":
+                # Raw TCP: 100-byte requests echoed by a kernel echo server.
+                res = case_tap(args, run, extra=("--raw", "--request-size", "100"))
+                check_clean(res, 200)
+                # Whole responses, plus at most one partial per connection.
+                extra = res["bytes_received"] - 100 * res["requests"]
+                ei.check(0 <= extra < 100 * 16,
+                         f"{res['bytes_received']} bytes for {res['requests']} responses")
             elif name == "tap-timeout":
                 # Nobody has 10.77.0.99: no ARP answer, no SYN-ACK.
                 res = case_tap(args, run, secs=3, target="10.77.0.99:8000")
@@ -288,7 +315,7 @@ def run_case(args, name):
     return 0
 
 
-CASES = ("memif-64", "memif-64-idle", "tap-keepalive", "tap-close", "tap-refused",
+CASES = ("memif-64", "memif-64-idle", "tap-keepalive", "tap-close", "tap-raw", "tap-refused",
          "tap-timeout")
 
 
