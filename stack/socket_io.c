@@ -11,7 +11,7 @@
 #include "stack/socket_priv.h"
 
 #define SOCK_SEND_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL)
-#define SOCK_RECV_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL)
+#define SOCK_RECV_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_PEEK)
 
 static int sock_take_error(struct us_sock *s)
 {
@@ -60,6 +60,19 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if ((size_t)n < len || tcp_send_space(s->tc) == 0)
 		tcp_conn_want_writable(s->tc);
 	return n;
+}
+
+/* Copies the data kept after both FINs without consuming it (MSG_PEEK). */
+static ssize_t sock_peek_rest(const struct us_sock *s, void *buf, size_t len)
+{
+	uint32_t avail = s->rest->pkt_len - s->rest_off;
+	const void *p;
+
+	len = len < avail ? len : avail;
+	p = rte_pktmbuf_read(s->rest, s->rest_off, (uint32_t)len, buf);
+	if (p != buf && len > 0)
+		memcpy(buf, p, len);
+	return (ssize_t)len;
 }
 
 /* Reads the data kept after both FINs (us_sock_keep_rest). */
@@ -114,12 +127,13 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 		break;
 	}
 	if (s->rest != NULL && !s->shut_rd)
-		return sock_read_rest(s, buf, len);
+		return (flags & US_MSG_PEEK) ? sock_peek_rest(s, buf, len)
+					     : sock_read_rest(s, buf, len);
 	if (s->so_error)
 		return us_sock_fail(sock_take_error(s));
 	if (s->shut_rd || s->state == US_SS_ENDED || len == 0)
 		return 0;
-	n = tcp_recv(s->tc, buf, len);
+	n = (flags & US_MSG_PEEK) ? tcp_recv_peek(s->tc, buf, len) : tcp_recv(s->tc, buf, len);
 	if (n == -ENOTCONN)
 		return 0;
 	return n < 0 ? us_sock_fail((int)n) : n;
@@ -162,7 +176,7 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 	if (us_sock_lookup(fd, &s) == 0 && s->kind == US_SK_UDP) {
 		if (flags & ~SOCK_RECV_FLAGS)
 			return us_sock_fail(-EOPNOTSUPP);
-		n = us_udp_recvfrom(s, buf, len, &ip, &port);
+		n = us_udp_recvfrom(s, buf, len, &ip, &port, (flags & US_MSG_PEEK) != 0);
 		if (n < 0)
 			return us_sock_fail((int)n);
 		us_sock_fill_addr(ip, port, addr, alen);

@@ -189,7 +189,7 @@ int us_udp_connect(struct us_sock *s, uint32_t ip, uint16_t port);
 ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t dst,
 		      uint16_t dport, bool have_dst);
 ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
-			uint16_t *sport);
+			uint16_t *sport, bool peek);
 
 static inline int us_sock_fail(int rc)
 {

@@ -176,7 +176,7 @@ ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t d
 /* The next datagram: up to len bytes copied (the rest of it is discarded,
  * as POSIX says for message sockets), source address out. */
 ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
-			uint16_t *sport)
+			uint16_t *sport, bool peek)
 {
 	struct rte_mbuf *m;
 	const struct rte_udp_hdr *uh;
@@ -188,13 +188,15 @@ ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
 	if (buf == NULL && len > 0)
 		return -EFAULT;
 	m = s->dq[s->dq_head];
-	s->dq_head = (s->dq_head + 1) % US_UDP_QUEUE;
-	s->dq_n--;
 	uh = rte_pktmbuf_mtod(m, const struct rte_udp_hdr *);
 	*src = m->hash.usr;
 	*sport = ntohs(uh->src_port);
 	plen = rte_pktmbuf_pkt_len(m) - (uint32_t)sizeof(*uh);
-	s->dq_bytes -= plen;
+	if (!peek) {
+		s->dq_head = (s->dq_head + 1) % US_UDP_QUEUE;
+		s->dq_n--;
+		s->dq_bytes -= plen;
+	}
 	if (len > plen)
 		len = plen;
 	if (len > 0) {
@@ -202,7 +204,8 @@ ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
 		if (p != buf)
 			memcpy(buf, p, len);
 	}
-	rte_pktmbuf_free(m);
+	if (!peek)
+		rte_pktmbuf_free(m);
 	return (ssize_t)len;
 }
 

@@ -61,6 +61,7 @@ extern "C" {
 #define US_TCP_FASTOPEN 23
 
 /* send/recv flags */
+#define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
 #define US_MSG_DONTWAIT 0x40      /* accepted, always implied */
 #define US_MSG_NOSIGNAL 0x4000    /* accepted, always implied */
 #define US_MSG_FASTOPEN 0x20000000 /* reserved, see US_TCP_FASTOPEN */

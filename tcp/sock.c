@@ -2,6 +2,7 @@
  * (stack/socket.c), which needs to know what a POSIX poll() would say about a
  * connection and to take the receive queue without copying. */
 #include <errno.h>
+#include <string.h>
 
 #include "tcp/tcb.h"
 
@@ -103,4 +104,24 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m)
 	tcp_output(c);
 	tcp_leave(c->ts);
 	return (ssize_t)len;
+}
+
+/* MSG_PEEK: copies up to len bytes from the front of the receive queue,
+ * leaving them queued; 0 at end of stream, -EAGAIN when nothing is there. */
+ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len)
+{
+	const struct rte_mbuf *m;
+	size_t done = 0;
+
+	if (c->app_closed)
+		return -EBADF;
+	if (c->rcvq.bytes == 0)
+		return c->fin_rcvd ? 0 : c->dead ? -ENOTCONN : -EAGAIN;
+	for (m = c->rcvq.head; m != NULL && done < len; m = m->next) {
+		size_t n = RTE_MIN(len - done, (size_t)m->data_len);
+
+		memcpy((char *)buf + done, rte_pktmbuf_mtod(m, const char *), n);
+		done += n;
+	}
+	return (ssize_t)done;
 }

@@ -232,8 +232,12 @@ static void test_connect_accept_data(void **state)
 	assert_fails(us_recv(s, buf, sizeof(buf), 0), EAGAIN);
 	assert_int_equal(us_send(c, "ping", 4, US_MSG_NOSIGNAL), 4);
 	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(us_recv(s, buf, 2, US_MSG_PEEK), 2); /* looks, leaves it */
+	assert_memory_equal(buf, "pi", 2);
+	assert_int_equal(us_recv(s, buf, sizeof(buf), US_MSG_PEEK), 4);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), 0), 4);
 	assert_memory_equal(buf, "ping", 4);
+	assert_fails(us_recv(s, buf, sizeof(buf), US_MSG_PEEK), EAGAIN);
 	assert_int_equal(us_sendto(s, "pong!", 5, 0, NULL, 0), 5);
 	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN, 100), US_EPOLLIN);
 	plen = sizeof(peer);
@@ -346,6 +350,7 @@ static void test_shutdown_write(void **state)
 	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0),
 			 US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLHUP);
 	assert_int_equal(us_recv(c, buf, 2, 0), 2);
+	assert_int_equal(us_recv(c, buf + 2, sizeof(buf), US_MSG_PEEK), 2); /* kept data */
 	assert_int_equal(us_recv(c, buf + 2, sizeof(buf), 0), 2);
 	assert_memory_equal(buf, "tail", 4);
 	assert_int_equal(us_recv(c, buf, sizeof(buf), 0), 0);

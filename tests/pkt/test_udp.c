@@ -85,6 +85,7 @@ static void test_sendto_recvfrom(void **state)
 	assert_int_equal(us_sendto(a, "abcdef", 6, 0, SA(to), sizeof(to)), 6);
 	assert_int_equal(us_sendto(a, "gh", 2, 0, SA(to), sizeof(to)), 2);
 	sp_run(5);
+	assert_int_equal(us_recv(b, buf, sizeof(buf), US_MSG_PEEK), 6); /* stays queued */
 	assert_int_equal(us_recv(b, buf, 3, 0), 3);
 	assert_memory_equal(buf, "abc", 3);
 	assert_int_equal(us_recv(b, buf, sizeof(buf), 0), 2);
