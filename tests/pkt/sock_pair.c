@@ -45,7 +45,9 @@ static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 		struct rte_mbuf *m = sp_wire_copy(pkts[i]);
 
 		assert_non_null(m);
-		if (s->wire_down || p->n == SP_Q_MAX) {
+		s->sent++;
+		if (s->wire_down || p->n == SP_Q_MAX ||
+		    (s->drop_every != 0 && s->sent % s->drop_every == 0)) {
 			rte_pktmbuf_free(m);
 			continue;
 		}

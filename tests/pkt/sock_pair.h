@@ -32,6 +32,8 @@ struct sp_side {
 	unsigned head, n;
 	struct sp_side *peer;
 	bool wire_down;               /* frames sent by this side are lost */
+	unsigned drop_every;          /* lose every n-th frame this side sends (0: none) */
+	unsigned sent;
 };
 
 struct sp {
