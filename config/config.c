@@ -76,7 +76,7 @@ static int cfg_check_device(const char *s, char *why);
 #define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
 static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "log",
-					    "capture" };
+					    "capture", "engine" };
 
 static const struct cfg_key cfg_keys[] = {
 	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
@@ -139,6 +139,9 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_NUM("capture", "snaplen", CFG_T_U32, capture_snaplen, 64, 262144),
 	CFG_NUM("capture", "pdump", CFG_T_BOOL, capture_pdump, 0, 1),
 	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
+	/* Idle back-off (stack/idle.h): 0 = busy polling. */
+	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
+	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -629,6 +632,7 @@ void us_config_defaults(struct us_config *cfg)
 	tcp_config_defaults(&cfg->tcp);
 	strcpy(cfg->log_level_us, "notice");
 	cfg->capture_snaplen = 65535;
+	cfg->idle_spin = 1000;
 }
 
 int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)

@@ -75,6 +75,9 @@ struct us_config {
 	char capture_pcap[US_CFG_STR]; /* pcap = FILE: both directions, libpcap; "" = off */
 	uint32_t capture_snaplen;     /* snaplen = bytes per frame kept, default 65535 */
 	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */
+	/* [engine] */
+	uint32_t idle_sleep_max_us;   /* idle back-off bound, 0 = busy poll (default) */
+	uint32_t idle_spin;           /* empty polls before sleeping, default 1000 */
 };
 
 /* Prototypes */

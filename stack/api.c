@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -25,6 +26,8 @@
 #include "config/config.h"
 #include "nic/nic.h"
 #include "stack/engine.h"
+#include "stack/idle.h"
+#include "stack/socket_priv.h"
 #include "stack/userstack.h"
 #include "tcp/fastopen.h"
 #include "tcp/tcp.h"
@@ -43,6 +46,8 @@ struct us_stack {
 	struct rte_mempool *pool;
 	struct nic_port port;
 	struct us_engine *engine;
+	struct us_sock_table *socks; /* the engine's descriptors (us_socket.h) */
+	struct us_idle idle;          /* [engine] idle back-off */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
 	struct api_listener listeners[API_MAX_LISTENERS];
@@ -57,6 +62,31 @@ static uint64_t api_now_ns(const struct us_stack *st)
 	uint64_t c = rte_get_tsc_cycles();
 	/* Split to avoid 64-bit overflow of c * 1e9 after ~6 s at 3 GHz. */
 	return (c / st->tsc_hz) * 1000000000ull + (c % st->tsc_hz) * 1000000000ull / st->tsc_hz;
+}
+
+/* The socket layer drives the engine from us_epoll_wait: one loop
+ * iteration on the real clock per poll. */
+static uint64_t api_drv_now(void *ctx)
+{
+	return api_now_ns(ctx);
+}
+
+/* One loop iteration; an idle engine backs off (stack/idle.h). */
+static void api_poll(struct us_stack *st)
+{
+	unsigned frames = us_engine_poll(st->engine, api_now_ns(st));
+	uint64_t ns = us_idle_next(&st->idle, frames);
+
+	if (ns > 0) {
+		struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+				       .tv_nsec = (long)(ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void api_drv_poll(void *ctx)
+{
+	api_poll(ctx);
 }
 
 /* Port glue: the engine sees nic/ through us_port_ops */
@@ -86,6 +116,8 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		return rc;
 	st->eal_up = true;
 	st->tsc_hz = rte_get_tsc_hz();
+	st->idle = (struct us_idle){ .max_ns = (uint64_t)st->cfg.idle_sleep_max_us * 1000u,
+				     .spin = st->cfg.idle_spin };
 	st->pool = nic_pool_create(&st->cfg, "us_pool0");
 	if (st->pool == NULL) {
 		fprintf(stderr, "userstack: cannot create mbuf pool of %u mbufs: %s "
@@ -112,6 +144,19 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		return rc;
 	}
 	(void)us_engine_telemetry(st->engine, &st->port); /* optional: works without */
+	struct us_sock_driver drv = { .now_ns = api_drv_now, .poll = api_drv_poll, .ctx = st };
+	/* A descriptor per connection the engine allows, plus listeners and
+	 * epoll instances. */
+	unsigned cap = st->cfg.tcp.max_conns + 1024u;
+	st->socks = us_sock_table_create(st->engine, 0,
+					 cap < US_FD_MAX_PER_TABLE ? cap : US_FD_MAX_PER_TABLE, &drv);
+	if (st->socks == NULL) {
+		rc = -errno;
+		fprintf(stderr, "userstack: cannot create the descriptor table: %s\n",
+			strerror(errno));
+		return rc;
+	}
+	us_sock_table_bind_thread(st->socks);
 	struct in_addr a = { .s_addr = htonl(st->cfg.addr) };
 	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
 	us_engine_announce(st->engine);
@@ -140,7 +185,7 @@ int us_run(struct us_stack *st, volatile int *stop)
 		return -1;
 	}
 	while (!*stop)
-		us_engine_poll(st->engine, api_now_ns(st));
+		api_poll(st);
 	return 0;
 }
 
@@ -159,6 +204,9 @@ void us_fini(struct us_stack *st)
 {
 	if (st == NULL)
 		return;
+	/* Sockets first: their closes queue FINs that the drain sends. */
+	us_sock_table_destroy(st->socks);
+	st->socks = NULL;
 	if (st->engine != NULL) {
 		api_drain(st);
 		us_engine_destroy(st->engine);
@@ -182,14 +230,20 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
 		(unsigned long)st->port.stats.rx_pkts, (unsigned long)st->port.stats.tx_pkts,
 		(unsigned long)st->port.stats.tx_dropped_full);
-	if (st->engine == NULL)
-		return;
-	us_engine_print_stats(st->engine, out);
-	const struct tfo_counters *tfo = tcp_stack_tfo_stats(us_engine_tcp(st->engine));
+	if (st->engine != NULL) {
+		const struct tfo_counters *tfo = tcp_stack_tfo_stats(us_engine_tcp(st->engine));
+
+		us_engine_print_stats(st->engine, out);
 #define API_X_PRINT_TFO(name, desc) \
 	fprintf(out, "tfo_%s %" PRIu64 "  # %s\n", #name, tfo->name, desc);
-	TFO_COUNTERS(API_X_PRINT_TFO)
+		TFO_COUNTERS(API_X_PRINT_TFO)
 #undef API_X_PRINT_TFO
+	}
+	if (st->socks != NULL)
+		us_sock_print_stats(st->socks, out);
+	fprintf(out, "idle_sleeps %lu # polls that found nothing and slept ([engine])\n"
+		"idle_slept_us %lu # time slept by the idle back-off\n",
+		(unsigned long)st->idle.sleeps, (unsigned long)(st->idle.slept_ns / 1000u));
 }
 
 /* TCP: struct us_conn wraps a tcp_conn with the application's handlers and
@@ -290,49 +344,49 @@ void us_conn_set_ctx(struct us_conn *c, void *ctx)
 	c->app_ctx = ctx;
 }
 
-ssize_t us_recv(struct us_conn *c, void *buf, size_t len)
+ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len)
 {
 	ssize_t rc = tcp_recv(c->tc, buf, len);
 	return rc < 0 ? api_errno(rc) : rc;
 }
 
-ssize_t us_send(struct us_conn *c, const void *buf, size_t len)
+ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len)
 {
 	ssize_t rc = tcp_send(c->tc, buf, len);
 	return rc < 0 ? api_errno(rc) : rc;
 }
 
-size_t us_send_space(const struct us_conn *c)
+size_t us_conn_send_space(const struct us_conn *c)
 {
 	return tcp_send_space(c->tc);
 }
 
-int us_shutdown_write(struct us_conn *c)
+int us_conn_shutdown_write(struct us_conn *c)
 {
 	return api_errno(tcp_shutdown_write(c->tc));
 }
 
 /* After an application close tcp/ never calls back, so the wrapper goes now. */
-int us_close(struct us_conn *c)
+int us_conn_close(struct us_conn *c)
 {
 	int rc = tcp_close(c->tc);
 	free(c);
 	return api_errno(rc);
 }
 
-int us_abort(struct us_conn *c)
+int us_conn_abort(struct us_conn *c)
 {
 	int rc = tcp_abort(c->tc);
 	free(c);
 	return api_errno(rc);
 }
 
-int us_set_nodelay(struct us_conn *c, int on)
+int us_conn_set_nodelay(struct us_conn *c, int on)
 {
 	return api_errno(tcp_set_nodelay(c->tc, on != 0));
 }
 
-int us_set_keepalive(struct us_conn *c, int on)
+int us_conn_set_keepalive(struct us_conn *c, int on)
 {
 	return api_errno(tcp_set_keepalive(c->tc, on != 0));
 }

@@ -121,6 +121,10 @@ struct us_engine {
 	struct tcp_stack *tcp;
 	struct us_stack_stats stats;
 	struct nic_capture *capture; /* [capture] pcap: frames both ways, or NULL */
+	/* UDP sockets (stack/socket_udp.c): takes a valid datagram for a bound
+	 * port (0, m consumed) or -ENOENT (ICMP port unreachable follows). */
+	int (*udp_deliver)(void *ctx, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
+	void *udp_ctx;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

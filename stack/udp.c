@@ -1,6 +1,7 @@
-/* stack/udp.c: UDP (RFC 768) input.  No UDP sockets yet, so every valid
- * datagram is for a closed port: RFC 1122 4.1.3.1 says answer with ICMP port
- * unreachable. */
+/* stack/udp.c: UDP (RFC 768) input.  A valid datagram goes to the UDP
+ * socket bound to its port (stack/socket_udp.c, through the engine's
+ * udp_deliver hook); for a closed port RFC 1122 4.1.3.1 says answer with
+ * ICMP port unreachable. */
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -49,6 +50,8 @@ void us_udp_input(struct us_engine *e, struct rte_mbuf *m, const struct rte_ipv4
 		US_STAT_INC(e, udp_drop_bad_csum);
 		goto drop;
 	}
+	if (e->udp_deliver != NULL && e->udp_deliver(e->udp_ctx, m, ip) == 0)
+		return; /* a socket took it (stack/socket_udp.c) */
 	US_STAT_INC(e, udp_drop_no_port);
 	us_icmp_unreach(e, 3, ip, m);
 drop:

@@ -1,9 +1,13 @@
 /* userstack.h: the public API of libuserstack.
  *
- * This first cut is the callback-shaped run loop: the application registers
- * handlers and calls us_run(), which polls the NIC and runs the handlers
- * inline on the engine's core (run-to-completion, no locks).  The
- * POSIX-shaped socket and epoll-shaped readiness API grow on top of this.
+ * Two ways to drive the engine, on the same stack:
+ * - POSIX-shaped, non-blocking sockets with epoll-shaped readiness
+ *   (us_socket.h, included below): us_epoll_wait() polls the NIC.
+ * - The callback-shaped run loop (below): the application registers handlers
+ *   and calls us_run(), which polls the NIC and runs the handlers inline on
+ *   the engine's core (run-to-completion, no locks).  Its calls on a
+ *   connection carry a us_conn_ prefix so they never clash with the POSIX
+ *   names.
  *
  * Conventions: functions return 0 (or a count) on success and -1 with errno
  * set on failure; constructors return NULL with errno set.  No DPDK type
@@ -17,6 +21,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "us_socket.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,9 +35,9 @@ struct us_conn;  /* one TCP connection */
 struct us_tcp_handlers {
 	/* A connection was accepted on a listener; set its ctx here. */
 	void (*on_accept)(void *listen_ctx, struct us_conn *c);
-	/* Data (or end of stream: us_recv returns 0) is readable. */
+	/* Data (or end of stream: us_conn_recv returns 0) is readable. */
 	void (*on_readable)(void *ctx, struct us_conn *c);
-	/* Room in the send buffer again after us_send failed with EAGAIN. */
+	/* Room in the send buffer again after us_conn_send failed with EAGAIN. */
 	void (*on_writable)(void *ctx, struct us_conn *c);
 	/* The connection ended without the application closing it (reset,
 	 * timeout, or both directions closed); err is 0 or an errno.  c is
@@ -63,23 +69,23 @@ int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handle
 int us_listen_set_fastopen(struct us_stack *st, uint16_t port, unsigned qlen);
 void us_conn_set_ctx(struct us_conn *c, void *ctx);
 /* Bytes read; 0 at end of stream; -1/EAGAIN when nothing is there yet. */
-ssize_t us_recv(struct us_conn *c, void *buf, size_t len);
+ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len);
 /* Bytes queued (maybe fewer than len); -1/EAGAIN when full, EPIPE after close. */
-ssize_t us_send(struct us_conn *c, const void *buf, size_t len);
+ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len);
 /* Free send-buffer space in bytes. */
-size_t us_send_space(const struct us_conn *c);
+size_t us_conn_send_space(const struct us_conn *c);
 /* Stop sending (FIN after queued data); reading goes on. */
-int us_shutdown_write(struct us_conn *c);
+int us_conn_shutdown_write(struct us_conn *c);
 /* Graceful close; c must not be used afterwards and on_closed is not called. */
-int us_close(struct us_conn *c);
-/* Abortive close (RST). Same rule as us_close. */
-int us_abort(struct us_conn *c);
+int us_conn_close(struct us_conn *c);
+/* Abortive close (RST). Same rule as us_conn_close. */
+int us_conn_abort(struct us_conn *c);
 /* TCP_NODELAY: send small segments at once instead of waiting for the ACK
  * of earlier small data (Nagle, on by default).  Request/response servers
  * that write a reply in several calls want this on. */
-int us_set_nodelay(struct us_conn *c, int on);
+int us_conn_set_nodelay(struct us_conn *c, int on);
 /* SO_KEEPALIVE: probe an idle connection ([tcp] keepalive_* timings). */
-int us_set_keepalive(struct us_conn *c, int on);
+int us_conn_set_keepalive(struct us_conn *c, int on);
 /* Number of live connections on the stack (all states). */
 unsigned us_conn_count(const struct us_stack *st);
 

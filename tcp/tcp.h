@@ -364,4 +364,34 @@ const char *tcp_state_str(uint8_t state);
 /* ESTABLISHED or CLOSE-WAIT (RFC 4022 tcpCurrEstab). */
 bool tcp_state_is_current_estab(uint8_t state);
 
+/* Prototypes: socket-layer views (tcp/sock.c) */
+
+/* What a poll() of the connection would look at. */
+struct tcp_conn_status {
+	uint32_t readable;   /* bytes in the receive queue */
+	size_t send_space;   /* tcp_send_space() */
+	bool fin_rcvd;       /* the peer's FIN is in order (end of stream) */
+	bool fin_queued;     /* we shut down writing */
+	bool established;    /* the handshake is done (any later state) */
+	bool dead;           /* reset, timed out or closed: no more data */
+};
+/* Local address, host byte order. */
+void tcp_conn_local(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+void tcp_conn_status(const struct tcp_conn *c, struct tcp_conn_status *st);
+/* Ask for on_writable once the send buffer is half free again. */
+void tcp_conn_want_writable(struct tcp_conn *c);
+/* Zero copy receive: the receive queue as one mbuf chain (the caller owns
+ * it; at most 65535 segments per call), NULL when empty; *bytes its length.
+ * Once both FINs are out (fin_rcvd and fin_queued) the socket layer takes
+ * what is left this way: tcp/ frees the receive queue when the connection
+ * ends, before the application may have read it. */
+struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes);
+/* Zero copy send of a whole chain of direct, unshared mbufs: bytes queued
+ * (consumes m), or -EAGAIN (no room for all of it), -EMSGSIZE (larger than
+ * the send buffer), -EINVAL (an indirect or shared segment), -EPIPE,
+ * -ENOTCONN, -EBADF; m stays the caller's on error. */
+ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m);
+/* MSG_PEEK: tcp_recv without taking the bytes off the queue. */
+ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len);
+
 #endif

@@ -3,8 +3,8 @@
  * Handlers run inline on the engine's core, so nothing here locks.  A
  * connection's life: read and frame requests; queue each response; after a
  * response with Connection: close (or an error) stop taking requests, and
- * once the output is all with the stack send FIN (us_shutdown_write) and
- * keep reading, discarding, until the peer's FIN: then us_close.  Reading
+ * once the output is all with the stack send FIN (us_conn_shutdown_write) and
+ * keep reading, discarding, until the peer's FIN: then us_conn_close.  Reading
  * on until the peer closes (RFC 9112 9.6) avoids the reset that unread data
  * would cause and lets the client see the whole response.
  *
@@ -31,7 +31,7 @@ struct echo_conn {
 	uint8_t *in;         /* current request's raw bytes, then bytes read ahead */
 	size_t in_len, in_cap;
 	size_t in_parsed;    /* bytes of in already fed to the parser */
-	uint8_t *out;        /* output us_send has not taken, from out_off */
+	uint8_t *out;        /* output us_conn_send has not taken, from out_off */
 	size_t out_off, out_len, out_cap;
 	bool continue_sent;
 	bool closing;        /* last response queued: no more requests */
@@ -51,13 +51,13 @@ static void echo_free(struct echo_conn *ec)
 	free(ec);
 }
 
-/* The application ends it: us_close is graceful, us_abort sends RST. */
+/* The application ends it: us_conn_close is graceful, us_conn_abort sends RST. */
 static void echo_end(struct echo_conn *ec, bool abort)
 {
 	if (abort)
-		us_abort(ec->c);
+		us_conn_abort(ec->c);
 	else
-		us_close(ec->c);
+		us_conn_close(ec->c);
 	echo_free(ec);
 }
 
@@ -96,7 +96,7 @@ static void echo_shrink(uint8_t **buf, size_t *cap, size_t len)
 static int echo_flush(struct echo_conn *ec)
 {
 	while (ec->out_off < ec->out_len) {
-		ssize_t n = us_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
+		ssize_t n = us_conn_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
 		if (n < 0)
 			return errno == EAGAIN ? 0 : -errno;
 		if (n == 0)
@@ -119,7 +119,7 @@ static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
 {
 	const uint8_t *d = data;
 	while (echo_pending(ec) == 0 && len > 0) {
-		ssize_t n = us_send(ec->c, d, len);
+		ssize_t n = us_conn_send(ec->c, d, len);
 		if (n < 0 && errno != EAGAIN)
 			return -errno;
 		if (n <= 0)
@@ -224,7 +224,7 @@ static bool echo_settle(struct echo_conn *ec)
 	}
 	if (ec->closing && !ec->write_shut) {
 		ec->write_shut = true;
-		if (us_shutdown_write(ec->c) < 0) {
+		if (us_conn_shutdown_write(ec->c) < 0) {
 			echo_end(ec, true);
 			return false;
 		}
@@ -264,7 +264,7 @@ static int echo_read(struct echo_conn *ec)
 				return rc;
 			dst = ec->in + ec->in_len;
 		}
-		ssize_t n = us_recv(ec->c, dst, room);
+		ssize_t n = us_conn_recv(ec->c, dst, room);
 		if (n == 0)
 			return 1;
 		if (n < 0)
@@ -335,7 +335,7 @@ static void echo_on_accept(void *listen_ctx, struct us_conn *c)
 	struct echo_conn *ec = calloc(1, sizeof(*ec));
 	if (ec == NULL) {
 		srv->ctr.no_memory++;
-		us_abort(c);
+		us_conn_abort(c);
 		return;
 	}
 	ec->srv = srv;
@@ -347,7 +347,7 @@ static void echo_on_accept(void *listen_ctx, struct us_conn *c)
 	us_conn_set_ctx(c, ec);
 	/* A response goes out as a header write and a body write: with Nagle
 	 * the body would wait for the peer's delayed ACK (~40 ms per request). */
-	us_set_nodelay(c, 1);
+	us_conn_set_nodelay(c, 1);
 }
 
 static const struct us_tcp_handlers echo_handlers = {

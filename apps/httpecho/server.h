@@ -3,7 +3,7 @@
  * Each connection keeps the raw bytes of its current request (growing up to
  * max_header + max_body plus one read) and the output the stack has not
  * taken yet.  Responses are written straight from the request buffer when
- * the send buffer has room; only what us_send leaves over is copied.
+ * the send buffer has room; only what us_conn_send leaves over is copied.
  */
 #ifndef ECHO_SERVER_H
 #define ECHO_SERVER_H
@@ -21,7 +21,7 @@
  * requests (HTTP_ERRORS, counted per reason) they make up "errors". */
 #define ECHO_COUNTERS(X) \
 	X(truncated, "peer closed in the middle of a request") \
-	X(io_failed, "us_send or us_recv failed other than EAGAIN (aborted)") \
+	X(io_failed, "us_conn_send or us_conn_recv failed other than EAGAIN (aborted)") \
 	X(reset, "connection ended by reset or timeout (on_closed with an error)") \
 	X(no_memory, "buffer allocation failed (connection aborted)")
 

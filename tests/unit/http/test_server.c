@@ -1,8 +1,8 @@
 /* Unit tests of us-httpecho's connection handling (apps/httpecho/server.c).
  *
  * server.c sees the stack only through stack/userstack.h, so this file
- * supplies that API as a scripted peer: the test decides what us_recv
- * returns, how much send space there is (us_send may take part or fail with
+ * supplies that API as a scripted peer: the test decides what us_conn_recv
+ * returns, how much send space there is (us_conn_send may take part or fail with
  * EAGAIN, and on_writable follows only an EAGAIN, as the contract says), and
  * records what was sent, shut down and closed.  Each test ends with no
  * connection state left (srv.live == 0).
@@ -28,10 +28,10 @@ struct us_conn {
 	bool fin;            /* the peer's FIN follows the bytes in in */
 	char *out;           /* what the server sent */
 	size_t out_len;
-	size_t space;        /* bytes us_send may still take */
-	bool want_writable;  /* us_send failed with EAGAIN */
+	size_t space;        /* bytes us_conn_send may still take */
+	bool want_writable;  /* us_conn_send failed with EAGAIN */
 	bool shut, closed, aborted;
-	int nodelay;         /* us_set_nodelay was called with this */
+	int nodelay;         /* us_conn_set_nodelay was called with this */
 	void *ctx;
 };
 
@@ -53,13 +53,13 @@ void us_conn_set_ctx(struct us_conn *c, void *ctx)
 	c->ctx = ctx;
 }
 
-int us_set_nodelay(struct us_conn *c, int on)
+int us_conn_set_nodelay(struct us_conn *c, int on)
 {
 	c->nodelay = on;
 	return 0;
 }
 
-ssize_t us_recv(struct us_conn *c, void *buf, size_t len)
+ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len)
 {
 	assert_false(c->closed || c->aborted);
 	size_t n = c->in_len - c->in_off;
@@ -75,7 +75,7 @@ ssize_t us_recv(struct us_conn *c, void *buf, size_t len)
 	return (ssize_t)n;
 }
 
-ssize_t us_send(struct us_conn *c, const void *buf, size_t len)
+ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len)
 {
 	assert_false(c->closed || c->aborted);
 	if (c->shut) {
@@ -96,26 +96,26 @@ ssize_t us_send(struct us_conn *c, const void *buf, size_t len)
 	return (ssize_t)n;
 }
 
-size_t us_send_space(const struct us_conn *c)
+size_t us_conn_send_space(const struct us_conn *c)
 {
 	return c->space;
 }
 
-int us_shutdown_write(struct us_conn *c)
+int us_conn_shutdown_write(struct us_conn *c)
 {
 	assert_false(c->shut);
 	c->shut = true;
 	return 0;
 }
 
-int us_close(struct us_conn *c)
+int us_conn_close(struct us_conn *c)
 {
 	assert_false(c->closed || c->aborted);
 	c->closed = true;
 	return 0;
 }
 
-int us_abort(struct us_conn *c)
+int us_conn_abort(struct us_conn *c)
 {
 	assert_false(c->closed || c->aborted);
 	c->aborted = true;

@@ -1,0 +1,347 @@
+/* apps/loadgen/conn.c: one load-generating connection's state machine
+ * (loadgen.h), on non-blocking us_* sockets and level-triggered epoll. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "loadgen.h"
+
+#define LG_RETRY_NS 10000000ull /* 10 ms between a failed connect and the next */
+
+static uint8_t lg_rx_buf[65536];
+
+uint64_t lg_errors_total(const struct lg_errors *e)
+{
+	uint64_t t = 0;
+#define LG_X_SUM(name, desc) t += e->name;
+	LG_ERRORS(LG_X_SUM)
+#undef LG_X_SUM
+	return t;
+}
+
+int lg_build_request(struct lg_run *r)
+{
+	const struct lg_opts *o = &r->o;
+	char head[512];
+	int n;
+
+	if (o->mode == LG_RAW) {
+		r->req_len = o->req_size;
+		r->req = malloc(r->req_len ? r->req_len : 1);
+		if (r->req == NULL)
+			return -1;
+		for (size_t i = 0; i < r->req_len; i++)
+			r->req[i] = (char)('a' + i % 26);
+		return 0;
+	}
+	if (o->req_size == 0)
+		n = snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", o->path,
+			     o->host, o->keepalive ? "" : "Connection: close\r\n");
+	else
+		n = snprintf(head, sizeof(head),
+			     "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %llu\r\n%s\r\n",
+			     o->path, o->host, (unsigned long long)o->req_size,
+			     o->keepalive ? "" : "Connection: close\r\n");
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return -1;
+	r->req_len = (size_t)n + o->req_size;
+	r->req = malloc(r->req_len);
+	if (r->req == NULL)
+		return -1;
+	memcpy(r->req, head, (size_t)n);
+	memset(r->req + n, 'x', o->req_size);
+	return 0;
+}
+
+static void lg_interest(struct lg_run *r, struct lg_conn *c, uint32_t events)
+{
+	struct us_epoll_event ev = { .events = events, .data.ptr = c };
+
+	us_epoll_ctl(r->ep, US_EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void lg_conn_close(struct lg_run *r, struct lg_conn *c)
+{
+	if (c->fd >= 0) {
+		us_epoll_ctl(r->ep, US_EPOLL_CTL_DEL, c->fd, NULL);
+		us_close(c->fd);
+	}
+	c->fd = -1;
+	c->state = LG_IDLE;
+}
+
+/* Closes and connects again now (pause: after a pause). */
+static void lg_restart(struct lg_run *r, struct lg_conn *c, uint64_t now, bool pause)
+{
+	lg_conn_close(r, c);
+	c->t_retry = pause ? now + LG_RETRY_NS : now;
+}
+
+static void lg_count_io_error(struct lg_run *r, int err)
+{
+	if (err == ECONNRESET || err == EPIPE)
+		r->err.reset++;
+	else if (err == ETIMEDOUT)
+		r->err.timeout++;
+	else
+		r->err.io_other++;
+}
+
+static void lg_count_connect_error(struct lg_run *r, int err)
+{
+	if (err == ECONNREFUSED || err == ECONNRESET)
+		r->err.connect_refused++;
+	else if (err == ETIMEDOUT)
+		r->err.connect_timeout++;
+	else
+		r->err.connect_other++;
+}
+
+void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	struct us_epoll_event ev = { .events = US_EPOLLOUT, .data.ptr = c };
+	int one = 1;
+
+	c->fd = us_socket(AF_INET, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
+	if (c->fd < 0) {
+		r->err.no_socket++;
+		c->state = LG_IDLE;
+		c->t_retry = now + LG_RETRY_NS;
+		return;
+	}
+	/* Request/response: a small request must not wait for Nagle. */
+	us_setsockopt(c->fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	us_epoll_ctl(r->ep, US_EPOLL_CTL_ADD, c->fd, &ev);
+	c->state = LG_CONNECTING;
+	c->t_start = now;
+	c->requests = 0;
+	if (us_connect(c->fd, (struct sockaddr *)&r->o.target, sizeof(r->o.target)) == 0 ||
+	    errno == EINPROGRESS)
+		return;
+	lg_count_connect_error(r, errno);
+	lg_restart(r, c, now, true);
+}
+
+static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now);
+
+/* The next request, when the rate allows. */
+static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	if (r->o.rate > 0) {
+		if (r->tokens < 1.0) {
+			c->state = LG_WAIT_TOKEN;
+			lg_interest(r, c, 0); /* errors and hang-ups still come */
+			return;
+		}
+		r->tokens -= 1.0;
+	}
+	c->state = LG_SENDING;
+	c->t_start = now;
+	c->sent = 0;
+	c->head_len = 0;
+	c->head_done = r->o.mode == LG_RAW;
+	c->close_after = false;
+	c->body_left = r->o.mode == LG_RAW ? r->o.resp_size : 0;
+	lg_send(r, c, now);
+}
+
+static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	while (c->sent < r->req_len) {
+		ssize_t n = us_send(c->fd, r->req + c->sent, r->req_len - c->sent, 0);
+
+		if (n < 0) {
+			if (errno == EAGAIN) {
+				lg_interest(r, c, US_EPOLLOUT);
+				return;
+			}
+			lg_count_io_error(r, errno);
+			lg_restart(r, c, now, false);
+			return;
+		}
+		c->sent += (uint64_t)n;
+		r->bytes_sent += (uint64_t)n;
+	}
+	c->state = LG_RECEIVING;
+	lg_interest(r, c, US_EPOLLIN | US_EPOLLRDHUP);
+}
+
+/* Status line and the two headers we need; -1 if malformed. */
+static int lg_parse_head(struct lg_conn *c, size_t hdr_end, int *status, uint64_t *clen)
+{
+	char *p = c->head, *end = c->head + hdr_end;
+	bool have_len = false;
+
+	if (hdr_end < 12 || strncmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
+		return -1;
+	*status = atoi(p + 9);
+	if (*status < 100 || *status > 999)
+		return -1;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL && ++p < end) {
+		if (strncasecmp(p, "Content-Length:", 15) == 0) {
+			*clen = strtoull(p + 15, NULL, 10);
+			have_len = true;
+		} else if (strncasecmp(p, "Connection:", 11) == 0) {
+			const char *v = p + 11;
+
+			while (*v == ' ')
+				v++;
+			if (strncasecmp(v, "close", 5) == 0)
+				c->close_after = true;
+		}
+	}
+	return have_len ? 0 : -1; /* we ask for nothing that needs chunked framing */
+}
+
+/* Takes n response bytes; 1 complete, 0 more to come, -1 malformed. */
+static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
+{
+	if (!c->head_done) {
+		size_t old = c->head_len, take = sizeof(c->head) - old, from, extra;
+		char *e;
+		int status = 0;
+		uint64_t clen = 0;
+
+		take = take < n ? take : n;
+		memcpy(c->head + old, d, take);
+		c->head_len += take;
+		from = old > 3 ? old - 3 : 0;
+		e = memmem(c->head + from, c->head_len - from, "\r\n\r\n", 4);
+		if (e == NULL)
+			return c->head_len == sizeof(c->head) ? -1 : 0;
+		size_t hdr_end = (size_t)(e - c->head) + 4;
+		if (lg_parse_head(c, hdr_end, &status, &clen) < 0)
+			return -1;
+		if (status < 200 || status > 299)
+			r->err.http_status++;
+		extra = c->head_len - hdr_end + (n - take);
+		if (extra > clen)
+			return -1; /* more than one response: we never pipeline */
+		c->body_left = clen - extra;
+		c->head_done = true;
+		return c->body_left == 0;
+	}
+	if (n > c->body_left)
+		return -1;
+	c->body_left -= n;
+	return c->body_left == 0;
+}
+
+static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	lg_hist_record(&r->lat, now - c->t_start);
+	lg_hist_record(&r->lat_sec, now - c->t_start);
+	r->requests++;
+	r->sec_requests++;
+	c->requests++;
+	if (r->o.keepalive && !c->close_after)
+		lg_begin_request(r, c, now);
+	else
+		lg_restart(r, c, now, false);
+}
+
+static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	for (;;) {
+		ssize_t n = us_recv(c->fd, lg_rx_buf, sizeof(lg_rx_buf), 0);
+		int done;
+
+		if (n < 0) {
+			if (errno == EAGAIN)
+				return;
+			lg_count_io_error(r, errno);
+			lg_restart(r, c, now, false);
+			return;
+		}
+		if (n == 0) {
+			r->err.eof++;
+			lg_restart(r, c, now, false);
+			return;
+		}
+		r->bytes_rcvd += (uint64_t)n;
+		done = lg_take(r, c, lg_rx_buf, (size_t)n);
+		if (done < 0) {
+			r->err.bad_response++;
+			lg_restart(r, c, now, false);
+			return;
+		}
+		if (done) {
+			lg_response_done(r, c, now);
+			return;
+		}
+	}
+}
+
+static int lg_so_error(int fd)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (us_getsockopt(fd, US_SOL_SOCKET, US_SO_ERROR, &err, &len) < 0)
+		return errno;
+	return err;
+}
+
+void lg_conn_event(struct lg_run *r, struct lg_conn *c, uint32_t events, uint64_t now)
+{
+	int err;
+
+	switch (c->state) {
+	case LG_CONNECTING:
+		err = lg_so_error(c->fd);
+		if (err != 0 || (events & US_EPOLLERR)) {
+			lg_count_connect_error(r, err ? err : ECONNREFUSED);
+			lg_restart(r, c, now, true);
+			return;
+		}
+		r->connects++;
+		lg_begin_request(r, c, now);
+		return;
+	case LG_SENDING:
+		lg_send(r, c, now);
+		return;
+	case LG_RECEIVING:
+		lg_recv(r, c, now);
+		return;
+	case LG_WAIT_TOKEN:
+		/* The server closed an idle keep-alive connection: not an error. */
+		if (events & (US_EPOLLERR | US_EPOLLHUP | US_EPOLLRDHUP))
+			lg_restart(r, c, now, false);
+		return;
+	case LG_IDLE:
+		return;
+	}
+}
+
+void lg_conn_tick(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	uint64_t limit = (uint64_t)r->o.timeout_ms * 1000000ull;
+
+	switch (c->state) {
+	case LG_IDLE:
+		/* Held until the first connection connected or failed. */
+		if (c->t_retry == UINT64_MAX && (r->connects > 0 || lg_errors_total(&r->err) > 0))
+			c->t_retry = now;
+		if (now >= c->t_retry)
+			lg_conn_start(r, c, now);
+		return;
+	case LG_WAIT_TOKEN:
+		if (r->tokens >= 1.0)
+			lg_begin_request(r, c, now);
+		return;
+	case LG_CONNECTING:
+		if (now - c->t_start > limit) {
+			r->err.connect_timeout++;
+			lg_restart(r, c, now, false);
+		}
+		return;
+	case LG_SENDING:
+	case LG_RECEIVING:
+		if (now - c->t_start > limit) {
+			r->err.timeout++;
+			lg_restart(r, c, now, false);
+		}
+		return;
+	}
+}

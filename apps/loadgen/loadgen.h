@@ -1,0 +1,108 @@
+/* apps/loadgen/loadgen.h: us-loadgen, a request/response load generator on
+ * libuserstack's sockets and epoll (only stack/userstack.h).
+ *
+ * Each of N connections runs a small state machine (conn.c): connect, send
+ * a request, read the whole response, record its latency, then send the
+ * next on the same connection (keep-alive) or close and connect again
+ * (connection per request).  With --rate, requests start only when the
+ * token bucket has a token.  Errors are counted by kind; a connection that
+ * fails connects again after a short pause, so a refused or dead target
+ * shows up as errors, not as a spin.
+ */
+#ifndef LG_LOADGEN_H
+#define LG_LOADGEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "stack/userstack.h"
+
+/* Types */
+
+enum lg_mode { LG_HTTP, LG_RAW };
+
+struct lg_opts {
+	const char *config, *json, *path, *host;
+	enum lg_mode mode;
+	struct sockaddr_in target;
+	char target_text[64];
+	unsigned conns;
+	double duration_s;
+	uint64_t req_size;    /* HTTP: POST body bytes (0: GET); raw: request bytes */
+	uint64_t resp_size;   /* raw: response bytes expected (default req_size) */
+	bool keepalive;
+	double rate;          /* requests per second over all connections; 0: none */
+	double delay_s;       /* run the stack this long before starting (links, ARP) */
+	uint32_t timeout_ms;  /* connect and response timeout */
+	bool quiet;           /* no progress lines */
+	bool stats;           /* print the stack's counters at the end */
+};
+
+/* X(name, description): error kinds, each its own counter and JSON key. */
+#define LG_ERRORS(X) \
+	X(connect_refused, "connection refused (ECONNREFUSED)") \
+	X(connect_timeout, "connect timed out (ETIMEDOUT or --timeout-ms)") \
+	X(connect_other, "connect failed otherwise") \
+	X(reset, "connection reset (ECONNRESET)") \
+	X(eof, "connection closed before the response was complete") \
+	X(timeout, "response not complete within --timeout-ms") \
+	X(bad_response, "malformed response (status line, headers, length)") \
+	X(http_status, "response status not 2xx") \
+	X(io_other, "send/recv failed otherwise") \
+	X(no_socket, "us_socket failed (descriptors or memory)")
+
+struct lg_errors {
+#define LG_X_FIELD(name, desc) uint64_t name;
+	LG_ERRORS(LG_X_FIELD)
+#undef LG_X_FIELD
+};
+
+enum lg_state { LG_IDLE, LG_CONNECTING, LG_WAIT_TOKEN, LG_SENDING, LG_RECEIVING };
+
+struct lg_conn {
+	int fd;                /* -1 when none */
+	enum lg_state state;
+	uint64_t t_start;      /* connect or request start, ns */
+	uint64_t t_retry;      /* LG_IDLE: connect again from then */
+	uint64_t sent;         /* request bytes sent */
+	/* Response framing */
+	char head[8192];
+	size_t head_len;
+	bool head_done, close_after;
+	uint64_t body_left;    /* HTTP body or raw response bytes still due */
+	unsigned requests;     /* on this connection */
+};
+
+struct lg_run {
+	struct lg_opts o;
+	int ep;
+	struct lg_conn *c;
+	char *req;             /* the request bytes */
+	size_t req_len;
+	/* Totals */
+	uint64_t requests, connects, bytes_sent, bytes_rcvd;
+	struct lg_errors err;
+	struct lg_hist lat;    /* response latency, ns */
+	struct lg_hist lat_sec; /* this second (progress line) */
+	uint64_t sec_requests;
+	/* Rate limit */
+	double tokens;
+	uint64_t t_tokens;
+	uint64_t t0, t_end;
+};
+
+/* Prototypes */
+
+uint64_t lg_now_ns(void);
+/* conn.c */
+int lg_build_request(struct lg_run *r);
+void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now);
+void lg_conn_event(struct lg_run *r, struct lg_conn *c, uint32_t events, uint64_t now);
+/* Timeouts, retries and rate tokens: once per loop iteration. */
+void lg_conn_tick(struct lg_run *r, struct lg_conn *c, uint64_t now);
+void lg_conn_close(struct lg_run *r, struct lg_conn *c);
+uint64_t lg_errors_total(const struct lg_errors *e);
+
+#endif

@@ -1,0 +1,307 @@
+/* apps/loadgen/main.c: us-loadgen's options, loop and report (loadgen.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "loadgen.h"
+
+#define LG_EVENTS 256
+
+static volatile int lg_stop;
+
+static void lg_on_signal(int sig)
+{
+	(void)sig;
+	lg_stop = 1;
+}
+
+uint64_t lg_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void lg_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: us-loadgen --target ADDR:PORT [options]\n"
+		"HTTP/1.1 or raw TCP request/response load on userstack.\n"
+		"  --config FILE        userstack INI config (default config/tap.ini)\n"
+		"  --target ADDR:PORT   server to load (required)\n"
+		"  --connections N      concurrent connections (default 64)\n"
+		"  --duration S         seconds to run (default 10; fractions allowed)\n"
+		"  --request-size B     HTTP: POST body bytes, 0 = GET (default 0);\n"
+		"                       raw: request bytes (default 64)\n"
+		"  --response-size B    raw: response bytes expected (default = request)\n"
+		"  --raw                raw TCP instead of HTTP/1.1\n"
+		"  --close              one connection per request (default keep-alive)\n"
+		"  --rate R             requests per second in total (default: as fast as\n"
+		"                       the server answers)\n"
+		"  --path P             HTTP request target (default /)\n"
+		"  --timeout-ms MS      connect and response timeout (default 5000)\n"
+		"  --json FILE          write the summary as JSON too\n"
+		"  --delay S            run the stack S seconds before starting (default 0),\n"
+		"                       e.g. while the peer configures a new tap interface\n"
+		"  --quiet              no progress line each second\n"
+		"  --stats              print the stack's counters at the end\n");
+}
+
+static int lg_parse_target(struct lg_opts *o, const char *s)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	char *end;
+	unsigned long port;
+
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	port = strtoul(colon + 1, &end, 10);
+	if (*end != '\0' || port == 0 || port > 65535 ||
+	    inet_pton(AF_INET, host, &o->target.sin_addr) != 1)
+		return -1;
+	o->target.sin_family = AF_INET;
+	o->target.sin_port = htons((uint16_t)port);
+	snprintf(o->target_text, sizeof(o->target_text), "%s", s);
+	return 0;
+}
+
+static int lg_parse(int argc, char **argv, struct lg_opts *o)
+{
+	static const struct option longs[] = {
+		{ "config", required_argument, NULL, 'c' }, { "target", required_argument, NULL, 't' },
+		{ "connections", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "request-size", required_argument, NULL, 's' },
+		{ "response-size", required_argument, NULL, 'S' }, { "raw", no_argument, NULL, 'r' },
+		{ "close", no_argument, NULL, 'C' }, { "rate", required_argument, NULL, 'R' },
+		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
+		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
+		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ "stats", no_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool req_set = false, resp_set = false;
+	int ch;
+
+	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
+			       .duration_s = 10, .keepalive = true, .timeout_ms = 5000 };
+	while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'c': o->config = optarg; break;
+		case 't':
+			if (lg_parse_target(o, optarg) < 0) {
+				fprintf(stderr, "us-loadgen: --target '%s': need a.b.c.d:port\n", optarg);
+				return -1;
+			}
+			break;
+		case 'n': o->conns = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'd': o->duration_s = strtod(optarg, NULL); break;
+		case 's': o->req_size = strtoull(optarg, NULL, 10); req_set = true; break;
+		case 'S': o->resp_size = strtoull(optarg, NULL, 10); resp_set = true; break;
+		case 'r': o->mode = LG_RAW; break;
+		case 'C': o->keepalive = false; break;
+		case 'R': o->rate = strtod(optarg, NULL); break;
+		case 'p': o->path = optarg; break;
+		case 'j': o->json = optarg; break;
+		case 'T': o->timeout_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'q': o->quiet = true; break;
+		case 'D': o->delay_s = strtod(optarg, NULL); break;
+		case 'x': o->stats = true; break;
+		case 'h': lg_usage(stdout); exit(0);
+		default: lg_usage(stderr); return -1;
+		}
+	}
+	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
+	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0) {
+		fprintf(stderr, "us-loadgen: need --target, connections 1..60000, duration > 0, "
+			"timeout > 0, rate >= 0\n");
+		return -1;
+	}
+	if (o->mode == LG_RAW && !req_set)
+		o->req_size = 64;
+	if (o->mode == LG_RAW && o->req_size == 0) {
+		fprintf(stderr, "us-loadgen: --raw needs --request-size >= 1\n");
+		return -1;
+	}
+	if (!resp_set)
+		o->resp_size = o->req_size;
+	o->host = o->target_text;
+	return 0;
+}
+
+static void lg_progress(struct lg_run *r, uint64_t now, uint64_t *t_last)
+{
+	double dt = (double)(now - *t_last) / 1e9;
+	unsigned open = 0;
+
+	for (unsigned i = 0; i < r->o.conns; i++)
+		open += r->c[i].state != LG_IDLE && r->c[i].state != LG_CONNECTING;
+	if (!r->o.quiet)
+		printf("[%5.1fs] %8.0f req/s  p50 %7.1f us  p99 %7.1f us  conns %u  errors %llu\n",
+		       (double)(now - r->t0) / 1e9, (double)r->sec_requests / dt,
+		       (double)lg_hist_percentile(&r->lat_sec, 50) / 1e3,
+		       (double)lg_hist_percentile(&r->lat_sec, 99) / 1e3, open,
+		       (unsigned long long)lg_errors_total(&r->err));
+	fflush(stdout);
+	r->sec_requests = 0;
+	lg_hist_init(&r->lat_sec);
+	*t_last = now;
+}
+
+static void lg_refill(struct lg_run *r, uint64_t now)
+{
+	double burst = r->o.rate / 100.0 + 1.0; /* at most 10 ms worth at once */
+
+	if (r->o.rate <= 0)
+		return;
+	r->tokens += r->o.rate * (double)(now - r->t_tokens) / 1e9;
+	if (r->tokens > burst)
+		r->tokens = burst;
+	r->t_tokens = now;
+}
+
+static void lg_loop(struct lg_run *r)
+{
+	struct us_epoll_event evs[LG_EVENTS];
+	uint64_t now = lg_now_ns(), t_tick = 0, t_sec;
+	uint64_t t_go = now + (uint64_t)(r->o.delay_s * 1e9);
+
+	while (!lg_stop && now < t_go) {
+		us_epoll_wait(r->ep, evs, LG_EVENTS, 10);
+		now = lg_now_ns();
+	}
+	t_sec = now;
+	r->t0 = r->t_tokens = now;
+	r->t_end = now + (uint64_t)(r->o.duration_s * 1e9);
+	/* One connection first: its SYN resolves the next hop, so the others'
+	 * SYNs do not overflow ARP's pending queue ([arp] pending_max) and wait
+	 * for a retransmission.  The rest start once it connected or failed. */
+	lg_conn_start(r, &r->c[0], now);
+	for (unsigned i = 1; i < r->o.conns; i++)
+		r->c[i].t_retry = UINT64_MAX;
+	while (!lg_stop && (now = lg_now_ns()) < r->t_end) {
+		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
+
+		now = lg_now_ns();
+		for (int i = 0; i < n; i++)
+			lg_conn_event(r, evs[i].data.ptr, evs[i].events, now);
+		if (now - t_tick >= 1000000ull) { /* timers: once a millisecond */
+			lg_refill(r, now);
+			for (unsigned i = 0; i < r->o.conns; i++)
+				lg_conn_tick(r, &r->c[i], now);
+			t_tick = now;
+		}
+		if (now - t_sec >= 1000000000ull)
+			lg_progress(r, now, &t_sec);
+	}
+	r->t_end = now;
+}
+
+static void lg_report(const struct lg_run *r, FILE *out, bool json)
+{
+	double secs = (double)(r->t_end - r->t0) / 1e9;
+	static const double pct[] = { 50, 90, 99, 99.9 };
+	static const char *const pname[] = { "p50", "p90", "p99", "p99.9" };
+
+	if (!json) {
+		fprintf(out, "target %s, %s, %s, %u connections, %.2f s\n", r->o.target_text,
+			r->o.mode == LG_RAW ? "raw TCP" : "HTTP/1.1",
+			r->o.keepalive ? "keep-alive" : "connection per request", r->o.conns, secs);
+		fprintf(out, "requests %llu (%.1f/s), connections %llu (%.1f/s), errors %llu\n",
+			(unsigned long long)r->requests, (double)r->requests / secs,
+			(unsigned long long)r->connects, (double)r->connects / secs,
+			(unsigned long long)lg_errors_total(&r->err));
+#define LG_X_TEXT(name, desc) \
+		if (r->err.name) \
+			fprintf(out, "  error %s %llu  (%s)\n", #name, \
+				(unsigned long long)r->err.name, desc);
+		LG_ERRORS(LG_X_TEXT)
+#undef LG_X_TEXT
+		fprintf(out, "latency us: min %.1f mean %.1f", (double)r->lat.min / 1e3 * (r->lat.n > 0),
+			lg_hist_mean(&r->lat) / 1e3);
+		for (unsigned i = 0; i < 4; i++)
+			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
+		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
+		return;
+	}
+	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
+		"  \"connections\": %u,\n  \"duration_s\": %.3f,\n  \"request_bytes\": %zu,\n"
+		"  \"requests\": %llu,\n  \"requests_per_s\": %.1f,\n  \"connects\": %llu,\n"
+		"  \"connects_per_s\": %.1f,\n  \"bytes_sent\": %llu,\n  \"bytes_received\": %llu,\n"
+		"  \"errors\": {\n    \"total\": %llu", r->o.target_text,
+		r->o.mode == LG_RAW ? "raw" : "http", r->o.keepalive ? "true" : "false",
+		r->o.conns, secs, r->req_len, (unsigned long long)r->requests,
+		(double)r->requests / secs, (unsigned long long)r->connects,
+		(double)r->connects / secs, (unsigned long long)r->bytes_sent,
+		(unsigned long long)r->bytes_rcvd, (unsigned long long)lg_errors_total(&r->err));
+#define LG_X_JSON(name, desc) fprintf(out, ",\n    \"%s\": %llu", #name, \
+				      (unsigned long long)r->err.name);
+	LG_ERRORS(LG_X_JSON)
+#undef LG_X_JSON
+	fprintf(out, "\n  },\n  \"latency_us\": {\n    \"min\": %.1f,\n    \"mean\": %.1f",
+		r->lat.n ? (double)r->lat.min / 1e3 : 0.0, lg_hist_mean(&r->lat) / 1e3);
+	for (unsigned i = 0; i < 4; i++)
+		fprintf(out, ",\n    \"%s\": %.1f", pname[i],
+			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
+	fprintf(out, ",\n    \"max\": %.1f\n  }\n}\n", (double)r->lat.max / 1e3);
+}
+
+int main(int argc, char **argv)
+{
+	static struct lg_run r;
+	struct us_stack *st;
+	int rc = 0;
+
+	if (lg_parse(argc, argv, &r.o) < 0 || lg_build_request(&r) < 0)
+		return 2;
+	r.c = calloc(r.o.conns, sizeof(*r.c));
+	if (r.c == NULL)
+		return 1;
+	for (unsigned i = 0; i < r.o.conns; i++)
+		r.c[i].fd = -1;
+	lg_hist_init(&r.lat);
+	lg_hist_init(&r.lat_sec);
+	signal(SIGINT, lg_on_signal);
+	signal(SIGTERM, lg_on_signal);
+	st = us_init(r.o.config, argv[0]);
+	if (st == NULL)
+		return 1;
+	r.ep = us_epoll_create1(0);
+	if (r.ep < 0) {
+		perror("us-loadgen: us_epoll_create1");
+		rc = 1;
+	} else {
+		printf("us-loadgen: %s from %s, %u connections for %.1f s\n", r.o.target_text,
+		       us_local_addr(st), r.o.conns, r.o.duration_s);
+		fflush(stdout);
+		lg_loop(&r);
+		for (unsigned i = 0; i < r.o.conns; i++)
+			lg_conn_close(&r, &r.c[i]);
+		lg_report(&r, stdout, false);
+	}
+	if (r.o.json != NULL) {
+		FILE *f = fopen(r.o.json, "w");
+
+		if (f == NULL) {
+			perror(r.o.json);
+			rc = 1;
+		} else {
+			lg_report(&r, f, true);
+			fclose(f);
+		}
+	}
+	if (r.o.stats)
+		us_print_stats(st, stdout);
+	us_fini(st);
+	free(r.c);
+	free(r.req);
+	return rc;
+}

@@ -1,0 +1,211 @@
+/* us_socket.h: POSIX-shaped, non-blocking sockets and epoll-shaped readiness
+ * (part of libuserstack; include userstack.h).
+ *
+ * Porting an epoll service is renaming: socket -> us_socket, epoll_wait ->
+ * us_epoll_wait, struct epoll_event -> struct us_epoll_event, SO_* ->
+ * US_SO_*, ...  Addresses are the system's struct sockaddr_in (AF_INET).
+ *
+ * Threads and engines: every socket belongs to one engine (one lcore, one
+ * queue per port) and may be used only by the thread driving that engine.
+ * us_init() binds the calling thread to engine 0; us_socket() and
+ * us_epoll_create() create on the calling thread's engine.  File descriptors
+ * are not kernel fds: they are small integers private to libuserstack and
+ * never collide across engines.
+ *
+ * Everything is non-blocking: a call that would block fails with EAGAIN
+ * (us_connect with EINPROGRESS); us_epoll_wait() is where the engine runs
+ * (it polls the NIC, processes what arrived, runs timers, sends) and, with a
+ * timeout, the only call that waits.
+ *
+ * Errors: -1 with errno, with the POSIX meanings: EBADF (not a descriptor),
+ * ENOTSOCK (an epoll descriptor given to a socket call), EINVAL (bad
+ * argument or state, e.g. us_accept on a non-listener), ENOTCONN, EISCONN,
+ * EALREADY, EINPROGRESS, EAGAIN, EPIPE (sending after shutdown or after the
+ * connection ended), ECONNRESET, ECONNREFUSED, ETIMEDOUT (reported once,
+ * then EPIPE on send and 0 on recv, as Linux does), EADDRINUSE,
+ * EADDRNOTAVAIL, EAFNOSUPPORT, EPROTONOSUPPORT, ENOPROTOOPT, EOPNOTSUPP,
+ * EMFILE (descriptor table full), ENOMEM.  No call raises SIGPIPE.
+ */
+#ifndef US_SOCKET_H
+#define US_SOCKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Constants: the values are Linux's, so a port that forgets a rename still
+ * means the same thing. */
+
+/* setsockopt/getsockopt levels and names */
+#define US_SOL_SOCKET 1
+#define US_IPPROTO_TCP 6
+#define US_SO_REUSEADDR 2  /* int; accepted and reported (listeners never
+			    * conflict with TIME-WAIT connections here) */
+#define US_SO_ERROR 4      /* int, get only: the pending error, cleared */
+#define US_SO_SNDBUF 7     /* int; the size is per engine ([tcp] sndbuf):
+			    * set is accepted, get reports the effective size */
+#define US_SO_RCVBUF 8     /* int; as US_SO_SNDBUF with [tcp] rcvbuf */
+#define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes ([tcp] keepalive_*) */
+#define US_SO_LINGER 13    /* struct linger: {1, 0} makes us_close send RST;
+			    * a non-zero time is a graceful close (never blocks) */
+#define US_TCP_NODELAY 1   /* int: Nagle off */
+#define US_TCP_INFO 11     /* struct us_tcp_info, get only */
+/* Reserved for TCP Fast Open (RFC 7413); not wired yet: setsockopt fails
+ * with ENOPROTOOPT and us_sendto(..., US_MSG_FASTOPEN) with EOPNOTSUPP. */
+#define US_TCP_FASTOPEN 23
+
+/* send/recv flags */
+#define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
+#define US_MSG_DONTWAIT 0x40      /* accepted, always implied */
+#define US_MSG_NOSIGNAL 0x4000    /* accepted, always implied */
+#define US_MSG_FASTOPEN 0x20000000 /* reserved, see US_TCP_FASTOPEN */
+
+/* us_shutdown */
+#define US_SHUT_RD 0
+#define US_SHUT_WR 1
+#define US_SHUT_RDWR 2
+
+/* us_socket type flags, accepted and implied */
+#define US_SOCK_NONBLOCK 04000
+#define US_SOCK_CLOEXEC 02000000
+
+/* epoll */
+#define US_EPOLLIN 0x001u
+#define US_EPOLLOUT 0x004u
+#define US_EPOLLERR 0x008u   /* always reported */
+#define US_EPOLLHUP 0x010u   /* always reported */
+#define US_EPOLLRDHUP 0x2000u
+#define US_EPOLLONESHOT (1u << 30)
+#define US_EPOLLET (1u << 31)
+#define US_EPOLL_CTL_ADD 1
+#define US_EPOLL_CTL_DEL 2
+#define US_EPOLL_CTL_MOD 3
+
+/* Types */
+
+typedef union us_epoll_data {
+	void *ptr;
+	int fd;
+	uint32_t u32;
+	uint64_t u64;
+} us_epoll_data_t;
+
+struct us_epoll_event {
+	uint32_t events;
+	us_epoll_data_t data;
+};
+
+/* US_TCP_INFO: a subset of Linux's struct tcp_info, same units. */
+struct us_tcp_info {
+	uint8_t tcpi_state;        /* RFC 9293 state: 0 CLOSED .. 10 TIME-WAIT */
+	uint8_t tcpi_nodelay, tcpi_keepalive, tcpi_in_recovery;
+	uint32_t tcpi_rto;         /* microseconds */
+	uint32_t tcpi_snd_mss;
+	uint32_t tcpi_rtt, tcpi_rttvar; /* microseconds */
+	uint32_t tcpi_snd_cwnd;    /* bytes (Linux counts segments) */
+	uint32_t tcpi_snd_ssthresh; /* bytes */
+	uint32_t tcpi_snd_wnd, tcpi_rcv_wnd;
+	uint32_t tcpi_retransmits; /* segments retransmitted, total */
+	uint32_t tcpi_backoff;
+	uint64_t tcpi_bytes_acked, tcpi_bytes_received;
+	uint64_t tcpi_delivery_rate; /* bytes per second */
+};
+
+/* Prototypes: sockets */
+
+/* AF_INET with SOCK_STREAM (TCP) or SOCK_DGRAM (UDP); type may carry
+ * US_SOCK_NONBLOCK and US_SOCK_CLOEXEC.  Other domains: EAFNOSUPPORT; other
+ * types or protocols: EPROTONOSUPPORT.  A descriptor or -1.
+ * UDP: us_bind (or the first send: an ephemeral port), us_connect sets the
+ * default destination and accepts datagrams only from it, us_sendto /
+ * us_send send one datagram (EMSGSIZE above 65507 bytes, ENOBUFS when the
+ * pool is empty), us_recvfrom / us_recv return one datagram (truncated to
+ * len, the rest discarded), EAGAIN when none waits; EPOLLIN while one
+ * waits, EPOLLOUT always.  Listen, accept, shutdown and the zero-copy
+ * calls are TCP only (EOPNOTSUPP). */
+int us_socket(int domain, int type, int protocol);
+/* INADDR_ANY or the engine's address; port 0 only for a socket that will
+ * connect (a client cannot choose its port yet: EOPNOTSUPP at us_connect). */
+int us_bind(int fd, const struct sockaddr *addr, socklen_t len);
+/* Bound socket only (EDESTADDRREQ otherwise).  backlog bounds the queue of
+ * established connections not yet accepted; beyond it they are reset. */
+int us_listen(int fd, int backlog);
+/* An established connection, or -1/EAGAIN.  addr may be NULL. */
+int us_accept(int fd, struct sockaddr *addr, socklen_t *len);
+/* Starts the handshake: -1/EINPROGRESS; the socket turns writable
+ * (US_EPOLLOUT) when it completes, or reports US_EPOLLERR with the reason
+ * in US_SO_ERROR (ECONNREFUSED, ETIMEDOUT). */
+int us_connect(int fd, const struct sockaddr *addr, socklen_t len);
+/* Bytes queued (maybe fewer than len); -1/EAGAIN when the send buffer is
+ * full or the handshake is not done yet. */
+ssize_t us_send(int fd, const void *buf, size_t len, int flags);
+/* Bytes read; 0 at end of stream (or after US_SHUT_RD); -1/EAGAIN. */
+ssize_t us_recv(int fd, void *buf, size_t len, int flags);
+/* UDP: to addr (or the connected peer when addr is NULL: EDESTADDRREQ if
+ * none).  TCP: addr is ignored; an unconnected socket gives ENOTCONN. */
+ssize_t us_sendto(int fd, const void *buf, size_t len, int flags,
+		  const struct sockaddr *addr, socklen_t alen);
+/* us_recv plus the sender's address (TCP: the peer's). */
+ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
+		    socklen_t *alen);
+int us_shutdown(int fd, int how);
+/* Graceful (FIN after queued data) unless SO_LINGER {1, 0} (RST).  Unread
+ * received data makes it an RST too (RFC 2525 2.17).  Unaccepted
+ * connections of a listener are reset. */
+int us_close(int fd);
+int us_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
+int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
+int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
+int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
+
+/* Prototypes: zero copy
+ *
+ * Ownership: us_recv_mbuf hands the caller a chain it owns and must free
+ * (us_mbuf_free or rte_pktmbuf_free); its bytes are the stream's next ones,
+ * already removed from the socket.  us_send_mbuf takes a chain the caller
+ * owns: on success (bytes returned) the stack owns it and frees each
+ * segment once the peer acknowledged it, and the caller must not touch it
+ * again; on failure (-1) it is still the caller's.  The segments must be
+ * direct mbufs with a reference count of 1 (EINVAL otherwise), since
+ * later us_send data may be copied into a segment's tail room.  A chain is
+ * sent whole or not at all: EAGAIN when the send buffer has no room for
+ * all of it, EMSGSIZE when it is larger than the send buffer.  Use
+ * rte_mbuf.h to read or fill the data (rte_pktmbuf_mtod, _append). */
+
+struct rte_mbuf;
+
+/* An mbuf from the socket's engine pool (headroom reserved, empty), or
+ * NULL + errno (ENOBUFS). */
+struct rte_mbuf *us_mbuf_alloc(int fd);
+void us_mbuf_free(struct rte_mbuf *m);
+/* Bytes in *chain (> 0), 0 at end of stream (*chain NULL), or -1/EAGAIN
+ * and the other us_recv errors. */
+ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags);
+/* Bytes queued (the whole chain), or -1 with errno. */
+ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags);
+
+/* Prototypes: readiness */
+
+int us_epoll_create(int size);
+int us_epoll_create1(int flags);
+/* ADD/MOD/DEL as epoll_ctl(2): EEXIST, ENOENT, EINVAL (fd == epfd, epfd
+ * not an epoll descriptor), EPERM (fd is an epoll descriptor). */
+int us_epoll_ctl(int epfd, int op, int fd, struct us_epoll_event *ev);
+/* Runs the engine until an event is ready or timeout_ms passed (0: one
+ * poll; -1: until an event).  Level-triggered by default: a ready socket is
+ * reported on every call until the condition goes; US_EPOLLET reports it
+ * once per new event (data arriving, room opening, connection accepted,
+ * FIN, error).  Returns the number of events. */
+int us_epoll_wait(int epfd, struct us_epoll_event *events, int maxevents, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,158 @@
+/* tests/pkt/sock_pair.c: see sock_pair.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "tests/pkt/sock_pair.h"
+#include "tests/unit/stack/harness.h"
+
+struct sp sp;
+
+/* The frame as a NIC receives it: one fresh segment (TX chains hold
+ * headers and indirect payload separately). */
+static struct rte_mbuf *sp_wire_copy(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_alloc(h_pool);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	char *d;
+
+	if (c != NULL && (d = rte_pktmbuf_append(c, (uint16_t)len)) != NULL) {
+		const void *p = rte_pktmbuf_read(m, 0, len, d);
+
+		if (p != d)
+			memcpy(d, p, len);
+	} else {
+		rte_pktmbuf_free(c);
+		c = NULL;
+	}
+	rte_pktmbuf_free(m);
+	return c;
+}
+
+static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sp_side *s = ctx, *p = s->peer;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = sp_wire_copy(pkts[i]);
+
+		assert_non_null(m);
+		s->sent++;
+		if (s->wire_down || p->n == SP_Q_MAX ||
+		    (s->drop_every != 0 && s->sent % s->drop_every == 0)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		p->q[(p->head + p->n++) % SP_Q_MAX] = m;
+	}
+	return n;
+}
+
+static uint16_t sp_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sp_side *s = ctx;
+	uint16_t k = 0;
+
+	while (k < n && s->n > 0) {
+		pkts[k++] = s->q[s->head];
+		s->head = (s->head + 1) % SP_Q_MAX;
+		s->n--;
+	}
+	return k;
+}
+
+static uint64_t sp_now(void *ctx)
+{
+	(void)ctx;
+	return sp.now;
+}
+
+static void sp_poll(void *ctx)
+{
+	(void)ctx;
+	sp.now += US_MS(1);
+	us_engine_poll(sp.a.e, sp.now);
+	us_engine_poll(sp.b.e, sp.now);
+}
+
+static void sp_side_start(struct sp_side *s, unsigned slot, uint32_t ip, uint8_t mac_last,
+			  void (*cfg_hook)(struct us_config *cfg))
+{
+	struct us_sock_driver drv = { .now_ns = sp_now, .poll = sp_poll };
+
+	h_config(&s->cfg);
+	s->cfg.addr = ip;
+	s->cfg.gateway = 0;
+	if (cfg_hook != NULL)
+		cfg_hook(&s->cfg);
+	s->ops = (struct us_port_ops){
+		.rx = sp_rx, .tx = sp_tx, .ctx = s, .mtu = 1500,
+		.mac = {{ 0x02, 0, 0, 0, 0, mac_last }},
+	};
+	s->e = us_engine_create(slot, &s->cfg, h_pool, &s->ops, sp.now);
+	assert_non_null(s->e);
+	s->tab = us_sock_table_create(s->e, slot, 256, &drv);
+	assert_non_null(s->tab);
+}
+
+void sp_setup(void (*cfg_hook)(struct us_config *cfg))
+{
+	memset(&sp, 0, sizeof(sp));
+	sp.now = 1000000000ull;
+	sp.a.peer = &sp.b;
+	sp.b.peer = &sp.a;
+	sp_side_start(&sp.a, 0, SP_A_IP, 1, cfg_hook);
+	sp_side_start(&sp.b, 1, SP_B_IP, 2, cfg_hook);
+	sp_on(&sp.a);
+}
+
+static void sp_side_stop(struct sp_side *s)
+{
+	us_sock_table_destroy(s->tab);
+	s->tab = NULL;
+}
+
+void sp_teardown(void)
+{
+	/* Closes first (FINs/RSTs go out), a little time for them, then the
+	 * engines go with whatever is left (TIME-WAIT TCBs, timers). */
+	sp_side_stop(&sp.a);
+	sp_side_stop(&sp.b);
+	for (unsigned i = 0; i < 10; i++) {
+		sp.now += US_MS(1);
+		us_engine_poll(sp.a.e, sp.now);
+		us_engine_poll(sp.b.e, sp.now);
+	}
+	us_engine_destroy(sp.a.e);
+	us_engine_destroy(sp.b.e);
+	for (struct sp_side *s = &sp.a; s != NULL; s = s == &sp.a ? &sp.b : NULL)
+		for (; s->n > 0; s->n--, s->head = (s->head + 1) % SP_Q_MAX)
+			rte_pktmbuf_free(s->q[s->head]);
+	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
+}
+
+void sp_on(struct sp_side *s)
+{
+	us_sock_table_bind_thread(s->tab);
+}
+
+void sp_run(unsigned ms)
+{
+	for (unsigned i = 0; i < ms; i++)
+		sp_poll(NULL);
+}
+
+struct sockaddr_in sp_addr(uint32_t ip, uint16_t port)
+{
+	return (struct sockaddr_in){
+		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
+	};
+}

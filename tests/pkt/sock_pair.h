@@ -1,0 +1,58 @@
+/* tests/pkt/sock_pair.h: two engines wired back to back in virtual time,
+ * each with its descriptor table (slots 0 and 1), for the socket API tests.
+ *
+ * A frame one engine transmits is what the other receives on its next poll,
+ * copied into one fresh mbuf as a NIC would deliver it.
+ * The driver of both tables advances the shared virtual clock by 1 ms and
+ * polls both engines, so us_epoll_wait on either side moves the whole
+ * two-host world forward.  sp_teardown closes every descriptor, destroys
+ * both engines and checks that the mbuf pool is empty again.
+ */
+#ifndef US_TEST_SOCK_PAIR_H
+#define US_TEST_SOCK_PAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stack/engine.h"
+#include "stack/socket_priv.h"
+
+/* Types */
+
+#define SP_A_IP 0x0a000001u /* 10.0.0.1 */
+#define SP_B_IP 0x0a000002u /* 10.0.0.2 */
+#define SP_Q_MAX 4096u
+
+struct sp_side {
+	struct us_config cfg;
+	struct us_port_ops ops;
+	struct us_engine *e;
+	struct us_sock_table *tab;
+	struct rte_mbuf *q[SP_Q_MAX]; /* frames waiting to be received */
+	unsigned head, n;
+	struct sp_side *peer;
+	bool wire_down;               /* frames sent by this side are lost */
+	unsigned drop_every;          /* lose every n-th frame this side sends (0: none) */
+	unsigned sent;
+};
+
+struct sp {
+	struct sp_side a, b;
+	uint64_t now;
+};
+
+extern struct sp sp;
+
+/* Prototypes */
+
+/* cfg_hook (may be NULL) edits each side's config before its engine starts. */
+void sp_setup(void (*cfg_hook)(struct us_config *cfg));
+void sp_teardown(void);
+/* Make the calling thread create sockets on this side. */
+void sp_on(struct sp_side *s);
+/* Run both engines for ms of virtual time. */
+void sp_run(unsigned ms);
+/* An IPv4 sockaddr_in. */
+struct sockaddr_in sp_addr(uint32_t ip, uint16_t port);
+
+#endif
