@@ -70,7 +70,9 @@ sweep_dpdk_leftovers() {
 }
 trap sweep_dpdk_leftovers EXIT
 
-setup_build "$BUILD"
+# Default options apply only when a directory is first set up: pass the one
+# the install test needs, so an older build directory works too.
+setup_build "$BUILD" -Dpkgconfig.relocatable=true
 build_and_test "$BUILD" --no-suite long
 
 # DPDK and ASan get along with --no-huge (what every test uses).  LSan
@@ -80,7 +82,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [[ -f tools/lsan.supp ]]; then
 	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}
 fi
-setup_build "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false
+setup_build "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false -Dpkgconfig.relocatable=true
 build_and_test "$ASAN_BUILD" --suite unit --suite pkt
 
 # A short libFuzzer run of every target (clang build in build-fuzz); the long
