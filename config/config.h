@@ -75,6 +75,12 @@ struct us_config {
 	char capture_pcap[US_CFG_STR]; /* pcap = FILE: both directions, libpcap; "" = off */
 	uint32_t capture_snaplen;     /* snaplen = bytes per frame kept, default 65535 */
 	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */
+
+	/* [impair]: the seeded link emulator (nic/impair.h) on this stack's own
+	 * port, as nic_impair_parse takes it (checked at load, quotes removed);
+	 * "" = off (also what "none" becomes). */
+	char impair_rx[US_CFG_STR];   /* rx = SPEC: frames from the port, before the stack */
+	char impair_tx[US_CFG_STR];   /* tx = SPEC: frames from the stack, before the port */
 };
 
 /* Prototypes */
