@@ -54,8 +54,9 @@ check, say, CaseFailed = ei.check, ei.say, ei.CaseFailed
 class NetemEnv:
     """Namespace, us-httpecho on memif, us-netem between memif and a tap."""
 
-    def __init__(self, args, a2b, b2a):
+    def __init__(self, args, a2b, b2a, echo_impair=None):
         self.args, self.a2b, self.b2a = args, a2b, b2a
+        self.echo_impair = echo_impair or {}                 # us-httpecho's own [impair]
         self.ip = ei.tool("ip")
         tag = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.ns = NS_PREFIX + tag
@@ -67,6 +68,7 @@ class NetemEnv:
         self.procs = {}                                      # name -> Popen
         self.logs = {}                                       # name -> path
         self.netem_rc = None
+        self.echo_rc = None
         self.stack_ip, self.port = STACK_ADDR, PORT
 
     # -- used by cases (and by echo_interop's http helpers)
@@ -102,6 +104,9 @@ class NetemEnv:
                     f"file_prefix = {self.prefixes[0]}\n"
                     f"[port]\ndevice = net_memif0,role=server,socket={self.sock},"
                     f"socket-abstract=no\n[ip]\naddr = {STACK_ADDR}/24\n")
+            if self.echo_impair:
+                f.write("[impair]\n" + "".join(f"{k} = {v}\n"
+                                                for k, v in self.echo_impair.items()))
         return path
 
     def _start(self, name, cmd):
@@ -163,7 +168,7 @@ class NetemEnv:
     def _teardown(self, failed):
         sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
         old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
-        steps = [self.stop_netem, self._stop_echo, self._del_ns]
+        steps = [self.stop_netem, self.stop_echo, self._del_ns]
         try:
             for step in steps + ([self.dump_logs] if failed else []) + [self._rm_files]:
                 try:
@@ -173,9 +178,11 @@ class NetemEnv:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
-    def _stop_echo(self):
-        if "echo" in self.procs:
-            stop(self.procs["echo"])
+    def stop_echo(self):
+        """SIGTERM us-httpecho (it prints its counters); its exit status."""
+        if "echo" in self.procs and self.echo_rc is None:
+            self.echo_rc = stop(self.procs["echo"])
+        return self.echo_rc
 
     def _del_ns(self):
         if self.ns_made:
@@ -337,6 +344,23 @@ def case_rate(env):
     check(c["b2a"]["dropped_queue_full"] == 0, f"b2a has no bottleneck but dropped: {c['b2a']}")
 
 
+def case_inplace_memif(env):
+    """The stack's own [impair] on its memif port (us-netem passes frames
+    untouched): a 1 MiB POST echoes byte-exact, the stack's stage counted
+    drops and delays both ways, us-netem none."""
+    post(env, 1 << 20, timeout=120)
+    c = stopped_counters(env)
+    check(env.stop_echo() == 0, f"us-httpecho exited {env.echo_rc} on SIGTERM")
+    text = env.log("echo")
+    got = {k: int(v) for k, v in re.findall(r"^(impair_[rt]x_\w+) (\d+)  #", text, re.M)}
+    say("us-httpecho: " + ", ".join(f"{k} {v}" for k, v in got.items() if v))
+    for d in ("rx", "tx"):
+        check(got.get(f"impair_{d}_dropped_random", 0) > 0, f"no {d} drop counted: {got}")
+        check(got.get(f"impair_{d}_delayed", 0) > 0, f"no {d} delay counted: {got}")
+    for d in ("a2b", "b2a"):
+        check(c[d]["dropped_random"] == 0 and c[d]["delayed"] == 0, f"us-netem {d}: {c[d]}")
+
+
 def case_bad_spec(args):
     """Bad specs on the command line: exit 2 before EAL starts, with the
     option and the reason on stderr."""
@@ -354,24 +378,26 @@ def case_bad_spec(args):
         check("EAL" not in p.stderr + p.stdout, "EAL started before the spec was checked")
 
 
-# name -> (function, a2b, b2a); a2b None: no environment
+# name -> (function, a2b, b2a[, us-httpecho's [impair]]); a2b None: no environment
 CASES = {
     "delay": (case_delay, "delay=20ms", "delay=20ms"),
     "loss": (case_loss, "loss=2%,seed=11", "loss=2%,seed=12"),
     "rate": (case_rate, "rate=20mbit,queue=64kb", "none"),
     "bad-spec": (case_bad_spec, None, None),
+    "inplace-memif": (case_inplace_memif, "none", "none",
+                      {"rx": "loss=2%,delay=5ms,seed=21", "tx": '"loss=2%,delay=5ms,seed=22"'}),
 }
 
 
 def run_case(args, name):
-    fn, a2b, b2a = CASES[name]
+    fn, a2b, b2a, *echo_impair = CASES[name]
     say(f"== {name}")
     t0 = time.monotonic()
     try:
         if a2b is None:
             fn(args)
         else:
-            with NetemEnv(args, a2b, b2a) as env:
+            with NetemEnv(args, a2b, b2a, *echo_impair) as env:
                 fn(env)
     except CaseFailed as e:
         say(f"FAIL {name}: {e}")
