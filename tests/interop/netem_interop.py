@@ -41,6 +41,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import echo_interop as ei  # noqa: E402 - helpers shared with the echo cases
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ops"))
+import ops_test  # noqa: E402 - its telemetry client
 
 KERNEL_ADDR = "10.78.0.1"
 STACK_ADDR = "10.78.0.2"
@@ -63,6 +65,7 @@ class NetemEnv:
         self.iface = "usn" + secrets.token_hex(4)           # 11 characters
         self.prefixes = [f"usnetem_{tag}_echo".replace("-", "_"),
                          f"usnetem_{tag}_netem".replace("-", "_")]
+        self.prefix = self.prefixes[0]                       # us-httpecho's (telemetry)
         self.tmpdir = None
         self.ns_made = False
         self.procs = {}                                      # name -> Popen
@@ -349,6 +352,16 @@ def case_inplace_memif(env):
     untouched): a 1 MiB POST echoes byte-exact, the stack's stage counted
     drops and delays both ways, us-netem none."""
     post(env, 1 << 20, timeout=120)
+    tel = ops_test.TelConn(env)
+    try:
+        st = tel.query("/userstack/stats")
+    finally:
+        tel.close()
+    for d in ("rx", "tx"):
+        t = st.get(f"impair_{d}")
+        check(isinstance(t, dict) and t.get("enqueued", 0) > 0,
+              f"/userstack/stats has no impair_{d} with packets: {t}")
+    say(f"telemetry: impair_rx {st['impair_rx']}")
     c = stopped_counters(env)
     check(env.stop_echo() == 0, f"us-httpecho exited {env.echo_rc} on SIGTERM")
     text = env.log("echo")
