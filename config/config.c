@@ -29,6 +29,7 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "config/parse.h"
+#include "nic/impair.h"
 #include "tcp/fastopen.h"
 
 /* Types */
@@ -36,7 +37,7 @@
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
 		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
-		CFG_T_REC };
+		CFG_T_REC, CFG_T_IMPAIR };
 
 struct cfg_key {
 	const char *section;
@@ -76,7 +77,7 @@ static int cfg_check_device(const char *s, char *why);
 #define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
 static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "log",
-					    "capture", "engine" };
+					    "capture", "engine", "impair" };
 
 static const struct cfg_key cfg_keys[] = {
 	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
@@ -142,6 +143,10 @@ static const struct cfg_key cfg_keys[] = {
 	/* Idle back-off (stack/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
+	{ "impair", "rx", CFG_T_IMPAIR, CFG_OFF(impair_rx), sizeof(((struct us_config *)0)->impair_rx),
+	  0, 0, NULL },
+	{ "impair", "tx", CFG_T_IMPAIR, CFG_OFF(impair_tx), sizeof(((struct us_config *)0)->impair_tx),
+	  0, 0, NULL },
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -297,6 +302,37 @@ static int cfg_parse_tfo_key(struct tcp_config *t, const char *v, char *why)
 	return rc;
 }
 
+/* [impair] rx/tx: one link emulator spec, checked with the parser the stage
+ * uses (nic_impair_parse), stored without the optional surrounding double
+ * quotes; "none" (or "") is stored as "" so that off has one spelling. */
+static int cfg_parse_impair(char *field, size_t size, const char *v, char *why)
+{
+	struct nic_impair_params p;
+	char spec[CFG_VALUE_LEN];
+	size_t n = strlen(v);
+
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v++;
+		n -= 2;
+	}
+	if (n >= sizeof(spec) || n >= size) {
+		snprintf(why, US_CFGP_WHY, "longer than %zu characters", size - 1);
+		return -EINVAL;
+	}
+	memcpy(spec, v, n);
+	spec[n] = '\0';
+	if (strchr(spec, '"') != NULL) {
+		snprintf(why, US_CFGP_WHY, "a '\"' inside the spec (quotes may only surround it)");
+		return -EINVAL;
+	}
+	/* The parser's message ("impairment item 2 'loss=1': expected a
+	 * percentage ...") is the reason; a long item is cut to fit. */
+	if (nic_impair_parse(spec, &p, why, US_CFGP_WHY) < 0)
+		return -EINVAL;
+	snprintf(field, size, "%s", strcmp(spec, "none") == 0 ? "" : spec);
+	return 0;
+}
+
 static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const char *v,
 			   char *why)
 {
@@ -334,6 +370,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return cfg_parse_tfo_key(&cfg->tcp, v, why);
 	case CFG_T_REC:
 		return us_cfgp_recovery(v, &cfg->tcp.recovery, why);
+	case CFG_T_IMPAIR:
+		return cfg_parse_impair(field, k->size, v, why);
 	case CFG_T_CIDR:
 		return cfg_parse_addr(cfg, v, why);
 	case CFG_T_IPV4:

@@ -78,6 +78,12 @@ struct us_config {
 	/* [engine] */
 	uint32_t idle_sleep_max_us;   /* idle back-off bound, 0 = busy poll (default) */
 	uint32_t idle_spin;           /* empty polls before sleeping, default 1000 */
+
+	/* [impair]: the seeded link emulator (nic/impair.h) on this stack's own
+	 * port, as nic_impair_parse takes it (checked at load, quotes removed);
+	 * "" = off (also what "none" becomes). */
+	char impair_rx[US_CFG_STR];   /* rx = SPEC: frames from the port, before the stack */
+	char impair_tx[US_CFG_STR];   /* tx = SPEC: frames from the stack, before the port */
 };
 
 /* Prototypes */

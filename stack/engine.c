@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -79,6 +80,7 @@ static void engine_free(struct us_engine *e)
 	for (uint16_t i = 0; i < e->ntx; i++)
 		rte_pktmbuf_free(e->tx[i]);
 	e->ntx = 0;
+	us_port_impair_fini(e);
 	nic_capture_close(e->capture);
 	/* Last: fragments queued above held indirect mbufs from it. */
 	if (e->indirect_pool)
@@ -123,6 +125,8 @@ struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
 		rc = engine_tcp_create(e);
 	if (rc == 0)
 		rc = engine_capture_open(e);
+	if (rc == 0)
+		rc = us_port_impair_init(e);
 	if (rc < 0) {
 		engine_free(e);
 		errno = -rc;
@@ -147,10 +151,15 @@ void us_engine_tx(struct us_engine *e, struct rte_mbuf *m)
 
 void us_engine_flush(struct us_engine *e)
 {
+	if (e->ntx > 0 && e->capture != NULL)
+		nic_capture_burst(e->capture, e->tx, e->ntx);
+	/* [impair] tx: runs even with nothing new, to release what is due. */
+	if (unlikely(e->impair_tx != NULL)) {
+		us_port_impair_tx(e);
+		return;
+	}
 	if (e->ntx == 0)
 		return;
-	if (e->capture != NULL)
-		nic_capture_burst(e->capture, e->tx, e->ntx);
 	/* port.tx consumes all of them, sent or not. */
 	e->port.tx(e->port.ctx, e->tx, e->ntx);
 	e->ntx = 0;
@@ -172,6 +181,8 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		e->wheel.now_ns = now_ns;
 	if (e->port.rx != NULL)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
+	if (unlikely(e->impair_rx != NULL))
+		n = us_port_impair_rx(e, pkts, n, US_RX_BURST, now_ns);
 	if (e->capture != NULL && n > 0)
 		nic_capture_burst(e->capture, pkts, n);
 	for (uint16_t i = 0; i < n; i++)
@@ -217,6 +228,7 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->stats.name, desc);
 	STACK_COUNTERS(US_X_PRINT)
 #undef US_X_PRINT
+	us_port_impair_print_stats(e, out);
 	if (ts == NULL)
 		return;
 #define US_X_PRINT_TCP(name, desc) \
@@ -234,6 +246,8 @@ int64_t us_engine_counter(const struct us_engine *e, const char *name)
 		return (int64_t)e->stats.n;
 	STACK_COUNTERS(US_X_FIND)
 #undef US_X_FIND
+	if (strncmp(name, "impair_", 7) == 0)
+		return us_port_impair_counter(e, name);
 	/* TCP counters are named with a "tcp_" prefix, as printed. */
 	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)
 		return -1;

@@ -125,6 +125,8 @@ struct us_engine {
 	 * port (0, m consumed) or -ENOENT (ICMP port unreachable follows). */
 	int (*udp_deliver)(void *ctx, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
 	void *udp_ctx;
+	struct nic_impair *impair_rx; /* [impair] rx: stage between port.rx and us, or NULL */
+	struct nic_impair *impair_tx; /* [impair] tx: stage between us and port.tx, or NULL */
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)
@@ -134,6 +136,26 @@ struct us_engine {
 
 /* Queue one complete frame for TX (flushes early when the buffer is full). */
 void us_engine_tx(struct us_engine *e, struct rte_mbuf *m);
+
+/* Prototypes: port_impair.c ([impair] rx/tx, the link emulator in place) */
+
+struct nic_impair;
+/* The stages the config asks for (none when its specs are empty); 0 or
+ * -EINVAL (bad spec, logged with the key) / -ENOMEM. */
+int us_port_impair_init(struct us_engine *e);
+/* Frees the stages and the frames still in them. */
+void us_port_impair_fini(struct us_engine *e);
+/* The n frames port.rx gave enter the RX stage at now_ns; the frames due by
+ * now_ns (up to max) come back in pkts.  Only when e->impair_rx is set. */
+uint16_t us_port_impair_rx(struct us_engine *e, struct rte_mbuf **pkts, uint16_t n,
+			   uint16_t max, uint64_t now_ns);
+/* e->tx enters the TX stage at the engine's clock, what is due goes to
+ * port.tx.  Only when e->impair_tx is set. */
+void us_port_impair_tx(struct us_engine *e);
+/* "impair_rx_<counter> value  # desc" lines, nothing for a stage that is off. */
+void us_port_impair_print_stats(const struct us_engine *e, FILE *out);
+/* impair_rx_* / impair_tx_* counters (and _pending); -1 if unknown or off. */
+int64_t us_port_impair_counter(const struct us_engine *e, const char *name);
 
 /* Prototypes: eth.c */
 

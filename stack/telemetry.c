@@ -11,6 +11,7 @@
 #include <rte_telemetry.h>
 
 #include "config/log.h"
+#include "nic/impair.h"
 #include "nic/nic.h"
 #include "stack/engine_priv.h"
 #include "stack/telemetry.h"
@@ -36,6 +37,8 @@ struct telem_snap {
 	struct nic_stats nic;
 	bool has_capture;
 	struct nic_capture_stats capture;
+	bool has_impair[2];             /* [impair] rx, tx */
+	struct nic_impair_stats impair[2];
 	unsigned conn_start, conn_rows, conn_total;
 	unsigned listeners, curr_estab;  /* over every TCB, not only the page */
 	struct telem_conn conns[US_TELEM_CONNS_PAGE];
@@ -83,6 +86,17 @@ static int telem_walk_row(void *arg, const struct tcp_conn *c)
 	return 0; /* on to the end: the totals are part of the reply */
 }
 
+static void telem_fill_impair(struct telem_snap *s, const struct us_engine *e)
+{
+	const struct nic_impair *imp[2] = { e->impair_rx, e->impair_tx };
+
+	for (int i = 0; i < 2; i++) {
+		s->has_impair[i] = imp[i] != NULL;
+		if (imp[i] != NULL)
+			s->impair[i] = *nic_impair_stats(imp[i]);
+	}
+}
+
 static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id)
 {
 	struct telem_snap *s = &slot->snap;
@@ -106,6 +120,7 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	s->has_capture = e->capture != NULL;
 	if (s->has_capture)
 		s->capture = *nic_capture_stats(e->capture);
+	telem_fill_impair(s, e);
 	s->has_port = slot->port != NULL;
 	if (s->has_port) {
 		/* On the engine's core, like every other read of the port. */
@@ -268,6 +283,23 @@ static struct rte_tel_data *telem_mib(const struct telem_snap *s)
 	return m;
 }
 
+/* [impair] stages, as "impair_rx" / "impair_tx" dicts when on. */
+static void telem_add_impair(struct rte_tel_data *d, const struct telem_snap *s)
+{
+	static const char *const names[2] = { "impair_rx", "impair_tx" };
+
+	for (int i = 0; i < 2; i++) {
+		struct rte_tel_data *c = s->has_impair[i] ? telem_dict() : NULL;
+
+		if (c == NULL)
+			continue;
+#define TELEM_X_IMP(n, desc) rte_tel_data_add_dict_u64(c, #n, s->impair[i].n);
+		NIC_IMPAIR_COUNTERS(TELEM_X_IMP)
+#undef TELEM_X_IMP
+		telem_add_child(d, names[i], c);
+	}
+}
+
 static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 {
 	struct rte_tel_data *st = telem_dict(), *tc = telem_dict();
@@ -292,6 +324,7 @@ static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 	telem_add_child(d, "tcp", tc);
 	telem_add_child(d, "nic", nc);
 	telem_add_child(d, "capture", cc);
+	telem_add_impair(d, s);
 	return 0;
 }
 

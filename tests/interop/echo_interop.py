@@ -271,11 +271,12 @@ def arp_packets(frames):
 
 class EchoEnv:
     def __init__(self, args, hugepages=None, hide_hugepages=False, server_args=(),
-                 loss=None):
+                 loss=None, impair=None):
         self.args = args
         self.hide_hugepages = hide_hugepages
         self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
         self.loss = loss                      # percent dropped each way by nftables
+        self.impair = impair                  # {"rx": spec, "tx": spec}: the stack's [impair]
         self.expect_server = None             # {"requests": n, "connections": n}
         self.expect_counters = {}             # {"tfo_srv_accepted": minimum, ...}
         self.ip = tool("ip")
@@ -330,8 +331,11 @@ class EchoEnv:
         if self.hugepages:
             ov["hugepages"] = self.hugepages
         self.cfgpath = os.path.join(self.tmpdir, "server.ini")
+        text = ini_with_overrides(text, "eal", ov)
+        if self.impair:
+            text = ini_with_overrides(text, "impair", self.impair)
         with open(self.cfgpath, "w", encoding="utf-8") as f:
-            f.write(ini_with_overrides(text, "eal", ov))
+            f.write(text)
         ini = ini_read(self.cfgpath)
         self.stack_ip = ini.get("ip", {}).get("addr", "10.77.0.2").split("/")[0]
         m = re.search(r"iface=([^,\s]+)", ini.get("port", {}).get("device", ""))
@@ -1182,6 +1186,17 @@ def case_tfo_linux_client(env):
     env.expect_counters = {"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1}
 
 
+# The stack's own link emulator ([impair], nic/impair.h) instead of nftables:
+# loss and delay each way, fixed seeds; its drop counters must have moved.
+IMPAIR = {"rx": "loss=3%,delay=5ms,seed=7", "tx": "loss=3%,delay=5ms,seed=8"}
+
+
+def case_upload_impair(env, size):
+    case_upload(env, size, timeout=120)
+    env.expect_counters = {"impair_rx_dropped_random": 1, "impair_tx_dropped_random": 1,
+                           "impair_rx_delayed": 1, "impair_tx_delayed": 1}
+
+
 UPLOAD_BIG = 256 << 20   # above the server's 16 MiB default: --max-body for these only
 LOSS_PCT = 2
 
@@ -1219,6 +1234,7 @@ CASES = {
     "upload-256m-loss": (lambda env: case_upload(env, UPLOAD_BIG, timeout=300),
                          {"loss": LOSS_PCT, "server_args": ["--max-body", str(UPLOAD_BIG)]}),
     "wrk-10s-loss": (lambda env: case_wrk_load(env, loss_ok=True), {"loss": LOSS_PCT}),
+    "upload-4m-impair": (lambda env: case_upload_impair(env, 4 << 20), {"impair": IMPAIR}),
     # RFC 7413: Linux's Fast Open client, our server with --fastopen.
     "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
 }
