@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+"""Floods and limits: us-httpecho against a spoofed SYN flood and against many
+concurrent idle connections, the Linux kernel in a namespace as the client.
+
+    flood_test.py --server build/apps/httpecho/us-httpecho --config config/tap.ini \
+                  --flooder build/tests/flood/syn_flood CASE [CASE...]
+
+Cases: syn-flood, conns-10k, conns-100k (see CASES at the bottom).  The
+namespace, tap, server and teardown machinery is tests/interop/echo_interop.py's
+(EchoEnv); this file adds a per-case config copy, the flooder and the checks.
+Exit status: 0 all passed, 1 a case failed, 77 skipped (not root).
+"""
+
+import argparse
+import os
+import re
+import resource
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+import echo_interop as ei  # noqa: E402 - the path above first
+from echo_interop import CaseFailed, check, say  # noqa: E402
+
+# Spoofed sources: 198.18.0.0/15 (RFC 2544 benchmarking), off the tap's /24,
+# so the stack sends its SYN-ACKs to the gateway (the kernel) instead of
+# ARPing for each source; the namespace does not forward, owns none of those
+# addresses and so neither forwards nor answers them with RSTs.  A RST would
+# free the half-open TCB (RFC 9293 3.10.7.3) and hide the flood; the nft
+# table below drops and counts any RST from a spoofed address anyway.
+SPOOF_NET = "198.18.0.0/15"
+FLOOD_TABLE = "usflood"
+
+
+def counters(text):
+    """{name: value} of every 'name N' line the server printed on SIGTERM."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^([a-z][a-z0-9_.]*) (\d+)(?:\s|$)", text, re.M)}
+
+
+def proc_status(pid, key):
+    """A kB field of /proc/PID/status (VmRSS, VmHWM), or 0 once gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class RssSampler(threading.Thread):
+    """VmRSS of the server every 0.2 s; the peak is what a flood may grow."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.stop = pid, 0, threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            self.peak = max(self.peak, proc_status(self.pid, "VmRSS"))
+            self.stop.wait(0.2)
+
+
+def write_config(src, tmpdir, overrides):
+    """A copy of src with {section: {key: value}} replaced or added."""
+    with open(src, encoding="utf-8") as f:
+        text = f.read()
+    for section, ov in overrides.items():
+        text = ei.ini_with_overrides(text, section, ov)
+    path = os.path.join(tmpdir, "flood.ini")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def stack_mac(env):
+    """The stack's MAC from the kernel's neighbour table (after some traffic)."""
+    for _ in range(3):
+        ei.ping(env, [], count=1)
+        mac, state = ei._neigh(env, env.stack_ip)
+        if mac:
+            return mac
+    raise CaseFailed(f"no neighbour entry for {env.stack_ip}: {state}")
+
+
+def tap_stats(env):
+    """(tx packets, tx dropped) of the kernel side of the tap: what went to the stack."""
+    p = env.ns_run(["cat", f"/sys/class/net/{env.iface}/statistics/tx_packets",
+                    f"/sys/class/net/{env.iface}/statistics/tx_dropped"])
+    tx, drop = (int(x) for x in p.stdout.split())
+    return tx, drop
+
+
+def add_rst_guard(env):
+    """nftables in the namespace: count SYN-ACKs the stack sends to spoofed
+    sources, drop and count any RST the kernel would send from one."""
+    rules = f"""table inet {FLOOD_TABLE} {{
+  chain pre {{
+    type filter hook prerouting priority 0;
+    ip daddr {SPOOF_NET} tcp flags & (syn | ack) == syn | ack counter
+  }}
+  chain out {{
+    type filter hook output priority 0;
+    ip saddr {SPOOF_NET} tcp flags & rst == rst counter drop
+  }}
+}}
+"""
+    p = subprocess.run(env.ns_cmd([ei.tool("nft"), "-f", "-"]), input=rules, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    check(p.returncode == 0, f"nft -f failed ({p.returncode}): {p.stderr.strip()}")
+
+
+def rst_guard_counts(env):
+    """(SYN-ACKs to spoofed sources seen, kernel RSTs from them dropped)."""
+    p = env.ns_run([ei.tool("nft"), "list", "table", "inet", FLOOD_TABLE])
+    n = [int(x) for x in re.findall(r"counter packets (\d+)", p.stdout)]
+    check(len(n) == 2, f"nft: {len(n)} counters in {p.stdout!r}")
+    return n[0], n[1]
+
+
+def get_once(env, i, timeout):
+    """One GET on a fresh connection; (ok, seconds, error text)."""
+    req = f"GET /flood/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\n\r\n".encode()
+    t0 = time.monotonic()
+    try:
+        code, status, _, body = ei.http_exchange(env, req, timeout=timeout)
+        ok = code == 200 and body == req
+        return ok, time.monotonic() - t0, "" if ok else f"{status} {body[:60]!r}"
+    except (OSError, CaseFailed) as e:
+        return False, time.monotonic() - t0, f"{type(e).__name__}: {e}"
+
+
+class RealClient(threading.Thread):
+    """The legitimate client: GET after GET on fresh connections until told to stop."""
+
+    def __init__(self, env, cid, timeout):
+        super().__init__(daemon=True)
+        self.env, self.cid, self.timeout = env, cid, timeout
+        self.results, self.stop = [], threading.Event()
+
+    def run(self):
+        i = 0
+        while not self.stop.is_set():
+            self.results.append(get_once(self.env, self.cid * 1000000 + i, self.timeout))
+            i += 1
+
+
+def percentile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+def run_flood(env, args, mac):
+    """Flooder + real clients together; (flooder summary, client results)."""
+    cmd = env.ns_cmd([args.flooder, env.iface, mac, env.stack_ip, str(env.port), SPOOF_NET,
+                      str(args.secs)])
+    say(f"flood: {shlex.join(cmd[4:])}")
+    clients = [RealClient(env, c, args.client_timeout) for c in range(args.clients)]
+    flooder = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # the backlog fills first: the clients then meet cookies
+        for c in clients:
+            c.start()
+        out, err = flooder.communicate(timeout=args.secs + 30)
+    finally:
+        if flooder.poll() is None:
+            flooder.kill()
+            flooder.wait()
+        for c in clients:
+            c.stop.set()
+        for c in clients:
+            c.join(args.client_timeout + 5)
+    check(flooder.returncode == 0, f"syn_flood exited {flooder.returncode}: {err.strip()}")
+    return out.strip(), [r for c in clients for r in c.results]
+
+
+def case_syn_flood(env, args):
+    mac = stack_mac(env)
+    add_rst_guard(env)
+    ok0, _, err0 = get_once(env, 0, 10)
+    check(ok0, f"GET before the flood failed: {err0}")
+    rss0 = proc_status(env.proc.pid, "VmRSS")
+    tx0, drop0 = tap_stats(env)
+    sampler = RssSampler(env.proc.pid)
+    sampler.start()
+    summary, results = run_flood(env, args, mac)
+    sampler.stop.set()
+    sampler.join()
+    tx1, drop1 = tap_stats(env)
+    synacks, rsts = rst_guard_counts(env)
+    m = re.search(r"sent (\d+) SYNs in (\S+) s \((\d+)/s\)", summary)
+    check(m, f"no summary from syn_flood: {summary!r}")
+    sent, rate = int(m.group(1)), int(m.group(3))
+    good = [r for r in results if r[0]]
+    lat = [r[1] for r in good]
+    say(f"flood: {summary}")
+    say(f"flood: tap delivered {tx1 - tx0} frames to the stack, dropped {drop1 - drop0} "
+        f"(ring full); stack SYN-ACKs to spoofed sources seen by the kernel: {synacks}; "
+        f"kernel RSTs from spoofed sources dropped by nft: {rsts}")
+    say(f"real client: {len(good)}/{len(results)} GETs ok "
+        f"({100.0 * len(good) / max(len(results), 1):.2f}%), latency median "
+        f"{percentile(lat, 0.5) * 1000:.1f} ms, p99 {percentile(lat, 0.99) * 1000:.1f} ms, "
+        f"max {max(lat, default=0) * 1000:.1f} ms")
+    say(f"server RSS: {rss0} kB before, peak {sampler.peak} kB during "
+        f"(+{sampler.peak - rss0} kB)")
+    errors = {}
+    for r in results:
+        if not r[0]:
+            errors[r[2][:100]] = errors.get(r[2][:100], 0) + 1
+    check(sent > 0 and results, "nothing sent or no client attempt")
+    check(len(good) >= 0.99 * len(results),
+          f"real client: only {len(good)} of {len(results)} ok; errors {errors}")
+    # Half-open state is bounded by the backlog (the rest are cookies): the
+    # RSS may grow by the backlog's TCBs, never with the flood's SYN count.
+    check(sampler.peak - rss0 < args.rss_growth_kb,
+          f"server RSS grew {sampler.peak - rss0} kB during the flood (limit "
+          f"{args.rss_growth_kb} kB)")
+    after = [get_once(env, 9000000 + i, 10) for i in range(20)]
+    check(all(r[0] for r in after), f"GETs after the flood: {[r[2] for r in after if not r[0]]}")
+    say(f"after the flood: {len(after)}/{len(after)} GETs ok; SYN rate sent {rate}/s, "
+        f"real client success {100.0 * len(good) / len(results):.2f}% of {len(results)}")
+    env.flood_expect = {"syncookies_sent": 1, "syncookies_ok": 1}
+
+
+def check_flood_counters(env, backlog, rx_desc, tx_desc):
+    """After SIGTERM: cookies were used, no TCB refused, pool near its baseline."""
+    c = counters(env.log_text())
+    names = ["tcp_syncookies_sent", "tcp_syncookies_ok", "tcp_syncookies_failed",
+             "tcp_passive_opens", "tcp_drop_backlog_full", "tcp_drop_no_tcb",
+             "tcp_drop_no_mbuf", "tcp_embryos_timed_out", "nic.rx_pkts", "nic.tx_pkts",
+             "nic.tx_dropped_full", "mbufs_in_use", "tcp_conns_now"]
+    say("server: " + ", ".join(f"{n} {c.get(n, '-')}" for n in names))
+    for n, least in getattr(env, "flood_expect", {}).items():
+        check(c.get("tcp_" + n, 0) >= least, f"tcp_{n} is {c.get('tcp_' + n)}, want >= {least}")
+    check(c.get("tcp_drop_no_tcb", 0) == 0, "TCB limit reached: half-open state not bounded")
+    check("mbufs_in_use" in c, "no mbufs_in_use gauge in the server's counters")
+    # RX descriptors hold their mbufs; TX may still hold some until the next
+    # cleanup; anything above both is a leak.
+    check(c["mbufs_in_use"] <= rx_desc + tx_desc,
+          f"mbufs_in_use {c['mbufs_in_use']} after the run, above rx+tx descriptors "
+          f"{rx_desc + tx_desc}")
+    # Half-open TCBs of spoofed SYNs stay until their SYN-ACK retries run out
+    # (us_fini frees them): at most the backlog, plus the few connections
+    # still closing when the server stopped.
+    check(c.get("tcp_conns_now", 0) <= backlog + 64,
+          f"{c.get('tcp_conns_now')} TCBs left at exit, want <= backlog {backlog} + 64")
+
+
+# ----------------------------------------------------------------------------
+# Many concurrent idle connections
+
+
+def client_addrs(n, per_addr):
+    """Enough 10.77.0.x kernel addresses for n connections, per_addr each."""
+    k = (n + per_addr - 1) // per_addr
+    check(k <= 150, f"{n} connections need {k} client addresses")
+    return [f"10.77.0.{100 + i}" for i in range(k)]
+
+
+def open_idle(env, n, addrs, per_addr, timeout):
+    """n connected, idle sockets, per_addr from each source address (non-blocking
+    connects in batches, then wait for all with poll)."""
+    import select
+    socks, pending = [], {}
+    poller = select.poll()
+    with env.netns():
+        for i in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((addrs[i // per_addr], 0))
+            s.setblocking(False)
+            socks.append(s)
+    deadline = time.monotonic() + timeout
+    failed = []
+    batch = 500
+    for start in range(0, n, batch):
+        for s in socks[start:start + batch]:
+            rc = s.connect_ex((env.stack_ip, env.port))
+            if rc not in (0, 115):  # EINPROGRESS
+                failed.append(os.strerror(rc))
+                continue
+            pending[s.fileno()] = s
+            poller.register(s, select.POLLOUT)
+        # Let each batch's handshakes finish before the next: the tap ring
+        # and the listener's backlog see bursts of `batch`, not n.
+        while len(pending) > 0 and time.monotonic() < deadline:
+            for fd, _ in poller.poll(200):
+                s = pending.pop(fd)
+                poller.unregister(fd)
+                err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if err:
+                    failed.append(os.strerror(err))
+            if len(pending) == 0:
+                break
+    failed += ["timeout"] * len(pending)
+    return socks, failed
+
+
+def case_conns(env, args, n):
+    per_addr = 20000
+    addrs = client_addrs(n, per_addr)
+    for a in addrs:
+        env.ns_run(["ip", "addr", "add", f"{a}/{ei.KERNEL_PREFIX}", "dev", env.iface])
+    env.ns_run(["sysctl", "-qw", "net.ipv4.ip_local_port_range=10000 60999"])
+    ei.raise_nofile(n + 1024)
+    ok0, _, err0 = get_once(env, 0, 10)
+    check(ok0, f"GET before opening connections failed: {err0}")
+    rss0 = proc_status(env.proc.pid, "VmRSS")
+    t0 = time.monotonic()
+    socks, failed = open_idle(env, n, addrs, per_addr, args.open_timeout)
+    dt = time.monotonic() - t0
+    try:
+        time.sleep(1.0)
+        rss1 = proc_status(env.proc.pid, "VmRSS")
+        est = n - len(failed)
+        say(f"{n} idle connections from {len(addrs)} addresses: {est} established, "
+            f"{len(failed)} failed in {dt:.1f}s ({est / dt:.0f}/s)")
+        say(f"server RSS {rss0} kB -> {rss1} kB: {(rss1 - rss0) * 1024 / max(est, 1):.0f} "
+            f"bytes per idle connection")
+        kinds = {}
+        for f in failed:
+            kinds[f] = kinds.get(f, 0) + 1
+        check(not failed, f"{len(failed)} connects failed: {kinds}")
+        active = [get_once(env, 7000000 + i, 10) for i in range(20)]
+        check(all(r[0] for r in active),
+              f"active GETs with {n} idle open: {[r[2] for r in active if not r[0]]}")
+        lat = [r[1] for r in active]
+        say(f"20 active GETs with {n} idle connections open: all ok, median "
+            f"{percentile(lat, 0.5) * 1000:.1f} ms")
+    finally:
+        for s in socks:
+            s.close()
+    env.conns_expect = n
+
+
+# ----------------------------------------------------------------------------
+
+def flood_overrides(args, case):
+    if case == "syn-flood":
+        return {"ip": {"gateway": ei.KERNEL_ADDR}}
+    n = CONNS[case]
+    return {"tcp": {"max_conns": str(n + 4096)}}
+
+
+CONNS = {"conns-10k": 10000, "conns-100k": 100000}
+CASES = ["syn-flood"] + list(CONNS)
+
+
+def run_case(args, name):
+    say(f"== {name}")
+    t0 = time.monotonic()
+    tmpdir = tempfile.mkdtemp(prefix="us-flood-")
+    cfg = write_config(args.config, tmpdir, flood_overrides(args, name))
+    ini = ei.ini_read(cfg)
+    tcp, port = ini.get("tcp", {}), ini.get("port", {})
+    eargs = argparse.Namespace(server=args.server, config=cfg, port=args.port)
+    env = ei.EchoEnv(eargs)
+    try:
+        with env:
+            if name == "syn-flood":
+                case_syn_flood(env, args)
+            else:
+                case_conns(env, args, CONNS[name])
+            check(env.server_alive(), "server died during the case")
+        check(not env.stop_problem, env.stop_problem or "")
+        check_flood_counters(env, int(tcp.get("backlog", 1024)),
+                             int(port.get("rx_desc", 1024)), int(port.get("tx_desc", 1024)))
+    except CaseFailed as e:
+        say(f"FAIL {name}: {e}")
+        return 1
+    except Exception:  # noqa: BLE001 - a harness bug fails the case, not the run
+        import traceback
+        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
+        return 1
+    finally:
+        env.cleanup_files()
+        import shutil
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--flooder", required=True, help="the syn_flood binary")
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--secs", type=float, default=20.0, help="flood duration")
+    ap.add_argument("--clients", type=int, default=2, help="real client threads")
+    ap.add_argument("--client-timeout", type=float, default=10.0)
+    ap.add_argument("--rss-growth-kb", type=int, default=32768)
+    ap.add_argument("--open-timeout", type=float, default=600.0)
+    ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
+    args = ap.parse_args()
+    bad = [n for n in args.cases if n not in CASES]
+    if bad:
+        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    if os.geteuid() != 0:
+        say("SKIP: flood tests need root (network namespaces)")
+        return ei.SKIP
+    missing = [t for t in ("ip", "nft", "ping") if not ei.tool(t)]
+    for path in (shlex.split(args.server)[0], args.flooder):
+        if not os.access(path, os.X_OK):
+            missing.append(path)
+    if missing:
+        say(f"FAIL: missing {missing} (tools/setup.sh, or build first)")
+        return 1
+
+    def on_signal(signum, _frame):
+        raise ei.Terminated(f"signal {signum}")
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    ei.sweep_stale_namespaces(ei.tool("ip"))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    failed = sum(run_case(args, n) for n in args.cases)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, ei.Terminated) as e:
+        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
+        sys.exit(130)
