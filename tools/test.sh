@@ -43,7 +43,7 @@ build_and_test() {
 		return
 	fi
 	echo "=== $dir: meson test $*"
-	local out
+	local out t0=$SECONDS
 	out=$(mktemp)
 	if ! meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@" | tee "$out"; then
 		echo "=== $dir: TESTS FAILED"
@@ -51,6 +51,7 @@ build_and_test() {
 	fi
 	count_results "$out"
 	rm -f "$out"
+	echo "=== $dir: tests took $((SECONDS - t0)) s"
 }
 
 # Totals over every meson run (its summary lines), for one closing line.
@@ -99,6 +100,7 @@ build_and_test "$ASAN_BUILD" "${asan_args[@]}"
 # A short libFuzzer run of every target (clang build in build-fuzz); the long
 # one is `tools/fuzz.sh 600`.
 echo "=== fuzz: 30 s per target"
+fuzz_t0=$SECONDS
 if bash tools/fuzz.sh 30; then
 	passed=$((passed + 1))
 else
@@ -107,11 +109,13 @@ else
 	failed=$((failed + 1))
 fi
 
+echo "=== fuzz: took $((SECONDS - fuzz_t0)) s (build included)"
+
 if [[ $status -ne 0 ]]; then
 	echo "=== tools/test.sh: FAILED"
 	[[ $failed -gt 0 ]] || failed=1   # a build failure counts too
 else
 	echo "=== tools/test.sh: all passed"
 fi
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed; $SECONDS s in all"
 exit "$status"

@@ -371,22 +371,31 @@ def case_conns(env, args, n):
     wait_closed(env, 30)
 
 
+def kernel_states(env):
+    """{TCP state: count} of the namespace's sockets to the server."""
+    p = env.ns_run(["ss", "-Htan", "dst", f"{env.stack_ip}:{env.port}"], check_rc=False)
+    out = {}
+    for line in p.stdout.splitlines():
+        st = line.split()[0] if line.split() else "?"
+        out[st] = out.get(st, 0) + 1
+    return out
+
+
 def wait_closed(env, timeout):
     """Until no kernel socket to the server is still closing (our FIN and the
     server's both ACKed: TIME-WAIT on our side), so the gauges printed at
     SIGTERM show what is left after the closes, not closes in flight."""
-    deadline, n = time.monotonic() + timeout, -1
-    while time.monotonic() < deadline:
-        p = env.ns_run(["ss", "-Htn", "state", "fin-wait-1", "state", "fin-wait-2",
-                        "state", "closing", "state", "last-ack", "state", "established",
-                        "dst", f"{env.stack_ip}:{env.port}"], check_rc=False)
-        n = len(p.stdout.splitlines())
-        if n == 0:
-            say(f"kernel side: no connection still closing after "
-                f"{timeout - (deadline - time.monotonic()):.1f}s")
+    t0 = time.monotonic()
+    states = kernel_states(env)
+    say(f"kernel side after closing: {states}")
+    while time.monotonic() - t0 < timeout:
+        busy = {k: v for k, v in states.items() if k not in ("TIME-WAIT", "CLOSED")}
+        if not busy:
+            say(f"kernel side: nothing left closing after {time.monotonic() - t0:.1f}s")
             return
         time.sleep(0.5)
-    say(f"note: {n} connections still closing after {timeout}s")
+        states = kernel_states(env)
+    say(f"note: kernel side still {states} after {timeout}s")
 
 
 # ----------------------------------------------------------------------------
