@@ -258,6 +258,9 @@ def check_flood_counters(env, backlog, rx_desc, tx_desc):
              "tcp_drop_no_mbuf", "tcp_embryos_timed_out", "nic.rx_pkts", "nic.tx_pkts",
              "nic.tx_dropped_full", "mbufs_in_use", "tcp_conns_now"]
     say("server: " + ", ".join(f"{n} {c.get(n, '-')}" for n in names))
+    drops = {n: v for n, v in c.items() if v and any(
+        w in n for w in ("drop", "timed_out", "timeouts", "resets", "retrans", "rto"))}
+    say(f"server: nonzero drops/aborts/retransmissions: {drops}")
     for n, least in getattr(env, "flood_expect", {}).items():
         check(c.get("tcp_" + n, 0) >= least, f"tcp_{n} is {c.get('tcp_' + n)}, want >= {least}")
     check(c.get("tcp_drop_no_tcb", 0) == 0, "TCB limit reached: half-open state not bounded")
@@ -270,12 +273,13 @@ def check_flood_counters(env, backlog, rx_desc, tx_desc):
     # Half-open TCBs of spoofed SYNs stay until their SYN-ACK retries run out
     # (us_fini frees them): at most the backlog, plus the few connections
     # still closing when the server stopped.
-    # Not for the many-connections cases: after 100 K closes at once ~1.5 K
-    # TCBs were still there at exit (cause not yet known; see the report):
-    # printed only, us_fini frees them and LSan would see a leak.
-    if getattr(env, "flood_expect", None):
-        check(c.get("tcp_conns_now", 0) <= backlog + 64,
-              f"{c.get('tcp_conns_now')} TCBs left at exit, want <= backlog {backlog} + 64")
+    # Many connections: once the kernel side has nothing left closing, only
+    # the server's last FINs whose ACK is still in flight may remain.
+    flood = bool(getattr(env, "flood_expect", None))
+    if flood or getattr(env, "closed_clean", False):
+        most = (backlog if flood else 0) + 64
+        check(c.get("tcp_conns_now", 0) <= most,
+              f"{c.get('tcp_conns_now')} TCBs left at exit, want <= {most}")
 
 
 # ----------------------------------------------------------------------------
@@ -324,8 +328,13 @@ def hold_main(src, dst, port, n, timeout):
         kinds[f] = kinds.get(f, 0) + 1
     print(f"held {n - len(failed)} {len(failed)} {json.dumps(kinds)}", flush=True)
     sys.stdin.read()
-    for s in socks:
-        s.close()
+    # Closes in batches: n FINs at once overflow the tap queue and the
+    # kernel's input backlog, and the lost FINs then come back in
+    # synchronized retransmission waves for minutes (seen at 100 K).
+    for start in range(0, len(socks), 500):
+        for s in socks[start:start + 500]:
+            s.close()
+        time.sleep(0.1)
     return 0
 
 
@@ -351,12 +360,12 @@ def start_holders(env, args, n):
 
 
 def stop_holders(workers):
+    """One worker after the other closes its connections (5 K/s in all)."""
     for w in workers:
         with contextlib.suppress(OSError):
             w.stdin.close()
-    for w in workers:
         try:
-            w.wait(60)
+            w.wait(120)
         except subprocess.TimeoutExpired:
             w.kill()
             w.wait()
@@ -387,7 +396,11 @@ def case_conns(env, args, n):
             f"{percentile(lat, 0.5) * 1000:.1f} ms")
     finally:
         stop_holders(workers)
-    wait_closed(env, 30)
+    env.closed_clean = wait_closed(env, 60 if n <= 10000 else 300)
+    time.sleep(2.0)  # the server's last FINs' ACKs (kernel in TIME-WAIT)
+    st = {k: env.ns_run(["cat", f"/sys/class/net/{env.iface}/statistics/{k}"]).stdout.strip()
+          for k in ("tx_packets", "tx_dropped", "rx_packets", "rx_dropped")}
+    say(f"kernel {env.iface}: {st} (tx: to the stack)")
 
 
 def kernel_states(env):
@@ -411,10 +424,11 @@ def wait_closed(env, timeout):
         busy = {k: v for k, v in states.items() if k not in ("TIME-WAIT", "CLOSED")}
         if not busy:
             say(f"kernel side: nothing left closing after {time.monotonic() - t0:.1f}s")
-            return
+            return True
         time.sleep(0.5)
         states = kernel_states(env)
     say(f"note: kernel side still {states} after {timeout}s")
+    return False
 
 
 # ----------------------------------------------------------------------------
