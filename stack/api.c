@@ -238,6 +238,12 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "tfo_%s %" PRIu64 "  # %s\n", #name, tfo->name, desc);
 		TFO_COUNTERS(API_X_PRINT_TFO)
 #undef API_X_PRINT_TFO
+		/* Gauges at the time of printing, for leak checks after a run (floods:
+		 * the pool back near its RX-ring baseline, no TCB left behind). */
+		fprintf(out, "mbufs_in_use %u  # mbufs taken from the pool now (RX ring included)\n",
+			st->pool != NULL ? rte_mempool_in_use_count(st->pool) : 0u);
+		fprintf(out, "tcp_conns_now %u  # connection TCBs now (listeners excluded)\n",
+			tcp_conn_count(us_engine_tcp(st->engine)));
 	}
 	if (st->socks != NULL)
 		us_sock_print_stats(st->socks, out);

@@ -43,7 +43,8 @@ static uint8_t build_tfo_opts(uint8_t *o, bool exp, const uint8_t *cookie, uint8
 	o[n++] = (uint8_t)((exp ? 4 : 2) + cookie_len);
 	if (exp)
 		o[n++] = 0xF9, o[n++] = 0x89;
-	memcpy(o + n, cookie, cookie_len);
+	if (cookie_len > 0) /* a request has no cookie (NULL): UBSan */
+		memcpy(o + n, cookie, cookie_len);
 	return (uint8_t)(n + cookie_len);
 }
 
