@@ -38,6 +38,7 @@ struct lg_opts {
 	uint32_t timeout_ms;  /* connect and response timeout */
 	bool quiet;           /* no progress lines */
 	bool stats;           /* print the stack's counters at the end */
+	bool fastopen;        /* RFC 7413: a connection's first request in its SYN */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -83,6 +84,10 @@ struct lg_run {
 	size_t req_len;
 	/* Totals */
 	uint64_t requests, connects, bytes_sent, bytes_rcvd;
+	/* --fastopen: us_sendto(MSG_FASTOPEN) took the request (a cookie was
+	 * cached: data in the SYN), or failed with EINPROGRESS (cookie
+	 * request: the request follows the handshake). */
+	uint64_t tfo_syn_requests, tfo_cookie_requests;
 	struct lg_errors err;
 	struct lg_hist lat;    /* response latency, ns */
 	struct lg_hist lat_sec; /* this second (progress line) */
