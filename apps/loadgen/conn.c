@@ -163,6 +163,7 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	us_epoll_ctl(r->ep, US_EPOLL_CTL_ADD, c->fd, &ev);
 	c->state = LG_CONNECTING;
 	c->t_start = now;
+	c->t_conn = now;
 	c->requests = 0;
 	if (r->o.fastopen && lg_fastopen_start(r, c, now))
 		return;
@@ -186,6 +187,8 @@ static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
 		r->tokens -= 1.0;
 	}
 	lg_request_reset(r, c, now);
+	if (r->o.from_connect && c->requests == 0)
+		c->t_start = c->t_conn; /* the handshake counts too */
 	lg_send(r, c, now);
 }
 

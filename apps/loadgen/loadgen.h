@@ -39,6 +39,7 @@ struct lg_opts {
 	bool quiet;           /* no progress lines */
 	bool stats;           /* print the stack's counters at the end */
 	bool fastopen;        /* RFC 7413: a connection's first request in its SYN */
+	bool from_connect;    /* a connection's first latency counts from its connect */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -67,6 +68,7 @@ struct lg_conn {
 	enum lg_state state;
 	uint64_t t_start;      /* connect or request start, ns */
 	uint64_t t_retry;      /* LG_IDLE: connect again from then */
+	uint64_t t_conn;       /* the connect (or us_sendto MSG_FASTOPEN) of this fd */
 	uint64_t sent;         /* request bytes sent */
 	/* Response framing */
 	char head[8192];

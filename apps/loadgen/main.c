@@ -52,7 +52,10 @@ static void lg_usage(FILE *out)
 		"  --stats              print the stack's counters at the end\n"
 		"  --fastopen           TCP Fast Open (RFC 7413): each new connection sends its\n"
 		"                       first request in the SYN (us_sendto US_MSG_FASTOPEN)\n"
-		"                       once the server's cookie is cached; use with --close\n");
+		"                       once the server's cookie is cached; use with --close\n"
+		"  --from-connect       a connection's first request's latency counts from\n"
+		"                       the connect (the handshake included: compares plain\n"
+		"                       and --fastopen connections per request)\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -89,6 +92,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
 		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
 		{ "stats", no_argument, NULL, 'x' }, { "fastopen", no_argument, NULL, 'F' },
+		{ "from-connect", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
@@ -119,6 +123,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'D': o->delay_s = strtod(optarg, NULL); break;
 		case 'x': o->stats = true; break;
 		case 'F': o->fastopen = true; break;
+		case 'X': o->from_connect = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
