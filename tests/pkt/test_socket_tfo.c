@@ -356,11 +356,12 @@ static void test_fallback_server_turned_off(void **state)
 	assert_int_equal(us_close(l), 0);
 }
 
+/* UDP, a listener, fresh sockets: arguments and states refused. */
 static void test_error_paths(void **state)
 {
 	struct sockaddr_in to = sp_addr(SP_B_IP, PORT), port0 = sp_addr(SP_B_IP, 0);
 	struct sockaddr_in mine = sp_addr(0, 4000), v6 = to;
-	int l, u, c, s, f, qlen = 4, bad = -1, two = 2;
+	int l, u, f, qlen = 4, bad = -1, two = 2;
 
 	(void)state;
 	l = b_listen(-1);
@@ -399,7 +400,21 @@ static void test_error_paths(void **state)
 	assert_int_equal(us_bind(f, SA(mine), sizeof(mine)), 0);
 	assert_fails(us_sendto(f, "x", 1, US_MSG_FASTOPEN, SA(to), sizeof(to)), EOPNOTSUPP);
 	assert_int_equal(us_close(f), 0);
-	/* Under way, then connected. */
+	sp_on(&sp.b);
+	assert_int_equal(us_close(l), 0);
+	/* Nothing Fast Open happened on the way. */
+	assert_int_equal(ctr(&sp.a)->cli_cookie_requests, 0);
+}
+
+/* A connection under way, then connected: Linux's connect answers, and the
+ * options that only a fresh socket takes. */
+static void test_error_paths_connected(void **state)
+{
+	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
+	int l, c, s, qlen = 4;
+
+	(void)state;
+	l = b_listen(-1);
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EINPROGRESS);
 	assert_fails(us_sendto(c, "x", 1, US_MSG_FASTOPEN, SA(to), sizeof(to)), EALREADY);
@@ -433,6 +448,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fallback_server_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_server_turned_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_paths_connected, setup, teardown),
 	};
 
 	h_eal_init("pkt_socket_tfo");
