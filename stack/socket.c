@@ -200,7 +200,7 @@ uint32_t us_sock_poll(struct us_sock *s)
 	case US_SS_LISTEN:
 		return s->nacceptq > 0 ? US_EPOLLIN : 0;
 	case US_SS_CONNECTING:
-		return 0;
+		return s->tfo_defer ? US_EPOLLOUT : 0; /* the first send opens it */
 	case US_SS_ENDED:
 		m = US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLOUT | US_EPOLLHUP;
 		return s->so_error ? m | US_EPOLLERR : m;
@@ -446,6 +446,8 @@ int us_listen(int fd, int backlog)
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
 	rc = tcp_listen(s->tab->ts, s->lip, s->lport, &us_sock_callbacks, s);
+	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
+		tcp_unlisten(s->tab->ts, s->lport);
 	if (rc < 0)
 		return us_sock_fail(rc);
 	s->state = US_SS_LISTEN;
@@ -538,6 +540,10 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return us_sock_fail(-EADDRNOTAVAIL);
 	if (s->bound && s->lport != 0)
 		return us_sock_fail(-EOPNOTSUPP); /* tcp/ picks the source port */
+	if (s->tfo_connect) {
+		rc = us_sock_tfo_connect(s, ip, port);
+		return rc < 0 ? us_sock_fail(rc) : 0;
+	}
 	rc = tcp_connect(s->tab->ts, ip, port, &us_sock_callbacks, s, &s->tc);
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);

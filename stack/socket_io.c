@@ -30,7 +30,7 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (flags & US_MSG_FASTOPEN)
-		return us_sock_fail(-EOPNOTSUPP); /* reserved: TCP Fast Open not wired */
+		return us_sendto(fd, buf, len, flags, NULL, 0); /* socket_tfo.c */
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP) {
@@ -44,6 +44,10 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	case US_SS_LISTEN:
 		return us_sock_fail(-ENOTCONN);
 	case US_SS_CONNECTING:
+		if (s->tfo_defer) { /* US_TCP_FASTOPEN_CONNECT: this data rides in the SYN */
+			n = us_sock_tfo_start(s, buf, len);
+			return n < 0 ? us_sock_fail((int)n) : n;
+		}
 		return us_sock_fail(-EAGAIN);
 	default:
 		break;
@@ -158,8 +162,12 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 		n = us_udp_sendto(s, buf, len, ip, port, addr != NULL);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
-	if (flags & US_MSG_FASTOPEN)
-		return us_sock_fail(-EOPNOTSUPP); /* reserved: TCP Fast Open not wired */
+	if (flags & US_MSG_FASTOPEN) {
+		if (flags & ~(SOCK_SEND_FLAGS | US_MSG_FASTOPEN))
+			return us_sock_fail(-EOPNOTSUPP);
+		n = us_sock_tfo_sendto(s, buf, len, addr, alen);
+		return n < 0 ? us_sock_fail((int)n) : n;
+	}
 	if (s->state == US_SS_NEW && addr != NULL)
 		return us_sock_fail(-ENOTCONN);
 	return us_send(fd, buf, len, flags);
@@ -201,6 +209,8 @@ int us_shutdown(int fd, int how)
 		return us_sock_fail(-EINVAL);
 	if (s->state != US_SS_CONNECTED && s->state != US_SS_CONNECTING)
 		return us_sock_fail(-ENOTCONN);
+	if (s->tfo_defer && (rc = (int)us_sock_tfo_start(s, NULL, 0)) < 0)
+		return us_sock_fail(rc); /* a deferred connect opens now */
 	if (how != US_SHUT_WR)
 		s->shut_rd = true;
 	if (how != US_SHUT_RD && !s->shut_wr) {

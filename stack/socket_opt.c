@@ -38,8 +38,9 @@ static int opt_set(struct us_sock *s, int level, int name, const void *val, sock
 		s->linger_rst = lg.l_onoff && lg.l_linger == 0;
 		return 0;
 	}
-	if (level == US_IPPROTO_TCP && name == US_TCP_FASTOPEN)
-		return -ENOPROTOOPT; /* reserved for RFC 7413, not wired yet */
+	if (level == US_IPPROTO_TCP &&
+	    (name == US_TCP_FASTOPEN || name == US_TCP_FASTOPEN_CONNECT))
+		return us_sock_tfo_setopt(s, name, val, len); /* socket_tfo.c */
 	rc = opt_int(val, len, &v);
 	if (rc < 0)
 		return rc;
@@ -95,6 +96,7 @@ static void opt_tcp_info(const struct us_sock *s, struct us_tcp_info *ti)
 		.tcpi_retransmits = ci.retransmits, .tcpi_backoff = ci.backoff,
 		.tcpi_bytes_acked = ci.bytes_acked, .tcpi_bytes_received = ci.bytes_received,
 		.tcpi_delivery_rate = ci.delivery_rate,
+		.tcpi_options = ci.syn_data_acked ? US_TCPI_OPT_SYN_DATA : 0,
 	};
 }
 
@@ -127,6 +129,9 @@ static int opt_get_int(struct us_sock *s, int level, int name, int *v)
 		*v = s->nodelay;
 		return 0;
 	}
+	if (level == US_IPPROTO_TCP &&
+	    (name == US_TCP_FASTOPEN || name == US_TCP_FASTOPEN_CONNECT))
+		return us_sock_tfo_getopt(s, name, v);
 	return -ENOPROTOOPT;
 }
 
@@ -157,8 +162,6 @@ int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		*len = sizeof(lg);
 		return 0;
 	}
-	if (level == US_IPPROTO_TCP && name == US_TCP_FASTOPEN)
-		return us_sock_fail(-ENOPROTOOPT);
 	rc = opt_get_int(s, level, name, &v);
 	if (rc < 0)
 		return us_sock_fail(rc);

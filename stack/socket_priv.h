@@ -106,6 +106,11 @@ struct us_sock {
 	STAILQ_ENTRY(us_sock) accept_link;
 	struct us_sock *listener;       /* set while on a listener's acceptq */
 	unsigned nacceptq, backlog;
+	/* TCP Fast Open (stack/socket_tfo.c): US_TCP_FASTOPEN's qlen, kept
+	 * until listen; US_TCP_FASTOPEN_CONNECT; a connect deferred to the
+	 * first send (CONNECTING with tc NULL, peer in rip/rport). */
+	uint32_t tfo_qlen;
+	bool tfo_qlen_set, tfo_connect, tfo_defer;
 
 	/* UDP: received datagrams (data at the UDP header, source address in
 	 * m->hash.usr), a ring of US_UDP_QUEUE. */
@@ -178,6 +183,21 @@ int us_sock_any(int fd, struct us_sock **out);
 /* Moves unread data to s->rest once both FINs are out. */
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
+
+/* socket_tfo.c: RFC 7413 on the socket calls (0/count or -errno). */
+int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
+int us_sock_tfo_getopt(struct us_sock *s, int name, int *v);
+/* us_listen: applies a qlen set before listen. */
+int us_sock_tfo_listen(struct us_sock *s);
+/* us_sendto(MSG_FASTOPEN) on a TCP socket: bytes queued or -errno
+ * (-EINPROGRESS when the SYN carries no data). */
+ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
+			   const struct sockaddr *addr, socklen_t alen);
+/* us_connect with US_TCP_FASTOPEN_CONNECT: 0 (deferred to the first send)
+ * or -EINPROGRESS (a cookie request is on its way) or -errno. */
+int us_sock_tfo_connect(struct us_sock *s, uint32_t ip, uint16_t port);
+/* The first send (or a shutdown) of a deferred connect: bytes queued. */
+ssize_t us_sock_tfo_start(struct us_sock *s, const void *buf, size_t len);
 
 /* socket_udp.c (addresses host byte order; 0/count or -errno) */
 void us_udp_table_init(struct us_sock_table *tab);

@@ -107,6 +107,8 @@ ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->state == US_SS_NEW || s->state == US_SS_LISTEN)
 		return us_sock_fail(-ENOTCONN);
+	if (s->tfo_defer && (rc = (int)us_sock_tfo_start(s, NULL, 0)) < 0)
+		return us_sock_fail(rc); /* a deferred connect opens now, chain after */
 	if (s->state == US_SS_CONNECTING)
 		return us_sock_fail(-EAGAIN);
 	if (s->so_error) {

@@ -56,15 +56,26 @@ extern "C" {
 			    * a non-zero time is a graceful close (never blocks) */
 #define US_TCP_NODELAY 1   /* int: Nagle off */
 #define US_TCP_INFO 11     /* struct us_tcp_info, get only */
-/* Reserved for TCP Fast Open (RFC 7413); not wired yet: setsockopt fails
- * with ENOPROTOOPT and us_sendto(..., US_MSG_FASTOPEN) with EOPNOTSUPP. */
+/* TCP Fast Open (RFC 7413), off unless asked for (or [tcp] fastopen):
+ * US_TCP_FASTOPEN, int qlen >= 0, on a fresh (bound or not) socket or a
+ * listener: Fast Open on the listener with at most qlen connections
+ * accepted at their SYN and not yet through the handshake
+ * (PendingFastOpenRequests, RFC 7413 5.1); 0 turns it off; EINVAL on a
+ * connecting or connected socket, as Linux.  get reports the qlen set.
+ * US_TCP_FASTOPEN_CONNECT, int 0/1, on a fresh socket (EINVAL otherwise):
+ * with a cookie cached for the server us_connect returns 0 at once, the
+ * socket is writable and the first us_send (or us_sendto with
+ * US_MSG_FASTOPEN) goes out in the SYN, its bytes counted as queued;
+ * without one us_connect is an ordinary -1/EINPROGRESS whose SYN asks
+ * for a cookie (Linux's tcp_fastopen_defer_connect). */
 #define US_TCP_FASTOPEN 23
+#define US_TCP_FASTOPEN_CONNECT 30
 
 /* send/recv flags */
 #define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
 #define US_MSG_DONTWAIT 0x40      /* accepted, always implied */
 #define US_MSG_NOSIGNAL 0x4000    /* accepted, always implied */
-#define US_MSG_FASTOPEN 0x20000000 /* reserved, see US_TCP_FASTOPEN */
+#define US_MSG_FASTOPEN 0x20000000 /* us_sendto: connect + data in the SYN */
 
 /* us_shutdown */
 #define US_SHUT_RD 0
@@ -115,7 +126,11 @@ struct us_tcp_info {
 	uint32_t tcpi_backoff;
 	uint64_t tcpi_bytes_acked, tcpi_bytes_received;
 	uint64_t tcpi_delivery_rate; /* bytes per second */
+	uint8_t tcpi_options;      /* only US_TCPI_OPT_SYN_DATA so far */
 };
+/* tcpi_options: RFC 7413, the SYN's data was acknowledged by the SYN-ACK
+ * (client) or accepted with the SYN (server); Linux's TCPI_OPT_SYN_DATA. */
+#define US_TCPI_OPT_SYN_DATA 32
 
 /* Prototypes: sockets */
 
@@ -148,7 +163,23 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags);
 /* Bytes read; 0 at end of stream (or after US_SHUT_RD); -1/EAGAIN. */
 ssize_t us_recv(int fd, void *buf, size_t len, int flags);
 /* UDP: to addr (or the connected peer when addr is NULL: EDESTADDRREQ if
- * none).  TCP: addr is ignored; an unconnected socket gives ENOTCONN. */
+ * none).  TCP: addr is ignored; an unconnected socket gives ENOTCONN.
+ *
+ * TCP with US_MSG_FASTOPEN (RFC 7413; us_send with the flag is us_sendto
+ * without an address): on a fresh socket, connect to addr and send buf in
+ * the SYN, as Linux's sendto(MSG_FASTOPEN) on a non-blocking socket does:
+ *   - a cookie cached for the server: returns the bytes queued; the SYN
+ *     carries as many as the server's cached MSS allows, the rest follows
+ *     the handshake at once (Linux returns only the SYN's share; both are
+ *     short writes to an application that loops);
+ *   - no cookie, or the server marked TFO-unfriendly (RFC 7413 4.1.3):
+ *     the SYN asks for a cookie (or is plain), nothing is queued, and the
+ *     call fails with EINPROGRESS: send once US_EPOLLOUT says connected;
+ *   - EISCONN on a connected socket or a listener, EALREADY while a
+ *     connect is under way, EINVAL without addr, the us_connect errors
+ *     for addr; on a deferred US_TCP_FASTOPEN_CONNECT socket it is its
+ *     first send (addr ignored).  UDP: EOPNOTSUPP (Linux ignores the
+ *     flag there). */
 ssize_t us_sendto(int fd, const void *buf, size_t len, int flags,
 		  const struct sockaddr *addr, socklen_t alen);
 /* us_recv plus the sender's address (TCP: the peer's). */

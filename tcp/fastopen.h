@@ -167,5 +167,7 @@ int tfo_cache_store(struct tfo_cache *c, uint32_t server_ip, const uint8_t *cook
 int tfo_cache_mark_unfriendly(struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns);
 uint32_t tfo_cache_count(const struct tfo_cache *c);
 uint16_t tfo_syn_data_limit(const struct tfo_cache_entry_view *e);
+/* A cookie usable now for server_ip (no side effects). */
+bool tfo_cache_has_cookie(const struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns);
 
 #endif /* US_TCP_FASTOPEN_H */

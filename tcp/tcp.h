@@ -315,6 +315,9 @@ ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_por
 /* RFC 7413 5.1: Fast Open on every listener on port, at most qlen
  * pending Fast Open connections each; qlen 0 turns it off. */
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen);
+/* RFC 7413 4.1.3: true when a Fast Open connect to dst_ip would put data
+ * in its SYN now (a cookie cached, the server not marked unfriendly). */
+bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, uint32_t dst_ip);
 /* Fast Open counters (tcp/fastopen.h TFO_COUNTERS). */
 struct tfo_counters;
 const struct tfo_counters *tcp_stack_tfo_stats(const struct tcp_stack *ts);

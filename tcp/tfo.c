@@ -361,3 +361,10 @@ void tcp_tfo_client_icmp(struct tcp_conn *c)
 	if (c->tfo.syn_data_sent || c->tfo.syn_opt.type != TFO_OPT_NONE)
 		tfo_cache_mark_unfriendly(tf->cache, tfo_server_key(c), tcp_now(c));
 }
+
+bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, uint32_t dst_ip)
+{
+	/* Keyed as tfo_server_key() keys a connection's lookups. */
+	return tfo_cache_has_cookie(ts->tfo.cache, rte_cpu_to_be_32(dst_ip),
+				    us_timer_now(ts->env.wheel));
+}

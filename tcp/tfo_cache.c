@@ -253,3 +253,20 @@ uint16_t tfo_syn_data_limit(const struct tfo_cache_entry_view *e)
 {
 	return e != NULL && e->mss != 0 ? e->mss : TFO_DEFAULT_SYN_MSS;
 }
+
+/* RFC 7413 4.1.3: would a SYN to server_ip carry data now (a cookie cached,
+ * no negative mark in force)?  A peek for callers that must know before
+ * they queue data (us_sendto with MSG_FASTOPEN): no counter moves, the LRU
+ * order stays, an expired mark is left for tfo_cache_lookup to clear. */
+bool tfo_cache_has_cookie(const struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns)
+{
+	uint32_t i = find(c, server_ip);
+	const struct tfo_ent *e;
+
+	if (i == NIL)
+		return false;
+	e = &c->ents[i];
+	if (e->negative && now_ns < e->neg_until_ns)
+		return false;
+	return e->cookie_len != 0;
+}

@@ -3,6 +3,7 @@
 connection, with and without TFO, over the link emulator at several RTTs.
 
     sudo tools/tfo_experiment.py [--builddir build] [--rtts 10,50,100,200] [--runs 9]
+                                 [--client linux|userstack]
 
 A benchmark, not a test.  The path:
 
@@ -17,10 +18,24 @@ byte (TTFB) and to the whole response, the saving and how close it is to the
 ideal one RTT, and an ASCII plot.  Everything it starts (processes,
 namespace, DPDK runtime files of its own --file-prefix, temp files) is
 removed at the end, also on failure.
+
+--client userstack turns it around: our client against Linux's TFO server,
+
+    us-loadgen --close [--fastopen] (userstack, memif client) -- memif --
+    us-netem -- tap usx0 -- Linux HTTP server with TCP_FASTOPEN (netns,
+    tcp_fastopen=3)
+
+one connection at a time for about --runs requests per mode.  us-loadgen
+measures each request from its connect (--from-connect), so "plain" is
+handshake + request and "tfo" is the request in the SYN (the first
+connection of a run asks for the cookie).  The response is a few dozen
+bytes: TTFB and total are the same measurement (the loadgen's median).
+"path RTT" is the median of a request on an established connection.
 """
 
 import argparse
 import ctypes
+import json
 import os
 import shlex
 import shutil
@@ -36,6 +51,29 @@ PORT = 8080
 KERNEL_ADDR = "10.79.0.1"
 STACK_ADDR = "10.79.0.2"
 MSG_FASTOPEN = getattr(socket, "MSG_FASTOPEN", 0x20000000)
+
+# --client userstack: the kernel's HTTP server with Fast Open on its listener.
+KERNEL_TFO_SERVER = r'''
+import http.server, socket, socketserver, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b"exp " + self.path.encode() + b"\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 64)
+        super().server_bind()
+S(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
+'''
 
 
 def run(cmd, check=True):
@@ -70,11 +108,12 @@ class Setup:
                                            start_new_session=True))
         self.wait_log("echo.log", "listening on")
 
-    def start_netem(self, rtt_ms):
+    def start_netem(self, rtt_ms, memif_role="client"):
         half = f"delay={rtt_ms / 2:g}ms"
         cmd = ["ip", "netns", "exec", self.ns,
                os.path.join(self.builddir, "apps/netem/us-netem"),
-               "--port0", f"net_memif0,role=client,socket={self.sock},socket-abstract=no",
+               "--port0", f"net_memif0,role={memif_role},socket={self.sock},"
+               "socket-abstract=no",
                "--port1", "net_tap0,iface=usx0", "--a2b", half, "--b2a", half, "--",
                "--file-prefix", self.prefixes[1]]
         log = open(os.path.join(self.tmp, f"netem-{rtt_ms}.log"), "w")
@@ -108,7 +147,8 @@ class Setup:
     def __enter__(self):
         run(["ip", "netns", "add", self.ns])
         run(["ip", "netns", "exec", self.ns, "ip", "link", "set", "lo", "up"])
-        run(["ip", "netns", "exec", self.ns, "sysctl", "-qw", "net.ipv4.tcp_fastopen=1",
+        # 3: client and server (--client userstack needs the server bit).
+        run(["ip", "netns", "exec", self.ns, "sysctl", "-qw", "net.ipv4.tcp_fastopen=3",
              "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"])
         return self
 
@@ -211,6 +251,63 @@ def measure(setup, rtt, runs):
         setup.stop_netem()
 
 
+def start_kernel_server(setup):
+    """--client userstack: the Linux TFO server in the namespace."""
+    script = os.path.join(setup.tmp, "kernel_server.py")
+    with open(script, "w") as f:
+        f.write(KERNEL_TFO_SERVER)
+    log = open(os.path.join(setup.tmp, "kernel_server.log"), "w")
+    setup.procs.append(subprocess.Popen(["ip", "netns", "exec", setup.ns, sys.executable,
+                                         script, str(PORT)], stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True))
+
+
+def loadgen_config(setup):
+    path = os.path.join(setup.tmp, "loadgen.ini")
+    prefix = f"usx_{setup.tag}_loadgen"
+    if prefix not in setup.prefixes:
+        setup.prefixes.append(prefix)
+    with open(path, "w") as f:
+        f.write(f"[eal]\nlcores = 1\nhugepages = off\nfile_prefix = {prefix}\n"
+                f"[port]\ndevice = net_memif0,role=client,socket={setup.sock},"
+                f"socket-abstract=no\n[ip]\naddr = {STACK_ADDR}/24\n")
+    return path
+
+
+def loadgen_median(setup, rtt, runs, extra):
+    """Median latency (s) of us-loadgen's requests, one connection."""
+    out = os.path.join(setup.tmp, "loadgen.json")
+    secs = max(2.0, runs * 3 * rtt / 1000)
+    cmd = [os.path.join(setup.builddir, "apps/loadgen/us-loadgen"), "--config",
+           loadgen_config(setup), "--target", f"{KERNEL_ADDR}:{PORT}", "--connections", "1",
+           "--duration", f"{secs:g}", "--delay", "1.5", "--quiet", "--path", "/exp",
+           "--timeout-ms", str(max(2000, 10 * rtt)), "--json", out] + list(extra)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=secs + 60)
+    if p.returncode != 0:
+        raise RuntimeError(f"us-loadgen failed: {p.stdout[-600:]}")
+    with open(out) as f:
+        res = json.load(f)
+    if res["errors"]["total"] or res["requests"] < 2:
+        raise RuntimeError(f"us-loadgen: {res['requests']} requests, errors {res['errors']}")
+    return res["latency_us"]["p50"] / 1e6
+
+
+def measure_userstack(setup, rtt, runs):
+    """Our client: (ttfb, total, path RTT) medians per mode, as measure()."""
+    setup.start_netem(rtt, memif_role="server")
+    try:
+        path_rtt = loadgen_median(setup, rtt, runs, [])  # keep-alive: requests alone
+        res = {}
+        for mode in ("plain", "tfo"):
+            extra = ["--close", "--from-connect"] + (["--fastopen"] if mode == "tfo" else [])
+            t = loadgen_median(setup, rtt, runs, extra)
+            res[mode] = (t, t, path_rtt)
+        return res
+    finally:
+        setup.stop_netem()
+
+
 def report(rows):
     print("medians; 'path RTT' = plain connect() time (the emulated RTT plus the\n"
           "emulator's and scheduler's own delay); 'saved/RTT' = TTFB saving over it")
@@ -234,6 +331,9 @@ def main():
     ap.add_argument("--builddir", default="build")
     ap.add_argument("--rtts", default="10,50,100,200")
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--client", choices=("linux", "userstack"), default="linux",
+                    help="linux: the kernel's client against us-httpecho (default); "
+                    "userstack: us-loadgen against the kernel's TFO server")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("needs root (network namespace, tap)")
@@ -242,10 +342,17 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # cleanup runs
     rows = []
     with Setup(os.path.abspath(args.builddir), f"{os.getpid()}") as setup:
-        setup.start_echo()
+        if args.client == "userstack":
+            start_kernel_server(setup)
+        else:
+            setup.start_echo()
         for rtt in rtts:
-            rows.append((rtt, measure(setup, rtt, args.runs)))
+            m = measure_userstack if args.client == "userstack" else measure
+            rows.append((rtt, m(setup, rtt, args.runs)))
             print(f"RTT {rtt} ms done", flush=True)
+    if args.client == "userstack":
+        print("--client userstack: us-loadgen's medians; 'path RTT' here is a request on an\n"
+              "established connection, and TTFB = total (one small response)")
     report(rows)
     return 0
 

@@ -98,6 +98,54 @@ static void lg_count_connect_error(struct lg_run *r, int err)
 		r->err.connect_other++;
 }
 
+static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now);
+
+/* A request starts now: nothing sent, no response seen. */
+static void lg_request_reset(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	c->state = LG_SENDING;
+	c->t_start = now;
+	c->sent = 0;
+	c->head_len = 0;
+	c->head_done = r->o.mode == LG_RAW;
+	c->close_after = false;
+	c->body_left = r->o.mode == LG_RAW ? r->o.resp_size : 0;
+}
+
+/* --fastopen: connect and send the request in one call (RFC 7413).  Linux
+ * semantics: bytes taken when a cookie is cached (the SYN carries them),
+ * -1/EINPROGRESS when the SYN asks for a cookie (the request then goes
+ * after the handshake, as without --fastopen).  False: connect normally. */
+static bool lg_fastopen_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
+{
+	ssize_t n;
+
+	if (r->o.rate > 0 && r->tokens < 1.0)
+		return false; /* the request must wait: a plain connect */
+	n = us_sendto(c->fd, r->req, r->req_len, US_MSG_FASTOPEN,
+		      (const struct sockaddr *)&r->o.target, sizeof(r->o.target));
+	if (n < 0 && errno == EINPROGRESS) {
+		r->tfo_cookie_requests++;
+		c->state = LG_CONNECTING; /* lg_begin_request once connected */
+		return true;
+	}
+	if (n < 0) {
+		lg_count_connect_error(r, errno);
+		lg_restart(r, c, now, true);
+		return true;
+	}
+	if (r->o.rate > 0)
+		r->tokens -= 1.0;
+	r->tfo_syn_requests++;
+	r->connects++;
+	c->requests = 0;
+	lg_request_reset(r, c, now);
+	c->sent = (uint64_t)n;
+	r->bytes_sent += (uint64_t)n;
+	lg_send(r, c, now); /* the rest, if any, once connected */
+	return true;
+}
+
 void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	struct us_epoll_event ev = { .events = US_EPOLLOUT, .data.ptr = c };
@@ -115,7 +163,10 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	us_epoll_ctl(r->ep, US_EPOLL_CTL_ADD, c->fd, &ev);
 	c->state = LG_CONNECTING;
 	c->t_start = now;
+	c->t_conn = now;
 	c->requests = 0;
+	if (r->o.fastopen && lg_fastopen_start(r, c, now))
+		return;
 	if (us_connect(c->fd, (struct sockaddr *)&r->o.target, sizeof(r->o.target)) == 0 ||
 	    errno == EINPROGRESS)
 		return;
@@ -123,7 +174,6 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	lg_restart(r, c, now, true);
 }
 
-static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now);
 
 /* The next request, when the rate allows. */
 static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
@@ -136,13 +186,9 @@ static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
 		}
 		r->tokens -= 1.0;
 	}
-	c->state = LG_SENDING;
-	c->t_start = now;
-	c->sent = 0;
-	c->head_len = 0;
-	c->head_done = r->o.mode == LG_RAW;
-	c->close_after = false;
-	c->body_left = r->o.mode == LG_RAW ? r->o.resp_size : 0;
+	lg_request_reset(r, c, now);
+	if (r->o.from_connect && c->requests == 0)
+		c->t_start = c->t_conn; /* the handshake counts too */
 	lg_send(r, c, now);
 }
 

@@ -38,6 +38,8 @@ struct lg_opts {
 	uint32_t timeout_ms;  /* connect and response timeout */
 	bool quiet;           /* no progress lines */
 	bool stats;           /* print the stack's counters at the end */
+	bool fastopen;        /* RFC 7413: a connection's first request in its SYN */
+	bool from_connect;    /* a connection's first latency counts from its connect */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -66,6 +68,7 @@ struct lg_conn {
 	enum lg_state state;
 	uint64_t t_start;      /* connect or request start, ns */
 	uint64_t t_retry;      /* LG_IDLE: connect again from then */
+	uint64_t t_conn;       /* the connect (or us_sendto MSG_FASTOPEN) of this fd */
 	uint64_t sent;         /* request bytes sent */
 	/* Response framing */
 	char head[8192];
@@ -83,6 +86,10 @@ struct lg_run {
 	size_t req_len;
 	/* Totals */
 	uint64_t requests, connects, bytes_sent, bytes_rcvd;
+	/* --fastopen: us_sendto(MSG_FASTOPEN) took the request (a cookie was
+	 * cached: data in the SYN), or failed with EINPROGRESS (cookie
+	 * request: the request follows the handshake). */
+	uint64_t tfo_syn_requests, tfo_cookie_requests;
 	struct lg_errors err;
 	struct lg_hist lat;    /* response latency, ns */
 	struct lg_hist lat_sec; /* this second (progress line) */

@@ -49,7 +49,13 @@ static void lg_usage(FILE *out)
 		"  --delay S            run the stack S seconds before starting (default 0),\n"
 		"                       e.g. while the peer configures a new tap interface\n"
 		"  --quiet              no progress line each second\n"
-		"  --stats              print the stack's counters at the end\n");
+		"  --stats              print the stack's counters at the end\n"
+		"  --fastopen           TCP Fast Open (RFC 7413): each new connection sends its\n"
+		"                       first request in the SYN (us_sendto US_MSG_FASTOPEN)\n"
+		"                       once the server's cookie is cached; use with --close\n"
+		"  --from-connect       a connection's first request's latency counts from\n"
+		"                       the connect (the handshake included: compares plain\n"
+		"                       and --fastopen connections per request)\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -85,7 +91,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
 		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ "stats", no_argument, NULL, 'x' },
+		{ "stats", no_argument, NULL, 'x' }, { "fastopen", no_argument, NULL, 'F' },
+		{ "from-connect", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
@@ -115,6 +122,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'q': o->quiet = true; break;
 		case 'D': o->delay_s = strtod(optarg, NULL); break;
 		case 'x': o->stats = true; break;
+		case 'F': o->fastopen = true; break;
+		case 'X': o->from_connect = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -225,6 +234,10 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 				(unsigned long long)r->err.name, desc);
 		LG_ERRORS(LG_X_TEXT)
 #undef LG_X_TEXT
+		if (r->o.fastopen)
+			fprintf(out, "fastopen: %llu requests in the SYN, %llu cookie requests\n",
+				(unsigned long long)r->tfo_syn_requests,
+				(unsigned long long)r->tfo_cookie_requests);
 		fprintf(out, "latency us: min %.1f mean %.1f", (double)r->lat.min / 1e3 * (r->lat.n > 0),
 			lg_hist_mean(&r->lat) / 1e3);
 		for (unsigned i = 0; i < 4; i++)
@@ -246,6 +259,10 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 				      (unsigned long long)r->err.name);
 	LG_ERRORS(LG_X_JSON)
 #undef LG_X_JSON
+	if (r->o.fastopen)
+		fprintf(out, "\n  },\n  \"fastopen\": {\n    \"syn_requests\": %llu,\n"
+			"    \"cookie_requests\": %llu", (unsigned long long)r->tfo_syn_requests,
+			(unsigned long long)r->tfo_cookie_requests);
 	fprintf(out, "\n  },\n  \"latency_us\": {\n    \"min\": %.1f,\n    \"mean\": %.1f",
 		r->lat.n ? (double)r->lat.min / 1e3 : 0.0, lg_hist_mean(&r->lat) / 1e3);
 	for (unsigned i = 0; i < 4; i++)
