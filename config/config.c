@@ -142,6 +142,8 @@ static const struct cfg_key cfg_keys[] = {
 	/* Idle back-off (stack/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
+	/* Engines (stack/handoff.h), each on its own lcore of [eal] lcores. */
+	CFG_NUM("engine", "count", CFG_T_U32, engine_count, 1, 16),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -633,6 +635,7 @@ void us_config_defaults(struct us_config *cfg)
 	strcpy(cfg->log_level_us, "notice");
 	cfg->capture_snaplen = 65535;
 	cfg->idle_spin = 1000;
+	cfg->engine_count = 1;
 }
 
 int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)

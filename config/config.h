@@ -78,6 +78,7 @@ struct us_config {
 	/* [engine] */
 	uint32_t idle_sleep_max_us;   /* idle back-off bound, 0 = busy poll (default) */
 	uint32_t idle_spin;           /* empty polls before sleeping, default 1000 */
+	uint32_t engine_count;        /* count = engines, one RX/TX queue each, default 1 */
 };
 
 /* Prototypes */

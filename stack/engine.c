@@ -11,6 +11,7 @@
 
 #include "config/log.h"
 #include "stack/engine_priv.h"
+#include "stack/handoff.h"
 #include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
@@ -34,6 +35,15 @@ static struct rte_mempool *engine_indirect_pool(const struct us_engine *e)
 				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
 }
 
+/* Active opens: only source ports whose replies hash to this engine's queue
+ * (any port with one engine). */
+static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport)
+{
+	struct us_engine *e = ctx;
+
+	return us_handoff_port_ok(e->ho, e->id, e->addr, rip, rport, lport);
+}
+
 static int engine_tcp_create(struct us_engine *e)
 {
 	struct tcp_env env = {
@@ -44,6 +54,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.l4_csum_by_ip = e->port.tx_l4_csum,
 		.output = engine_tcp_output,
 		.ctx = e,
+		.port_ok = engine_port_ok,
 	};
 
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
@@ -161,10 +172,100 @@ void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
 	us_eth_input(e, m);
 }
 
+/* ARP reaches every engine: each keeps its own table (DESIGN.md: one
+ * writer per copy, no shared mutable state), and a reply may come back on
+ * another engine's queue than the request went out of. */
+static void engine_copy_arp(struct us_engine *e, const struct rte_mbuf *m)
+{
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		struct rte_mbuf *c;
+
+		if (k == e->id)
+			continue;
+		c = rte_pktmbuf_copy(m, e->pool, 0, UINT32_MAX);
+		if (c == NULL) {
+			US_STAT_INC(e, steer_drop_no_mbuf);
+			continue;
+		}
+		if (us_handoff_send(e->ho, e->id, k, &c, 1) == 1) {
+			US_STAT_INC(e, steer_arp_copies);
+		} else {
+			rte_pktmbuf_free(c);
+			US_STAT_INC(e, steer_drop_ring_full);
+		}
+	}
+}
+
+/* Sends each owner its frames in one burst; what a full ring refuses is
+ * freed and counted. */
+static void engine_handoff_flush(struct us_engine *e, struct rte_mbuf *out[][US_RX_BURST],
+				 const unsigned *nout)
+{
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		unsigned sent;
+
+		if (nout[k] == 0)
+			continue;
+		sent = us_handoff_send(e->ho, e->id, k, out[k], nout[k]);
+		US_STAT_ADD(e, steer_handoff_out, sent);
+		if (sent < nout[k]) {
+			rte_pktmbuf_free_bulk(out[k] + sent, nout[k] - sent);
+			US_STAT_ADD(e, steer_drop_ring_full, nout[k] - sent);
+		}
+	}
+}
+
+/* Keeps the frames this engine owns in pkts (returns how many) and hands
+ * the others to their owners. */
+static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *out[US_ENGINES_MAX][US_RX_BURST];
+	unsigned nout[US_ENGINES_MAX] = { 0 };
+	uint16_t keep = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		unsigned owner = e->id;
+		enum us_handoff_dest d = us_handoff_classify(e->ho, pkts[i], &owner);
+
+		if (d == US_HO_ALL)
+			engine_copy_arp(e, pkts[i]);
+		if (owner != e->id) {
+			out[owner][nout[owner]++] = pkts[i];
+			continue;
+		}
+		US_STAT_INC(e, steer_rx_own);
+		pkts[keep++] = pkts[i];
+	}
+	engine_handoff_flush(e, out, nout);
+	return keep;
+}
+
+/* Frames the other engines handed to this one, processed like received
+ * ones (the owner frees them). */
+static unsigned engine_handoff_input(struct us_engine *e)
+{
+	struct rte_mbuf *pkts[US_HANDOFF_BURST];
+	unsigned total = 0;
+
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		unsigned got;
+
+		if (k == e->id)
+			continue;
+		got = us_handoff_recv(e->ho, k, e->id, pkts, US_HANDOFF_BURST);
+		US_STAT_ADD(e, steer_handoff_in, got);
+		for (unsigned i = 0; i < got; i++)
+			us_engine_input(e, pkts[i]);
+		total += got;
+	}
+	return total;
+}
+
 unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 {
 	struct rte_mbuf *pkts[US_RX_BURST];
-	uint16_t n = 0;
+	uint16_t n = 0, local;
+	unsigned handed = 0;
 
 	/* One clock read per iteration: what tcp/ sees as "now" while it
 	 * processes this burst. */
@@ -174,12 +275,20 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
 	if (e->capture != NULL && n > 0)
 		nic_capture_burst(e->capture, pkts, n);
-	for (uint16_t i = 0; i < n; i++)
+	local = e->ho != NULL ? engine_steer(e, pkts, n) : n;
+	for (uint16_t i = 0; i < local; i++)
 		us_engine_input(e, pkts[i]);
+	if (e->ho != NULL)
+		handed = engine_handoff_input(e);
 	us_timer_run(&e->wheel, now_ns);
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
-	return n;
+	return n + handed;
+}
+
+void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
+{
+	e->ho = ho;
 }
 
 void us_engine_advance(struct us_engine *e, uint64_t now_ns)

@@ -125,6 +125,9 @@ struct us_engine {
 	 * port (0, m consumed) or -ENOENT (ICMP port unreachable follows). */
 	int (*udp_deliver)(void *ctx, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
 	void *udp_ctx;
+	/* Several engines (stack/handoff.h): frames owned by another engine go
+	 * there; NULL with one engine. */
+	struct us_handoff *ho;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

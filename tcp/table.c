@@ -102,7 +102,8 @@ void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l)
 }
 
 /* Next free local port for (local_ip, *, rip, rport), round robin over the
- * ephemeral range.  (Seastar-style RSS steering comes with multi-core.) */
+ * ephemeral range, skipping ports env.port_ok refuses (Seastar-style: with
+ * several engines the replies must hash to the caller's queue). */
 int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port)
 {
 	const unsigned range = TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1;
@@ -112,6 +113,8 @@ int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint1
 
 		ts->next_ephemeral = (uint16_t)(p >= TCP_EPHEMERAL_HI ? TCP_EPHEMERAL_LO : p + 1u);
 		if (tcp_listener_lookup(ts, ts->env.local_ip, p) != NULL)
+			continue;
+		if (ts->env.port_ok != NULL && !ts->env.port_ok(ts->env.ctx, rip, rport, p))
 			continue;
 		if (tcp_table_lookup(ts, ts->env.local_ip, p, rip, rport) == NULL) {
 			*port = p;

@@ -38,6 +38,8 @@ struct lg_opts {
 	uint32_t timeout_ms;  /* connect and response timeout */
 	bool quiet;           /* no progress lines */
 	bool stats;           /* print the stack's counters at the end */
+	unsigned engines;     /* --engines: connections split over N engines */
+	char lcores[32];      /* --lcores, default 0-(N-1) */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
