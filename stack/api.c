@@ -29,6 +29,7 @@
 #include "nic/nic.h"
 #include "stack/engine.h"
 #include "stack/handoff.h"
+#include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
 #include "stack/userstack.h"
@@ -68,6 +69,7 @@ struct us_stack {
 	unsigned n;                   /* engines */
 	struct api_engine eng[US_ENGINES_MAX];
 	struct us_handoff *ho;        /* n > 1 */
+	struct us_steer_caps steer;   /* the start-up probe's findings */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
 	struct api_listener listeners[API_MAX_LISTENERS];
@@ -225,10 +227,22 @@ static int api_port_up(struct us_stack *st)
 		return -ENOMEM;
 	}
 	int rc = nic_port_open(&st->cfg, st->pool, (uint16_t)st->n, &st->port, err, sizeof(err));
-	if (rc < 0)
+	if (rc < 0) {
 		fprintf(stderr, "userstack: %s: [port] device = '%s': %s\n", st->cfg.path,
 			st->cfg.device, err);
-	return rc;
+		return rc;
+	}
+	/* Issue 8: what the port can steer (a real rule created and destroyed),
+	 * in the start-up log and the counters. */
+	if (us_steer_probe(st->port.port_id, &st->steer) == 0) {
+		us_steer_caps_format(&st->steer, err, sizeof(err));
+		printf("userstack: %s; %u engine(s), %s\n", err, st->n,
+		       st->n == 1 ? "no hand-off" :
+		       st->port.rss ? "RSS on the port, hand-off for the rest" :
+		       "software owner rule + hand-off");
+		fflush(stdout);
+	}
+	return 0;
 }
 
 static int api_start(struct us_stack *st, const char *config_path, const char *argv0,
@@ -468,6 +482,9 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
 		(unsigned long)ns.rx_pkts, (unsigned long)ns.tx_pkts,
 		(unsigned long)ns.tx_dropped_full);
+	fprintf(out, "steer.flow_queue %d\nsteer.rss_ipv4_tcp %d\nsteer.port_rss %d\n"
+		"steer.reta_size %u\n", st->steer.flow_queue, st->steer.rss_ipv4_tcp,
+		st->port.rss, (unsigned)st->port.reta_size);
 	if (st->n > 1)
 		fprintf(out, "engines %u\n", st->n);
 	for (unsigned k = 0; k < st->n; k++) {
