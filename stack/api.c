@@ -28,6 +28,7 @@
 #include "config/config.h"
 #include "nic/nic.h"
 #include "stack/engine.h"
+#include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "nic/steer.h"
 #include "stack/idle.h"
@@ -39,6 +40,7 @@
 /* Types */
 
 #define API_MAX_LISTENERS 64
+#define API_MAX_RULES 65536u /* flow rules remembered per engine */
 
 struct api_listener {
 	struct us_tcp_handlers h;
@@ -152,6 +154,35 @@ static int api_lcores(struct us_stack *st)
 	return 0;
 }
 
+/* Where the probe created a real 5-tuple rule, every connection gets one
+ * steering it to its engine (stack/flowrule.h); elsewhere RSS + hand-off
+ * do it all.  A failure here only costs hand-offs. */
+static int api_flowrules(struct us_stack *st)
+{
+	struct us_flowrule_ops ops = us_flowrule_rte_ops;
+	char name[32];
+	static unsigned seq;
+
+	if (!st->steer.flow_queue)
+		return 0;
+	ops.ctx = &st->port.port_id;
+	for (unsigned k = 0; k < st->n; k++) {
+		struct us_flowrules *fr;
+
+		snprintf(name, sizeof(name), "usfr%u_%u", __atomic_fetch_add(&seq, 1,
+									 __ATOMIC_RELAXED), k);
+		fr = us_flowrule_create(&ops, (uint16_t)k, RTE_MIN(st->cfg.tcp.max_conns,
+								   API_MAX_RULES), name);
+		if (fr == NULL) {
+			fprintf(stderr, "userstack: engine %u: no flow rules (%s), RSS and "
+				"hand-off only\n", k, strerror(errno));
+			continue;
+		}
+		us_engine_set_flowrules(st->eng[k].engine, fr);
+	}
+	return 0;
+}
+
 /* Several engines: the software owner rule mirrors the port's RSS (our
  * symmetric key, round-robin RETA); without NIC RSS it is the convention
  * every engine (and a userstack peer over memif) shares. */
@@ -176,7 +207,7 @@ static int api_handoff(struct us_stack *st)
 	}
 	for (unsigned k = 0; k < st->n; k++)
 		us_engine_set_handoff(st->eng[k].engine, st->ho);
-	return 0;
+	return api_flowrules(st);
 }
 
 static int api_engine_start(struct us_stack *st, unsigned k)

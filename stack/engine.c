@@ -11,6 +11,7 @@
 
 #include "config/log.h"
 #include "stack/engine_priv.h"
+#include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "stack/telemetry.h"
 
@@ -44,6 +45,17 @@ static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lpo
 	return us_handoff_port_ok(e->ho, e->id, e->addr, rip, rport, lport);
 }
 
+/* Connections entering or leaving the table: their rule follows (queued,
+ * applied at the end of the iteration). */
+static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
+			      uint16_t rport, bool open)
+{
+	struct us_engine *e = ctx;
+
+	if (e->rules != NULL)
+		us_flowrule_note(e->rules, lip, lport, rip, rport, open);
+}
+
 static int engine_tcp_create(struct us_engine *e)
 {
 	struct tcp_env env = {
@@ -55,6 +67,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.output = engine_tcp_output,
 		.ctx = e,
 		.port_ok = engine_port_ok,
+		.conn_event = engine_conn_event,
 	};
 
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
@@ -84,6 +97,8 @@ static void engine_free(struct us_engine *e)
 	us_telemetry_detach(e);
 	if (e->tcp)
 		tcp_stack_destroy(e->tcp);
+	/* After TCP: its last removals are queued; every rule goes. */
+	us_flowrule_destroy(e->rules);
 	us_arp_fini(e);
 	us_ip_fini(e);
 	/* Queued frames are dropped, not sent: the port may be gone already. */
@@ -283,7 +298,16 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	us_timer_run(&e->wheel, now_ns);
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
+	/* Rule changes after the burst went out: the NIC's rule engine never
+	 * delays a segment. */
+	if (e->rules != NULL)
+		us_flowrule_apply(e->rules, US_FLOWRULE_BATCH);
 	return n + handed;
+}
+
+void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
+{
+	e->rules = fr;
 }
 
 void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
@@ -332,6 +356,12 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	fprintf(out, "tcp_%s %" PRIu64 "  # %s\n", #name, ts->name, desc);
 	TCP_COUNTERS(US_X_PRINT_TCP)
 #undef US_X_PRINT_TCP
+	if (e->rules == NULL)
+		return;
+#define US_X_PRINT_FR(name, desc) \
+	fprintf(out, "flow_%s %" PRIu64 "  # %s\n", #name, e->rules->stats.name, desc);
+	US_FLOWRULE_COUNTERS(US_X_PRINT_FR)
+#undef US_X_PRINT_FR
 }
 
 int64_t us_engine_counter(const struct us_engine *e, const char *name)
@@ -343,6 +373,13 @@ int64_t us_engine_counter(const struct us_engine *e, const char *name)
 		return (int64_t)e->stats.n;
 	STACK_COUNTERS(US_X_FIND)
 #undef US_X_FIND
+	if (e->rules != NULL && strncmp(name, "flow_", 5) == 0) {
+#define US_X_FIND_FR(n, desc) \
+		if (strcmp(name + 5, #n) == 0) \
+			return (int64_t)e->rules->stats.n;
+		US_FLOWRULE_COUNTERS(US_X_FIND_FR)
+#undef US_X_FIND_FR
+	}
 	/* TCP counters are named with a "tcp_" prefix, as printed. */
 	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)
 		return -1;

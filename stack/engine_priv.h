@@ -128,6 +128,8 @@ struct us_engine {
 	/* Several engines (stack/handoff.h): frames owned by another engine go
 	 * there; NULL with one engine. */
 	struct us_handoff *ho;
+	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
+	struct us_flowrules *rules;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

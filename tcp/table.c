@@ -73,11 +73,19 @@ void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c)
 {
 	c->hash = tuple_hash(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
 	LIST_INSERT_HEAD(&ts->buckets[c->hash & (ts->nbuckets - 1)], c, hash_link);
+	if (ts->env.conn_event != NULL)
+		ts->env.conn_event(ts->env.ctx, c->local_ip, c->local_port, c->remote_ip,
+				   c->remote_port, true);
 }
 
 void tcp_table_remove(struct tcp_conn *c)
 {
+	const struct tcp_env *env = &c->ts->env;
+
 	LIST_REMOVE(c, hash_link);
+	if (env->conn_event != NULL)
+		env->conn_event(env->ctx, c->local_ip, c->local_port, c->remote_ip,
+				c->remote_port, false);
 }
 
 /* A listener bound to 0 (any address) matches every local address. */

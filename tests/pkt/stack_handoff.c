@@ -21,6 +21,7 @@
 #include "nic/rss.h"
 #include "nic/steer_model.h"
 #include "stack/engine_priv.h"
+#include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "tests/unit/stack/harness.h"
 #include "tcp/tcp.h"
@@ -81,6 +82,7 @@ static void multi_finish(struct multi *t)
 		us_engine_destroy(t->h[k].e);
 	}
 	us_handoff_destroy(t->ho);
+	assert_int_equal(t->nic.nb_rules, 0); /* every rule left with its engine */
 	us_steer_model_free(&t->nic);
 	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
 }
@@ -256,6 +258,71 @@ static void test_handoff_rules_all_to_queue0(void **state)
 	assert_int_equal(t.to_queue[1] + t.to_queue[2] + t.to_queue[3], 0);
 	for (unsigned k = 1; k < 4; k++)
 		assert_true(us_engine_counter(t.h[k].e, "steer_handoff_in") > 0);
+	for (uint32_t i = 0; i < t.nic.capacity; i++) /* the test's own rules */
+		assert_int_equal(us_steer_model_remove(&t.nic, &t.nic.rules[i].tuple), 0);
+	multi_finish(&t);
+}
+
+/* The flow-rule backend over the NIC model. */
+static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
+{
+	*h = NULL;
+	return us_steer_model_insert(ctx, tu, queue);
+}
+
+static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
+{
+	(void)h;
+	return us_steer_model_remove(ctx, tu);
+}
+
+/* Rules where the NIC has room (4 of 32 flows): those flows' frames reach
+ * their owner directly from then on, the rest stay on hand-off (counted as
+ * refused); a reset connection's rule is removed. */
+static void test_flow_rules_then_handoff(void **state)
+{
+	static struct multi t;
+	static unsigned seq;
+	const struct us_flowrule_ops ops = { .install = model_install,
+					     .remove = model_remove, .ctx = &t.nic };
+	struct us_rss other;
+	char name[16];
+	uint64_t installed = 0, full = 0, removed = 0, ruled_frames;
+	(void)state;
+
+	multi_start(&t, 2);
+	assert_int_equal(us_rss_init(&other, us_rss_key_default, US_RSS_KEY_LEN, 128, 2), 0);
+	assert_int_equal(us_steer_model_init(&t.nic, &other, 4), 0);
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "fr%u", seq++);
+		struct us_flowrules *fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
+		assert_non_null(fr);
+		us_engine_set_flowrules(t.h[k].e, fr);
+	}
+	handoff_script(&t); /* every frame still ends at its owner */
+	for (unsigned k = 0; k < 2; k++) {
+		installed += (uint64_t)us_engine_counter(t.h[k].e, "flow_rules_installed");
+		full += (uint64_t)us_engine_counter(t.h[k].e, "flow_rules_full");
+	}
+	assert_int_equal(installed, 4);
+	assert_int_equal(full, NFLOWS - 4);
+	ruled_frames = t.nic.stats.classify_rule;
+	assert_true(ruled_frames > 0);
+	for (uint32_t i = 0; i < t.nic.capacity; i++) {
+		unsigned f = rte_be_to_cpu_16(t.nic.rules[i].tuple.sport) - PEER_PORT0;
+
+		assert_true(t.nic.rules[i].used);
+		assert_int_equal(t.nic.rules[i].queue, owner_of(&t, f));
+	}
+	/* The peer resets every flow: the rules go with the TCBs. */
+	for (unsigned f = 0; f < NFLOWS; f++)
+		deliver(&t, f, seg(f, RTE_TCP_RST_FLAG, t.peer_seq[f], 0, 0));
+	run_engines(&t);
+	for (unsigned k = 0; k < 2; k++)
+		removed += (uint64_t)us_engine_counter(t.h[k].e, "flow_rules_removed");
+	assert_int_equal(removed, 4);
+	assert_int_equal(t.nic.nb_rules, 0);
+	assert_int_equal(t.nic.stats.remove_ok, 4);
 	multi_finish(&t);
 }
 
@@ -313,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_handoff_rss_disagrees),
 		cmocka_unit_test(test_handoff_rules_all_to_queue0),
 		cmocka_unit_test(test_connect_picks_port_on_own_queue),
+		cmocka_unit_test(test_flow_rules_then_handoff),
 		cmocka_unit_test(test_owner_symmetric),
 	};
 
