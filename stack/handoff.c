@@ -88,8 +88,35 @@ bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, uint32_t lip,
 	return h == NULL || us_handoff_owner(h, rip, lip, rport, lport) == self;
 }
 
-/* Only unfragmented IPv4/TCP has an owner: a fragment carries no ports (its
- * datagram is reassembled where it arrived), everything else is local. */
+/* RFC 792 / RFC 1122 3.2.2: an ICMP error (unreachable, time exceeded,
+ * parameter problem; source quench is obsolete) quotes the IP header and
+ * first 8 bytes of a segment WE sent: its owner is the connection's owner
+ * (local -> remote in the quote), so path MTU news reaches the right TCB. */
+static bool handoff_icmp_owner(const struct us_handoff *h, const struct rte_mbuf *m,
+			       const struct rte_ipv4_hdr *ip, unsigned ihl, unsigned *owner)
+{
+	const uint8_t *icmp = (const uint8_t *)ip + ihl;
+	const struct rte_ipv4_hdr *q = (const struct rte_ipv4_hdr *)(icmp + 8);
+	const struct rte_tcp_hdr *qt;
+	size_t off = sizeof(struct rte_ether_hdr) + ihl + 8;
+	unsigned qihl;
+
+	if (rte_pktmbuf_data_len(m) < off + sizeof(*q) ||
+	    (icmp[0] != 3 && icmp[0] != 11 && icmp[0] != 12))
+		return false;
+	qihl = (q->version_ihl & 0x0f) * 4u;
+	if (q->next_proto_id != IPPROTO_TCP || qihl < sizeof(*q) ||
+	    rte_pktmbuf_data_len(m) < off + qihl + 4u)
+		return false;
+	qt = (const struct rte_tcp_hdr *)((const uint8_t *)q + qihl);
+	*owner = us_handoff_owner(h, rte_be_to_cpu_32(q->dst_addr), rte_be_to_cpu_32(q->src_addr),
+				  rte_be_to_cpu_16(qt->dst_port), rte_be_to_cpu_16(qt->src_port));
+	return true;
+}
+
+/* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner: a
+ * fragment carries no ports (its datagram is reassembled where it arrived),
+ * everything else is local. */
 enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
 					 unsigned *owner)
 {
@@ -108,8 +135,11 @@ enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struc
 		return US_HO_LOCAL;
 	ip = (const struct rte_ipv4_hdr *)(eth + 1);
 	ihl = (ip->version_ihl & 0x0f) * 4u;
-	if (ip->next_proto_id != IPPROTO_TCP || ihl < sizeof(*ip) ||
-	    rte_ipv4_frag_pkt_is_fragmented(ip) ||
+	if (ihl < sizeof(*ip) || rte_ipv4_frag_pkt_is_fragmented(ip))
+		return US_HO_LOCAL;
+	if (ip->next_proto_id == IPPROTO_ICMP)
+		return handoff_icmp_owner(h, m, ip, ihl, owner) ? US_HO_OWNER : US_HO_LOCAL;
+	if (ip->next_proto_id != IPPROTO_TCP ||
 	    rte_pktmbuf_data_len(m) < sizeof(*eth) + ihl + 4u)
 		return US_HO_LOCAL;
 	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl);

@@ -14,7 +14,8 @@
  * sent the SYN, and a listener replicated on every engine accepts a passive
  * open on the engine the SYN's tuple hashes to.  ARP frames are copied to
  * every engine (each keeps its own table, DESIGN.md: read-mostly state
- * published by message); other frames stay where they arrived.
+ * published by message); ICMP errors quoting a TCP segment go to its
+ * connection's owner; other frames stay where they arrived.
  *
  * No locks: each ring has one writer engine and one reader engine.
  */

@@ -358,6 +358,39 @@ static void test_connect_picks_port_on_own_queue(void **state)
 	multi_finish(&t);
 }
 
+/* An ICMP "fragmentation needed" quoting a segment of flow f reaches f's
+ * owner whichever queue it came in on; an echo request stays where it is. */
+static void test_icmp_error_goes_to_owner(void **state)
+{
+	static struct multi t;
+	uint8_t msg[8 + 20 + 8] = { 3, 4, 0, 0, 0, 0, 0x05, 0x00 };
+	struct rte_ipv4_hdr *q = (struct rte_ipv4_hdr *)(msg + 8);
+	uint16_t ports[2];
+	unsigned f = 0, o, other;
+	(void)state;
+
+	multi_start(&t, 2);
+	o = owner_of(&t, f);
+	other = 1 - o;
+	q->version_ihl = 0x45;
+	q->total_length = rte_cpu_to_be_16(1500);
+	q->next_proto_id = IPPROTO_TCP;
+	q->src_addr = rte_cpu_to_be_32(H_OUR_IP);
+	q->dst_addr = rte_cpu_to_be_32(H_PEER_IP);
+	/* The quoted TCP header's first 8 bytes: ports, then sequence. */
+	ports[0] = rte_cpu_to_be_16(OUR_PORT);
+	ports[1] = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
+	memcpy(msg + 8 + 20, ports, sizeof(ports));
+	*(uint16_t *)(msg + 2) = (uint16_t)~rte_raw_cksum(msg, sizeof(msg));
+	t.h[other].port.rx[t.h[other].port.nrx++] =
+		h_ipv4(H_GW_IP, H_OUR_IP, IPPROTO_ICMP, 3, 0, msg, sizeof(msg));
+	run_engines(&t);
+	assert_int_equal(us_engine_counter(t.h[other].e, "steer_handoff_out"), 1);
+	assert_int_equal(us_engine_counter(t.h[other].e, "icmp_rx"), 0);
+	assert_int_equal(us_engine_counter(t.h[o].e, "icmp_errors_to_tcp"), 1);
+	multi_finish(&t);
+}
+
 /* The owner rule is symmetric: a segment and its reply have one owner. */
 static void test_owner_symmetric(void **state)
 {
@@ -381,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_handoff_rules_all_to_queue0),
 		cmocka_unit_test(test_connect_picks_port_on_own_queue),
 		cmocka_unit_test(test_flow_rules_then_handoff),
+		cmocka_unit_test(test_icmp_error_goes_to_owner),
 		cmocka_unit_test(test_owner_symmetric),
 	};
 
