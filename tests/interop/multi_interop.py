@@ -78,9 +78,10 @@ def case_memif(args, run, secs=5, conns=64):
     cli_c = engine_counters(run.log("loadgen.log"))
     show("us-httpecho", srv_c)
     show("us-loadgen", cli_c)
-    for ln in run.log("httpecho.log").splitlines():
-        if ln.startswith("httpecho.e"):
-            ei.say("  " + ln)
+    for who, name in (("us-httpecho", "httpecho.log"), ("us-loadgen", "loadgen.log")):
+        for ln in run.log(name).splitlines():
+            if ln.startswith("httpecho.e") or "steering:" in ln:
+                ei.say(f"  {who}: " + ln.strip())
     for who, ctr in (("us-httpecho", srv_c), ("us-loadgen", cli_c)):
         for k in (0, 1):
             c = ctr[k]
