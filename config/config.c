@@ -147,6 +147,8 @@ static const struct cfg_key cfg_keys[] = {
 	  0, 0, NULL },
 	{ "impair", "tx", CFG_T_IMPAIR, CFG_OFF(impair_tx), sizeof(((struct us_config *)0)->impair_tx),
 	  0, 0, NULL },
+	/* Engines (stack/handoff.h), each on its own lcore of [eal] lcores. */
+	CFG_NUM("engine", "count", CFG_T_U32, engine_count, 1, 16),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
@@ -671,6 +673,7 @@ void us_config_defaults(struct us_config *cfg)
 	strcpy(cfg->log_level_us, "notice");
 	cfg->capture_snaplen = 65535;
 	cfg->idle_spin = 1000;
+	cfg->engine_count = 1;
 }
 
 int us_config_load(const char *path, struct us_config *cfg, char *err, size_t errlen)

@@ -84,6 +84,7 @@ struct us_config {
 	 * "" = off (also what "none" becomes). */
 	char impair_rx[US_CFG_STR];   /* rx = SPEC: frames from the port, before the stack */
 	char impair_tx[US_CFG_STR];   /* tx = SPEC: frames from the stack, before the port */
+	uint32_t engine_count;        /* count = engines, one RX/TX queue each, default 1 */
 };
 
 /* Prototypes */

@@ -31,6 +31,8 @@ struct nic_stats {
 #undef NIC_X_FIELD
 };
 
+#define NIC_MAX_QUEUES 16
+
 struct nic_port {
 	uint16_t port_id;
 	uint16_t nb_queues;
@@ -40,7 +42,14 @@ struct nic_port {
 	bool tx_l4_csum;   /* NIC fills TCP/UDP checksums (from the pseudo-header sum) */
 	bool rx_csum;      /* NIC validates checksums and flags mbufs */
 	bool started;
-	struct nic_stats stats;
+	struct nic_stats stats;  /* one queue: the port; several: see qstats */
+	/* Several queues: RSS configured with us_rss_key_symmetric and a
+	 * round-robin RETA of reta_size entries (rss false: the PMD spreads
+	 * flows its own way, or not at all).  Counters per queue, each written
+	 * only by the engine owning the queue. */
+	bool rss;
+	uint16_t reta_size;
+	struct nic_stats qstats[NIC_MAX_QUEUES];
 };
 
 /* The EAL command line built from the [eal] and [port] sections.  argv points
@@ -74,6 +83,8 @@ int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_
 uint16_t nic_rx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 uint16_t nic_tx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 void nic_port_close(struct nic_port *port);
+/* The port's counters summed over its queues. */
+void nic_port_stats(const struct nic_port *port, struct nic_stats *sum);
 void nic_eal_cleanup(void);
 
 /* The pieces of nic_eal_init, exposed so they can be tested without EAL. */

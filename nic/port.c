@@ -13,9 +13,19 @@
 
 #include "config/log.h"
 #include "nic/nic.h"
+#include "nic/rss.h"
 
 #define NIC_POOL_CACHE 256
 #define NIC_LINK_POLL_MS 100
+
+/* us_rss_key_symmetric's 16-bit pattern over the longest key PMDs take
+ * (i40e/ice: 52 bytes); the 40-byte ones read a prefix. */
+static const uint8_t port_rss_key[US_RSS_KEY_MAX] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d,
+	0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d,
+	0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
 
 /* The port named by [port] device, or the only port when no device is named
  * (the device then came from extra_args). */
@@ -82,11 +92,40 @@ static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queue
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
 		port->rx_csum = true;
 	}
-	/* Several queues: let RSS spread flows, with the hash fields the PMD has. */
+	/* Several queues: let RSS spread flows, with the hash fields the PMD has
+	 * and our symmetric key, so that the engines compute the same owner in
+	 * software (stack/handoff.h) for both directions of a connection. */
 	if (nb_queues > 1 && (info->flow_type_rss_offloads & rss) != 0) {
 		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf->rx_adv_conf.rss_conf.rss_hf = info->flow_type_rss_offloads & rss;
+		if (info->hash_key_size == US_RSS_KEY_LEN || info->hash_key_size == US_RSS_KEY_MAX) {
+			conf->rx_adv_conf.rss_conf.rss_key = (uint8_t *)port_rss_key;
+			conf->rx_adv_conf.rss_conf.rss_key_len = info->hash_key_size;
+		}
+		port->rss = true;
 	}
+}
+
+/* The RETA the engines mirror: entry i -> queue i % N (us_rss_init). */
+static void port_reta(struct nic_port *port, const struct rte_eth_dev_info *info)
+{
+	struct rte_eth_rss_reta_entry64 reta[US_RSS_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	uint16_t size = info->reta_size;
+
+	if (!port->rss || size == 0 || size > US_RSS_RETA_MAX)
+		return;
+	memset(reta, 0, sizeof(reta));
+	for (uint16_t i = 0; i < size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			i % port->nb_queues;
+	}
+	if (rte_eth_dev_rss_reta_update(port->port_id, reta, size) == 0)
+		port->reta_size = size;
+	else
+		US_LOG(nic, WARNING, "port %u: RETA update refused; the engines' owner "
+		       "computation may disagree with the NIC (hand-offs will fix it)\n",
+		       (unsigned)port->port_id);
 }
 
 static int port_queues(struct nic_port *port, const struct rte_eth_dev_info *info,
@@ -174,7 +213,8 @@ static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
 			 rte_strerror(-rc));
 		return rc;
 	}
-	if (port->nb_queues > info.max_rx_queues || port->nb_queues > info.max_tx_queues) {
+	if (port->nb_queues > info.max_rx_queues || port->nb_queues > info.max_tx_queues ||
+	    port->nb_queues > NIC_MAX_QUEUES) {
 		snprintf(err, errlen, "%u queues asked, the port has %u RX and %u TX: "
 			 "use fewer lcores", (unsigned)port->nb_queues,
 			 (unsigned)info.max_rx_queues, (unsigned)info.max_tx_queues);
@@ -248,6 +288,12 @@ int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_
 		return rc;
 	}
 	port->started = true;
+	{
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(port->port_id, &info) == 0)
+			port_reta(port, &info);
+	}
 	rc = rte_eth_macaddr_get(port->port_id, &port->mac);
 	if (rc != 0) {
 		snprintf(err, errlen, "port %u: MAC address: %s", (unsigned)port->port_id,
@@ -264,21 +310,36 @@ uint16_t nic_rx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, u
 {
 	uint16_t got = rte_eth_rx_burst(port->port_id, queue, pkts, n);
 
-	port->stats.rx_pkts += got;
+	/* Each queue's counters are written by its own engine only. */
+	if (port->nb_queues == 1)
+		port->stats.rx_pkts += got;
+	else
+		port->qstats[queue].rx_pkts += got;
 	return got;
 }
 
 uint16_t nic_tx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t sent = rte_eth_tx_burst(port->port_id, queue, pkts, n);
+	struct nic_stats *st = port->nb_queues == 1 ? &port->stats : &port->qstats[queue];
 
-	port->stats.tx_pkts += sent;
+	st->tx_pkts += sent;
 	if (sent < n) {
 		/* Ownership: nic_tx consumes every mbuf; the rest are dropped here. */
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
-		port->stats.tx_dropped_full += n - sent;
+		st->tx_dropped_full += n - sent;
 	}
 	return sent;
+}
+
+void nic_port_stats(const struct nic_port *port, struct nic_stats *sum)
+{
+	*sum = port->stats;
+	for (uint16_t q = 0; q < NIC_MAX_QUEUES; q++) {
+#define NIC_X_SUM(name, desc) sum->name += port->qstats[q].name;
+		NIC_COUNTERS(NIC_X_SUM)
+#undef NIC_X_SUM
+	}
 }
 
 void nic_port_close(struct nic_port *port)

@@ -1,4 +1,4 @@
-/* stack/api.c: the public API (stack/userstack.h) over one engine.
+/* stack/api.c: the public API (stack/userstack.h) over N engines.
  *
  * us_init wires the rooms together: config/ -> nic/ (EAL, pool, port) ->
  * stack/ engine (which owns tcp/).  us_run is the engine loop of DESIGN.md:
@@ -20,12 +20,17 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include "config/config.h"
 #include "nic/nic.h"
 #include "stack/engine.h"
+#include "stack/flowrule.h"
+#include "stack/handoff.h"
+#include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
 #include "stack/userstack.h"
@@ -35,19 +40,38 @@
 /* Types */
 
 #define API_MAX_LISTENERS 64
+#define API_MAX_RULES 65536u /* flow rules remembered per engine */
 
 struct api_listener {
 	struct us_tcp_handlers h;
 	void *ctx;
 };
 
+struct us_stack;
+
+/* One engine with everything its thread touches: its queue, descriptor
+ * table and idle state.  Nothing here is read by another engine. */
+struct api_engine {
+	struct us_stack *st;
+	unsigned k;                   /* engine index = its RX/TX queue */
+	unsigned lcore;               /* the EAL lcore running it */
+	struct us_engine *engine;
+	struct us_sock_table *socks;  /* the engine's descriptors (us_socket.h) */
+	struct us_idle idle;          /* [engine] idle back-off */
+	/* us_launch */
+	int (*fn)(struct us_stack *st, unsigned engine, void *arg);
+	void *arg;
+	int rc;
+} __rte_cache_aligned;
+
 struct us_stack {
 	struct us_config cfg;
 	struct rte_mempool *pool;
 	struct nic_port port;
-	struct us_engine *engine;
-	struct us_sock_table *socks; /* the engine's descriptors (us_socket.h) */
-	struct us_idle idle;          /* [engine] idle back-off */
+	unsigned n;                   /* engines */
+	struct api_engine eng[US_ENGINES_MAX];
+	struct us_handoff *ho;        /* n > 1 */
+	struct us_steer_caps steer;   /* the start-up probe's findings */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
 	struct api_listener listeners[API_MAX_LISTENERS];
@@ -68,14 +92,16 @@ static uint64_t api_now_ns(const struct us_stack *st)
  * iteration on the real clock per poll. */
 static uint64_t api_drv_now(void *ctx)
 {
-	return api_now_ns(ctx);
+	const struct api_engine *ae = ctx;
+
+	return api_now_ns(ae->st);
 }
 
 /* One loop iteration; an idle engine backs off (stack/idle.h). */
-static void api_poll(struct us_stack *st)
+static void api_poll(struct api_engine *ae)
 {
-	unsigned frames = us_engine_poll(st->engine, api_now_ns(st));
-	uint64_t ns = us_idle_next(&st->idle, frames);
+	unsigned frames = us_engine_poll(ae->engine, api_now_ns(ae->st));
+	uint64_t ns = us_idle_next(&ae->idle, frames);
 
 	if (ns > 0) {
 		struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
@@ -89,35 +115,141 @@ static void api_drv_poll(void *ctx)
 	api_poll(ctx);
 }
 
-/* Port glue: the engine sees nic/ through us_port_ops */
+/* Port glue: the engine sees its queue of nic/ through us_port_ops */
 
 static uint16_t api_port_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
-	return nic_rx(ctx, 0, pkts, n);
+	struct api_engine *ae = ctx;
+
+	return nic_rx(&ae->st->port, (uint16_t)ae->k, pkts, n);
 }
 
 static uint16_t api_port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
-	return nic_tx(ctx, 0, pkts, n);
+	struct api_engine *ae = ctx;
+
+	return nic_tx(&ae->st->port, (uint16_t)ae->k, pkts, n);
 }
 
 /* Life cycle */
 
-static int api_start(struct us_stack *st, const char *config_path, const char *argv0)
+/* Engine k runs on the k-th enabled lcore, the main one first (so one
+ * engine needs no thread of its own). */
+static int api_lcores(struct us_stack *st)
+{
+	unsigned k = 0, lc;
+
+	if (rte_lcore_count() < st->n) {
+		fprintf(stderr, "userstack: %s: [engine] count = %u needs as many lcores, "
+			"[eal] lcores = '%s' gives %u\n", st->cfg.path, st->n, st->cfg.lcores,
+			rte_lcore_count());
+		return -EINVAL;
+	}
+	st->eng[k++].lcore = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (k == st->n)
+			break;
+		st->eng[k++].lcore = lc;
+	}
+	return 0;
+}
+
+/* Where the probe created a real 5-tuple rule, every connection gets one
+ * steering it to its engine (stack/flowrule.h); elsewhere RSS + hand-off
+ * do it all.  A failure here only costs hand-offs. */
+static int api_flowrules(struct us_stack *st)
+{
+	struct us_flowrule_ops ops = us_flowrule_rte_ops;
+	char name[32];
+	static unsigned seq;
+
+	if (!st->steer.flow_queue)
+		return 0;
+	ops.ctx = &st->port.port_id;
+	for (unsigned k = 0; k < st->n; k++) {
+		struct us_flowrules *fr;
+
+		snprintf(name, sizeof(name), "usfr%u_%u", __atomic_fetch_add(&seq, 1,
+									 __ATOMIC_RELAXED), k);
+		fr = us_flowrule_create(&ops, (uint16_t)k, RTE_MIN(st->cfg.tcp.max_conns,
+								   API_MAX_RULES), name);
+		if (fr == NULL) {
+			fprintf(stderr, "userstack: engine %u: no flow rules (%s), RSS and "
+				"hand-off only\n", k, strerror(errno));
+			continue;
+		}
+		us_engine_set_flowrules(st->eng[k].engine, fr);
+	}
+	return 0;
+}
+
+/* Several engines: the software owner rule mirrors the port's RSS (our
+ * symmetric key, round-robin RETA); without NIC RSS it is the convention
+ * every engine (and a userstack peer over memif) shares. */
+static int api_handoff(struct us_stack *st)
+{
+	struct us_rss rss;
+	uint16_t reta = st->port.reta_size ? st->port.reta_size : 128;
+	char name[16];
+	static unsigned seq;
+
+	if (st->n == 1)
+		return 0;
+	if (us_rss_init(&rss, us_rss_key_symmetric, US_RSS_KEY_LEN, reta, (uint16_t)st->n) < 0 &&
+	    us_rss_init(&rss, us_rss_key_symmetric, US_RSS_KEY_LEN, 128, (uint16_t)st->n) < 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%u", __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	st->ho = us_handoff_create(st->n, &rss, name);
+	if (st->ho == NULL) {
+		fprintf(stderr, "userstack: cannot create the hand-off rings: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	for (unsigned k = 0; k < st->n; k++)
+		us_engine_set_handoff(st->eng[k].engine, st->ho);
+	return api_flowrules(st);
+}
+
+static int api_engine_start(struct us_stack *st, unsigned k)
+{
+	struct api_engine *ae = &st->eng[k];
+
+	ae->st = st;
+	ae->k = k;
+	ae->idle = (struct us_idle){ .max_ns = (uint64_t)st->cfg.idle_sleep_max_us * 1000u,
+				     .spin = st->cfg.idle_spin };
+	struct us_port_ops ops = {
+		.rx = api_port_rx, .tx = api_port_tx, .ctx = ae,
+		.mac = st->port.mac, .mtu = st->port.mtu,
+		.tx_ip_csum = st->port.tx_ip_csum, .tx_l4_csum = st->port.tx_l4_csum,
+		.rx_csum = st->port.rx_csum,
+	};
+	ae->engine = us_engine_create(k, &st->cfg, st->pool, &ops, api_now_ns(st));
+	if (ae->engine == NULL) {
+		int rc = -errno;
+		fprintf(stderr, "userstack: cannot create engine %u: %s\n", k, strerror(errno));
+		return rc;
+	}
+	(void)us_engine_telemetry(ae->engine, &st->port); /* optional: works without */
+	struct us_sock_driver drv = { .now_ns = api_drv_now, .poll = api_drv_poll, .ctx = ae };
+	/* A descriptor per connection the engine allows, plus listeners and
+	 * epoll instances. */
+	unsigned cap = st->cfg.tcp.max_conns + 1024u;
+	ae->socks = us_sock_table_create(ae->engine, k,
+					 cap < US_FD_MAX_PER_TABLE ? cap : US_FD_MAX_PER_TABLE, &drv);
+	if (ae->socks == NULL) {
+		int rc = -errno;
+		fprintf(stderr, "userstack: cannot create the descriptor table: %s\n",
+			strerror(errno));
+		return rc;
+	}
+	return 0;
+}
+
+static int api_port_up(struct us_stack *st)
 {
 	char err[512];
 
-	if (us_config_load(config_path, &st->cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "userstack: %s\n", err);
-		return -EINVAL;
-	}
-	int rc = nic_eal_init(&st->cfg, argv0);
-	if (rc < 0)
-		return rc;
-	st->eal_up = true;
-	st->tsc_hz = rte_get_tsc_hz();
-	st->idle = (struct us_idle){ .max_ns = (uint64_t)st->cfg.idle_sleep_max_us * 1000u,
-				     .spin = st->cfg.idle_spin };
 	st->pool = nic_pool_create(&st->cfg, "us_pool0");
 	if (st->pool == NULL) {
 		fprintf(stderr, "userstack: cannot create mbuf pool of %u mbufs: %s "
@@ -125,51 +257,74 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 			st->cfg.mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	rc = nic_port_open(&st->cfg, st->pool, 1, &st->port, err, sizeof(err));
+	int rc = nic_port_open(&st->cfg, st->pool, (uint16_t)st->n, &st->port, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "userstack: %s: [port] device = '%s': %s\n", st->cfg.path,
 			st->cfg.device, err);
 		return rc;
 	}
-	struct us_port_ops ops = {
-		.rx = api_port_rx, .tx = api_port_tx, .ctx = &st->port,
-		.mac = st->port.mac, .mtu = st->port.mtu,
-		.tx_ip_csum = st->port.tx_ip_csum, .tx_l4_csum = st->port.tx_l4_csum,
-		.rx_csum = st->port.rx_csum,
-	};
-	st->engine = us_engine_create(0, &st->cfg, st->pool, &ops, api_now_ns(st));
-	if (st->engine == NULL) {
-		rc = -errno;
-		fprintf(stderr, "userstack: cannot create engine: %s\n", strerror(errno));
-		return rc;
+	/* Issue 8: what the port can steer (a real rule created and destroyed),
+	 * in the start-up log and the counters. */
+	if (us_steer_probe(st->port.port_id, &st->steer) == 0) {
+		us_steer_caps_format(&st->steer, err, sizeof(err));
+		printf("userstack: %s; %u engine(s), %s\n", err, st->n,
+		       st->n == 1 ? "no hand-off" :
+		       st->port.rss ? "RSS on the port, hand-off for the rest" :
+		       "software owner rule + hand-off");
+		fflush(stdout);
 	}
-	(void)us_engine_telemetry(st->engine, &st->port); /* optional: works without */
-	struct us_sock_driver drv = { .now_ns = api_drv_now, .poll = api_drv_poll, .ctx = st };
-	/* A descriptor per connection the engine allows, plus listeners and
-	 * epoll instances. */
-	unsigned cap = st->cfg.tcp.max_conns + 1024u;
-	st->socks = us_sock_table_create(st->engine, 0,
-					 cap < US_FD_MAX_PER_TABLE ? cap : US_FD_MAX_PER_TABLE, &drv);
-	if (st->socks == NULL) {
-		rc = -errno;
-		fprintf(stderr, "userstack: cannot create the descriptor table: %s\n",
-			strerror(errno));
-		return rc;
-	}
-	us_sock_table_bind_thread(st->socks);
-	struct in_addr a = { .s_addr = htonl(st->cfg.addr) };
-	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
-	us_engine_announce(st->engine);
-	us_engine_flush(st->engine);
 	return 0;
 }
 
-struct us_stack *us_init(const char *config_path, const char *argv0)
+static int api_start(struct us_stack *st, const char *config_path, const char *argv0,
+		     const struct us_init_opts *o)
+{
+	char err[512];
+
+	if (us_config_load(config_path, &st->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "userstack: %s\n", err);
+		return -EINVAL;
+	}
+	if (o != NULL && o->lcores != NULL)
+		snprintf(st->cfg.lcores, sizeof(st->cfg.lcores), "%s", o->lcores);
+	if (o != NULL && o->engines > 0)
+		st->cfg.engine_count = o->engines;
+	st->n = st->cfg.engine_count ? st->cfg.engine_count : 1;
+	if (st->n > US_ENGINES_MAX) {
+		fprintf(stderr, "userstack: %u engines asked, at most %u\n", st->n,
+			US_ENGINES_MAX);
+		return -EINVAL;
+	}
+	int rc = nic_eal_init(&st->cfg, argv0);
+	if (rc < 0)
+		return rc;
+	st->eal_up = true;
+	st->tsc_hz = rte_get_tsc_hz();
+	rc = api_lcores(st);
+	if (rc == 0)
+		rc = api_port_up(st);
+	for (unsigned k = 0; rc == 0 && k < st->n; k++)
+		rc = api_engine_start(st, k);
+	if (rc == 0)
+		rc = api_handoff(st);
+	if (rc < 0)
+		return rc;
+	/* The calling thread drives engine 0 until us_launch says otherwise. */
+	us_sock_table_bind_thread(st->eng[0].socks);
+	struct in_addr a = { .s_addr = htonl(st->cfg.addr) };
+	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
+	us_engine_announce(st->eng[0].engine);
+	us_engine_flush(st->eng[0].engine);
+	return 0;
+}
+
+struct us_stack *us_init_with(const char *config_path, const char *argv0,
+			      const struct us_init_opts *o)
 {
 	struct us_stack *st = calloc(1, sizeof(*st));
 	if (st == NULL)
 		return NULL;
-	int rc = api_start(st, config_path, argv0 ? argv0 : "userstack");
+	int rc = api_start(st, config_path, argv0 ? argv0 : "userstack", o);
 	if (rc < 0) {
 		us_fini(st);
 		errno = -rc;
@@ -178,26 +333,112 @@ struct us_stack *us_init(const char *config_path, const char *argv0)
 	return st;
 }
 
-int us_run(struct us_stack *st, volatile int *stop)
+struct us_stack *us_init(const char *config_path, const char *argv0)
 {
-	if (st == NULL || st->engine == NULL) {
+	return us_init_with(config_path, argv0, NULL);
+}
+
+unsigned us_engine_count(const struct us_stack *st)
+{
+	return st != NULL ? st->n : 0;
+}
+
+int us_run_engine(struct us_stack *st, unsigned engine, volatile int *stop)
+{
+	if (st == NULL || engine >= st->n || st->eng[engine].engine == NULL || stop == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
 	while (!*stop)
-		api_poll(st);
+		api_poll(&st->eng[engine]);
 	return 0;
+}
+
+/* Runs on engine k's lcore: bind the thread's descriptors, then the
+ * application's function. */
+static int api_engine_main(void *arg)
+{
+	struct api_engine *ae = arg;
+
+	us_sock_table_bind_thread(ae->socks);
+	ae->rc = ae->fn(ae->st, ae->k, ae->arg);
+	return ae->rc;
+}
+
+int us_launch(struct us_stack *st, int (*fn)(struct us_stack *st, unsigned engine, void *arg),
+	      void *arg)
+{
+	int rc = 0;
+
+	if (st == NULL || fn == NULL || st->n == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (unsigned k = 0; k < st->n; k++) {
+		st->eng[k].fn = fn;
+		st->eng[k].arg = arg;
+		st->eng[k].rc = 0;
+	}
+	for (unsigned k = 1; k < st->n; k++) {
+		if (rte_eal_remote_launch(api_engine_main, &st->eng[k], st->eng[k].lcore) != 0) {
+			fprintf(stderr, "userstack: cannot launch engine %u on lcore %u\n", k,
+				st->eng[k].lcore);
+			st->eng[k].rc = -1;
+		}
+	}
+	/* Engine 0 on the calling (main) lcore; then wait for the others. */
+	(void)api_engine_main(&st->eng[0]);
+	for (unsigned k = 1; k < st->n; k++)
+		if (st->eng[k].rc == 0)
+			(void)rte_eal_wait_lcore(st->eng[k].lcore);
+	us_sock_table_bind_thread(st->eng[0].socks);
+	for (unsigned k = 0; k < st->n; k++)
+		if (st->eng[k].rc < 0 && rc == 0)
+			rc = -1;
+	return rc;
+}
+
+static int api_run_one(struct us_stack *st, unsigned engine, void *arg)
+{
+	return us_run_engine(st, engine, arg);
+}
+
+int us_run(struct us_stack *st, volatile int *stop)
+{
+	if (st == NULL || st->n == 0 || st->eng[0].engine == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (st->n == 1)
+		return us_run_engine(st, 0, stop);
+	return us_launch(st, api_run_one, (void *)stop);
 }
 
 /* Let closes the application started (FINs, RSTs) reach the wire before the
  * port stops: poll until no connection is left short of TIME_WAIT's end, for
- * at most a fraction of a second. */
+ * at most a fraction of a second.  The engine threads have returned, so
+ * this thread polls them all (hand-offs included). */
+static unsigned api_conns(const struct us_stack *st)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < st->n; k++)
+		if (st->eng[k].engine != NULL)
+			n += tcp_conn_count(us_engine_tcp(st->eng[k].engine));
+	return n;
+}
+
 static void api_drain(struct us_stack *st)
 {
 	uint64_t until = api_now_ns(st) + US_MS(200);
-	while (tcp_conn_count(us_engine_tcp(st->engine)) > 0 && api_now_ns(st) < until)
-		us_engine_poll(st->engine, api_now_ns(st));
-	us_engine_flush(st->engine);
+
+	while (api_conns(st) > 0 && api_now_ns(st) < until)
+		for (unsigned k = 0; k < st->n; k++)
+			if (st->eng[k].engine != NULL)
+				us_engine_poll(st->eng[k].engine, api_now_ns(st));
+	for (unsigned k = 0; k < st->n; k++)
+		if (st->eng[k].engine != NULL)
+			us_engine_flush(st->eng[k].engine);
 }
 
 void us_fini(struct us_stack *st)
@@ -205,12 +446,17 @@ void us_fini(struct us_stack *st)
 	if (st == NULL)
 		return;
 	/* Sockets first: their closes queue FINs that the drain sends. */
-	us_sock_table_destroy(st->socks);
-	st->socks = NULL;
-	if (st->engine != NULL) {
-		api_drain(st);
-		us_engine_destroy(st->engine);
+	for (unsigned k = 0; k < st->n; k++) {
+		us_sock_table_destroy(st->eng[k].socks);
+		st->eng[k].socks = NULL;
 	}
+	api_drain(st);
+	for (unsigned k = 0; k < st->n; k++) {
+		us_engine_destroy(st->eng[k].engine);
+		st->eng[k].engine = NULL;
+	}
+	/* After the engines: frames still in flight are freed with the rings. */
+	us_handoff_destroy(st->ho);
 	if (st->port.started)
 		nic_port_close(&st->port);
 	if (st->pool != NULL)
@@ -225,31 +471,79 @@ const char *us_local_addr(const struct us_stack *st)
 	return st->addr_text;
 }
 
+/* One engine's counters; prefix "" with one engine (the names tools and
+ * tests know), "e<k>." with several. */
+static void api_print_engine(const struct api_engine *ae, const char *prefix, FILE *out)
+{
+	const struct tfo_counters *tfo = tcp_stack_tfo_stats(us_engine_tcp(ae->engine));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = prefix[0] ? open_memstream(&buf, &len) : out;
+
+	if (mem == NULL)
+		mem = out;
+	us_engine_print_stats(ae->engine, mem);
+#define API_X_PRINT_TFO(name, desc) \
+	fprintf(mem, "tfo_%s %" PRIu64 "  # %s\n", #name, tfo->name, desc);
+	TFO_COUNTERS(API_X_PRINT_TFO)
+#undef API_X_PRINT_TFO
+	if (ae->socks != NULL)
+		us_sock_print_stats(ae->socks, mem);
+	fprintf(mem, "idle_sleeps %lu # polls that found nothing and slept ([engine])\n"
+		"idle_slept_us %lu # time slept by the idle back-off\n",
+		(unsigned long)ae->idle.sleeps, (unsigned long)(ae->idle.slept_ns / 1000u));
+	if (mem == out)
+		return;
+	fclose(mem);
+	for (char *line = buf, *nl; line != NULL && *line != '\0'; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl != NULL)
+			*nl++ = '\0';
+		fprintf(out, "%s%s\n", prefix, line);
+	}
+	free(buf);
+}
+
 void us_print_stats(const struct us_stack *st, FILE *out)
 {
-	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
-		(unsigned long)st->port.stats.rx_pkts, (unsigned long)st->port.stats.tx_pkts,
-		(unsigned long)st->port.stats.tx_dropped_full);
-	if (st->engine != NULL) {
-		const struct tfo_counters *tfo = tcp_stack_tfo_stats(us_engine_tcp(st->engine));
+	struct nic_stats ns;
+	char prefix[16];
 
-		us_engine_print_stats(st->engine, out);
-#define API_X_PRINT_TFO(name, desc) \
-	fprintf(out, "tfo_%s %" PRIu64 "  # %s\n", #name, tfo->name, desc);
-		TFO_COUNTERS(API_X_PRINT_TFO)
-#undef API_X_PRINT_TFO
-		/* Gauges at the time of printing, for leak checks after a run (floods:
-		 * the pool back near its RX-ring baseline, no TCB left behind). */
-		fprintf(out, "mbufs_in_use %u  # mbufs taken from the pool now (RX ring included)\n",
-			st->pool != NULL ? rte_mempool_in_use_count(st->pool) : 0u);
-		fprintf(out, "tcp_conns_now %u  # connection TCBs now (listeners excluded)\n",
-			tcp_conn_count(us_engine_tcp(st->engine)));
+	nic_port_stats(&st->port, &ns);
+	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
+		(unsigned long)ns.rx_pkts, (unsigned long)ns.tx_pkts,
+		(unsigned long)ns.tx_dropped_full);
+	fprintf(out, "steer.flow_queue %d\nsteer.rss_ipv4_tcp %d\nsteer.port_rss %d\n"
+		"steer.reta_size %u\n", st->steer.flow_queue, st->steer.rss_ipv4_tcp,
+		st->port.rss, (unsigned)st->port.reta_size);
+	if (st->n > 1)
+		fprintf(out, "engines %u\n", st->n);
+	for (unsigned k = 0; k < st->n; k++) {
+		if (st->eng[k].engine == NULL)
+			continue;
+		if (st->n > 1) {
+			snprintf(prefix, sizeof(prefix), "e%u.", k);
+			fprintf(out, "%snic.rx_pkts %lu\n%snic.tx_pkts %lu\n", prefix,
+				(unsigned long)st->port.qstats[k].rx_pkts, prefix,
+				(unsigned long)st->port.qstats[k].tx_pkts);
+		} else {
+			prefix[0] = '\0';
+		}
+		api_print_engine(&st->eng[k], prefix, out);
 	}
-	if (st->socks != NULL)
-		us_sock_print_stats(st->socks, out);
-	fprintf(out, "idle_sleeps %lu # polls that found nothing and slept ([engine])\n"
-		"idle_slept_us %lu # time slept by the idle back-off\n",
-		(unsigned long)st->idle.sleeps, (unsigned long)(st->idle.slept_ns / 1000u));
+	/* Gauges at the time of printing, for leak checks after a run (floods:
+	 * the pool back near its RX-ring baseline, no TCB left behind). */
+	fprintf(out, "mbufs_in_use %u  # mbufs taken from the pool now (RX ring included)\n",
+		st->pool != NULL ? rte_mempool_in_use_count(st->pool) : 0u);
+	{
+		unsigned conns = 0;
+
+		for (unsigned k = 0; k < st->n; k++)
+			if (st->eng[k].engine != NULL)
+				conns += tcp_conn_count(us_engine_tcp(st->eng[k].engine));
+		fprintf(out, "tcp_conns_now %u  # connection TCBs now, every engine (listeners excluded)\n",
+			conns);
+	}
 }
 
 /* TCP: struct us_conn wraps a tcp_conn with the application's handlers and
@@ -316,33 +610,84 @@ static int api_errno(long rc)
 	return -1;
 }
 
-int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
-		  void *ctx)
+/* Listens on engine k's TCP stack with the shared listener record l. */
+static int api_listen_one(struct us_stack *st, unsigned k, uint16_t port, struct api_listener *l)
 {
-	if (st == NULL || st->engine == NULL || h == NULL) {
+	return tcp_listen(us_engine_tcp(st->eng[k].engine), st->cfg.addr, port,
+			  &api_tcp_callbacks, l);
+}
+
+static struct api_listener *api_listener_new(struct us_stack *st,
+					     const struct us_tcp_handlers *h, void *ctx)
+{
+	struct api_listener *l;
+
+	if (st->nlisteners == API_MAX_LISTENERS) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	l = &st->listeners[st->nlisteners++];
+	l->h = *h;
+	l->ctx = ctx;
+	return l;
+}
+
+int us_tcp_listen_engine(struct us_stack *st, unsigned engine, uint16_t port,
+			 const struct us_tcp_handlers *h, void *ctx)
+{
+	struct api_listener *l;
+
+	if (st == NULL || engine >= st->n || st->eng[engine].engine == NULL || h == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (st->nlisteners == API_MAX_LISTENERS) {
-		errno = ENOBUFS;
+	if ((l = api_listener_new(st, h, ctx)) == NULL)
+		return -1;
+	int rc = api_listen_one(st, engine, port, l);
+	if (rc < 0)
+		st->nlisteners--;
+	return api_errno(rc);
+}
+
+/* SO_REUSEPORT-like: a listener on every engine, so each accepts the
+ * connections whose SYN it owns. */
+int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
+		  void *ctx)
+{
+	struct api_listener *l;
+	int rc = 0;
+
+	if (st == NULL || st->n == 0 || st->eng[0].engine == NULL || h == NULL) {
+		errno = EINVAL;
 		return -1;
 	}
-	struct api_listener *l = &st->listeners[st->nlisteners];
-	l->h = *h;
-	l->ctx = ctx;
-	int rc = tcp_listen(us_engine_tcp(st->engine), st->cfg.addr, port, &api_tcp_callbacks, l);
-	if (rc == 0)
-		st->nlisteners++;
+	if ((l = api_listener_new(st, h, ctx)) == NULL)
+		return -1;
+	unsigned done = 0;
+
+	while (rc == 0 && done < st->n)
+		if ((rc = api_listen_one(st, done, port, l)) == 0)
+			done++;
+	if (rc < 0) {
+		/* All or nothing: the engines that took it let go again. */
+		while (done > 0)
+			(void)tcp_unlisten(us_engine_tcp(st->eng[--done].engine), port);
+		st->nlisteners--;
+	}
 	return api_errno(rc);
 }
 
 int us_listen_set_fastopen(struct us_stack *st, uint16_t port, unsigned qlen)
 {
-	if (st == NULL || st->engine == NULL) {
+	int rc = 0;
+
+	if (st == NULL || st->n == 0 || st->eng[0].engine == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	return api_errno(tcp_set_fastopen(us_engine_tcp(st->engine), port, qlen));
+	for (unsigned k = 0; rc == 0 && k < st->n; k++)
+		rc = tcp_set_fastopen(us_engine_tcp(st->eng[k].engine), port, qlen);
+	return api_errno(rc);
 }
 
 void us_conn_set_ctx(struct us_conn *c, void *ctx)
@@ -399,5 +744,5 @@ int us_conn_set_keepalive(struct us_conn *c, int on)
 
 unsigned us_conn_count(const struct us_stack *st)
 {
-	return st->engine ? tcp_conn_count(us_engine_tcp(st->engine)) : 0;
+	return st != NULL ? api_conns(st) : 0;
 }

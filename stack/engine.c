@@ -12,6 +12,8 @@
 
 #include "config/log.h"
 #include "stack/engine_priv.h"
+#include "stack/flowrule.h"
+#include "stack/handoff.h"
 #include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
@@ -35,6 +37,26 @@ static struct rte_mempool *engine_indirect_pool(const struct us_engine *e)
 				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
 }
 
+/* Active opens: only source ports whose replies hash to this engine's queue
+ * (any port with one engine). */
+static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport)
+{
+	struct us_engine *e = ctx;
+
+	return us_handoff_port_ok(e->ho, e->id, e->addr, rip, rport, lport);
+}
+
+/* Connections entering or leaving the table: their rule follows (queued,
+ * applied at the end of the iteration). */
+static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
+			      uint16_t rport, bool open)
+{
+	struct us_engine *e = ctx;
+
+	if (e->rules != NULL)
+		us_flowrule_note(e->rules, lip, lport, rip, rport, open);
+}
+
 static int engine_tcp_create(struct us_engine *e)
 {
 	struct tcp_env env = {
@@ -45,6 +67,8 @@ static int engine_tcp_create(struct us_engine *e)
 		.l4_csum_by_ip = e->port.tx_l4_csum,
 		.output = engine_tcp_output,
 		.ctx = e,
+		.port_ok = engine_port_ok,
+		.conn_event = engine_conn_event,
 	};
 
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
@@ -74,6 +98,8 @@ static void engine_free(struct us_engine *e)
 	us_telemetry_detach(e);
 	if (e->tcp)
 		tcp_stack_destroy(e->tcp);
+	/* After TCP: its last removals are queued; every rule goes. */
+	us_flowrule_destroy(e->rules);
 	us_arp_fini(e);
 	us_ip_fini(e);
 	/* Queued frames are dropped, not sent: the port may be gone already. */
@@ -170,10 +196,100 @@ void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
 	us_eth_input(e, m);
 }
 
+/* ARP reaches every engine: each keeps its own table (DESIGN.md: one
+ * writer per copy, no shared mutable state), and a reply may come back on
+ * another engine's queue than the request went out of. */
+static void engine_copy_arp(struct us_engine *e, const struct rte_mbuf *m)
+{
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		struct rte_mbuf *c;
+
+		if (k == e->id)
+			continue;
+		c = rte_pktmbuf_copy(m, e->pool, 0, UINT32_MAX);
+		if (c == NULL) {
+			US_STAT_INC(e, steer_drop_no_mbuf);
+			continue;
+		}
+		if (us_handoff_send(e->ho, e->id, k, &c, 1) == 1) {
+			US_STAT_INC(e, steer_arp_copies);
+		} else {
+			rte_pktmbuf_free(c);
+			US_STAT_INC(e, steer_drop_ring_full);
+		}
+	}
+}
+
+/* Sends each owner its frames in one burst; what a full ring refuses is
+ * freed and counted. */
+static void engine_handoff_flush(struct us_engine *e, struct rte_mbuf *out[][US_RX_BURST],
+				 const unsigned *nout)
+{
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		unsigned sent;
+
+		if (nout[k] == 0)
+			continue;
+		sent = us_handoff_send(e->ho, e->id, k, out[k], nout[k]);
+		US_STAT_ADD(e, steer_handoff_out, sent);
+		if (sent < nout[k]) {
+			rte_pktmbuf_free_bulk(out[k] + sent, nout[k] - sent);
+			US_STAT_ADD(e, steer_drop_ring_full, nout[k] - sent);
+		}
+	}
+}
+
+/* Keeps the frames this engine owns in pkts (returns how many) and hands
+ * the others to their owners. */
+static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *out[US_ENGINES_MAX][US_RX_BURST];
+	unsigned nout[US_ENGINES_MAX] = { 0 };
+	uint16_t keep = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		unsigned owner = e->id;
+		enum us_handoff_dest d = us_handoff_classify(e->ho, pkts[i], &owner);
+
+		if (d == US_HO_ALL)
+			engine_copy_arp(e, pkts[i]);
+		if (owner != e->id) {
+			out[owner][nout[owner]++] = pkts[i];
+			continue;
+		}
+		US_STAT_INC(e, steer_rx_own);
+		pkts[keep++] = pkts[i];
+	}
+	engine_handoff_flush(e, out, nout);
+	return keep;
+}
+
+/* Frames the other engines handed to this one, processed like received
+ * ones (the owner frees them). */
+static unsigned engine_handoff_input(struct us_engine *e)
+{
+	struct rte_mbuf *pkts[US_HANDOFF_BURST];
+	unsigned total = 0;
+
+	for (unsigned k = 0; k < e->ho->n; k++) {
+		unsigned got;
+
+		if (k == e->id)
+			continue;
+		got = us_handoff_recv(e->ho, k, e->id, pkts, US_HANDOFF_BURST);
+		US_STAT_ADD(e, steer_handoff_in, got);
+		for (unsigned i = 0; i < got; i++)
+			us_engine_input(e, pkts[i]);
+		total += got;
+	}
+	return total;
+}
+
 unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 {
 	struct rte_mbuf *pkts[US_RX_BURST];
-	uint16_t n = 0;
+	uint16_t n = 0, local;
+	unsigned handed = 0;
 
 	/* One clock read per iteration: what tcp/ sees as "now" while it
 	 * processes this burst. */
@@ -185,12 +301,29 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		n = us_port_impair_rx(e, pkts, n, US_RX_BURST, now_ns);
 	if (e->capture != NULL && n > 0)
 		nic_capture_burst(e->capture, pkts, n);
-	for (uint16_t i = 0; i < n; i++)
+	local = e->ho != NULL ? engine_steer(e, pkts, n) : n;
+	for (uint16_t i = 0; i < local; i++)
 		us_engine_input(e, pkts[i]);
+	if (e->ho != NULL)
+		handed = engine_handoff_input(e);
 	us_timer_run(&e->wheel, now_ns);
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
-	return n;
+	/* Rule changes after the burst went out: the NIC's rule engine never
+	 * delays a segment. */
+	if (e->rules != NULL)
+		us_flowrule_apply(e->rules, US_FLOWRULE_BATCH);
+	return n + handed;
+}
+
+void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
+{
+	e->rules = fr;
+}
+
+void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
+{
+	e->ho = ho;
 }
 
 void us_engine_advance(struct us_engine *e, uint64_t now_ns)
@@ -235,6 +368,12 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	fprintf(out, "tcp_%s %" PRIu64 "  # %s\n", #name, ts->name, desc);
 	TCP_COUNTERS(US_X_PRINT_TCP)
 #undef US_X_PRINT_TCP
+	if (e->rules == NULL)
+		return;
+#define US_X_PRINT_FR(name, desc) \
+	fprintf(out, "flow_%s %" PRIu64 "  # %s\n", #name, e->rules->stats.name, desc);
+	US_FLOWRULE_COUNTERS(US_X_PRINT_FR)
+#undef US_X_PRINT_FR
 }
 
 int64_t us_engine_counter(const struct us_engine *e, const char *name)
@@ -248,6 +387,13 @@ int64_t us_engine_counter(const struct us_engine *e, const char *name)
 #undef US_X_FIND
 	if (strncmp(name, "impair_", 7) == 0)
 		return us_port_impair_counter(e, name);
+	if (e->rules != NULL && strncmp(name, "flow_", 5) == 0) {
+#define US_X_FIND_FR(n, desc) \
+		if (strcmp(name + 5, #n) == 0) \
+			return (int64_t)e->rules->stats.n;
+		US_FLOWRULE_COUNTERS(US_X_FIND_FR)
+#undef US_X_FIND_FR
+	}
 	/* TCP counters are named with a "tcp_" prefix, as printed. */
 	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)
 		return -1;

@@ -62,6 +62,17 @@ void us_engine_flush(struct us_engine *e);
 /* Send a gratuitous ARP for our address. */
 void us_engine_announce(struct us_engine *e);
 
+/* Several engines: e (its id = its queue) hands frames it does not own to
+ * their owner through ho and takes those handed to it; active opens pick
+ * ports that e owns.  Call before any traffic; ho outlives e. */
+struct us_handoff;
+void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho);
+
+/* Flow rules for e's connections (stack/flowrule.h): e takes fr over and
+ * destroys it (rules removed) with itself.  Call before any traffic. */
+struct us_flowrules;
+void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr);
+
 struct tcp_stack *us_engine_tcp(struct us_engine *e);
 struct us_timer_wheel *us_engine_wheel(struct us_engine *e);
 uint32_t us_engine_addr(const struct us_engine *e);

@@ -127,6 +127,11 @@ struct us_engine {
 	void *udp_ctx;
 	struct nic_impair *impair_rx; /* [impair] rx: stage between port.rx and us, or NULL */
 	struct nic_impair *impair_tx; /* [impair] tx: stage between us and port.tx, or NULL */
+	/* Several engines (stack/handoff.h): frames owned by another engine go
+	 * there; NULL with one engine. */
+	struct us_handoff *ho;
+	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
+	struct us_flowrules *rules;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

@@ -70,7 +70,13 @@
 	X(udp_drop_short, "dropped: shorter than a UDP header") \
 	X(udp_drop_bad_len, "dropped: UDP length beyond the IP payload or < 8") \
 	X(udp_drop_bad_csum, "dropped: bad UDP checksum") \
-	X(udp_drop_no_port, "dropped: no socket on the port (ICMP port unreachable)")
+	X(udp_drop_no_port, "dropped: no socket on the port (ICMP port unreachable)") \
+	X(steer_rx_own, "frames received on this engine's queue and kept (several engines)") \
+	X(steer_handoff_out, "frames handed off to the engine owning their connection") \
+	X(steer_handoff_in, "frames received by hand-off from another engine") \
+	X(steer_arp_copies, "ARP frames copied to the other engines") \
+	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
+	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty")
 
 struct us_stack_stats {
 #define US_STACK_X_FIELD(name, desc) uint64_t name;

@@ -50,8 +50,38 @@ struct us_tcp_handlers {
 /* Load the INI config, start EAL, bring up the port, create the engine.
  * Problems are printed to stderr with what to fix; NULL + errno. */
 struct us_stack *us_init(const char *config_path, const char *argv0);
-/* Run the engine loop until *stop becomes non-zero (signal handlers set it). */
+/* Run the engine loop until *stop becomes non-zero (signal handlers set it).
+ * With several engines, every engine runs its loop on its own lcore (as
+ * us_launch with us_run_engine) and us_run returns when all have stopped. */
 int us_run(struct us_stack *st, volatile int *stop);
+
+/* Prototypes: several engines (docs/API.md "Engines and threads")
+ *
+ * [engine] count = N (or us_init_with) makes N engines, engine k on the k-th
+ * lcore of [eal] lcores (the main lcore is engine 0) and on the port's RX/TX
+ * queue k.  Each engine owns its connections, timers and descriptors; only
+ * the thread running engine k may call the API on its descriptors and
+ * connections.  Frames reaching the wrong queue are handed to the owner. */
+
+/* Start-up options overriding the config file (NULL fields: keep it). */
+struct us_init_opts {
+	const char *lcores;   /* [eal] lcores, e.g. "0-1" */
+	unsigned engines;     /* [engine] count; 0 = keep */
+};
+/* us_init with overrides; NULL o is us_init. */
+struct us_stack *us_init_with(const char *config_path, const char *argv0,
+			      const struct us_init_opts *o);
+/* Number of engines (1 unless configured otherwise). */
+unsigned us_engine_count(const struct us_stack *st);
+/* Runs fn(st, k, arg) on engine k's lcore for every k, the calling thread
+ * taking engine 0, with that thread's descriptors bound to engine k (its
+ * us_socket/us_epoll_wait use and drive engine k).  Returns when every fn
+ * has returned: 0, or -1 if one returned < 0 or could not be launched.
+ * Call from the thread that called us_init. */
+int us_launch(struct us_stack *st, int (*fn)(struct us_stack *st, unsigned engine, void *arg),
+	      void *arg);
+/* The loop of engine k until *stop: call on engine k's thread (in fn). */
+int us_run_engine(struct us_stack *st, unsigned engine, volatile int *stop);
 /* Close every connection, stop the port, free everything, clean up EAL. */
 void us_fini(struct us_stack *st);
 /* "10.77.0.2" etc.: the stack's IPv4 address as text. */
@@ -61,8 +91,15 @@ void us_print_stats(const struct us_stack *st, FILE *out);
 
 /* Prototypes: TCP */
 
+/* Listens on port on every engine (like SO_REUSEPORT): each engine accepts
+ * the connections it owns and calls h on its own thread, so with several
+ * engines ctx is shared between threads. */
 int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
 		  void *ctx);
+/* Listens on engine k only, with a ctx of that engine's own (call once per
+ * engine for per-engine state without sharing). */
+int us_tcp_listen_engine(struct us_stack *st, unsigned engine, uint16_t port,
+			 const struct us_tcp_handlers *h, void *ctx);
 /* TCP Fast Open (RFC 7413) on the listener(s) on port: data in a SYN with
  * a valid cookie is accepted with the connection, before the handshake
  * completes; at most qlen such connections pending (qlen 0: off). */

@@ -73,11 +73,19 @@ void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c)
 {
 	c->hash = tuple_hash(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
 	LIST_INSERT_HEAD(&ts->buckets[c->hash & (ts->nbuckets - 1)], c, hash_link);
+	if (ts->env.conn_event != NULL)
+		ts->env.conn_event(ts->env.ctx, c->local_ip, c->local_port, c->remote_ip,
+				   c->remote_port, true);
 }
 
 void tcp_table_remove(struct tcp_conn *c)
 {
+	const struct tcp_env *env = &c->ts->env;
+
 	LIST_REMOVE(c, hash_link);
+	if (env->conn_event != NULL)
+		env->conn_event(env->ctx, c->local_ip, c->local_port, c->remote_ip,
+				c->remote_port, false);
 }
 
 /* A listener bound to 0 (any address) matches every local address. */
@@ -102,7 +110,8 @@ void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l)
 }
 
 /* Next free local port for (local_ip, *, rip, rport), round robin over the
- * ephemeral range.  (Seastar-style RSS steering comes with multi-core.) */
+ * ephemeral range, skipping ports env.port_ok refuses (Seastar-style: with
+ * several engines the replies must hash to the caller's queue). */
 int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port)
 {
 	const unsigned range = TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1;
@@ -112,6 +121,8 @@ int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint1
 
 		ts->next_ephemeral = (uint16_t)(p >= TCP_EPHEMERAL_HI ? TCP_EPHEMERAL_LO : p + 1u);
 		if (tcp_listener_lookup(ts, ts->env.local_ip, p) != NULL)
+			continue;
+		if (ts->env.port_ok != NULL && !ts->env.port_ok(ts->env.ctx, rip, rport, p))
 			continue;
 		if (tcp_table_lookup(ts, ts->env.local_ip, p, rip, rport) == NULL) {
 			*port = p;

@@ -49,6 +49,15 @@ struct tcp_env {
 	 * byte order.  Consumes m. */
 	void (*output)(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip);
 	void *ctx;
+	/* Optional (NULL = any port): may an active open to rip:rport use the
+	 * local port lport?  With several engines, only ports whose RSS hash
+	 * brings the replies to this engine's queue (stack/handoff.h). */
+	bool (*port_ok)(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport);
+	/* Optional: a connection TCB entered (open true) or left the 4-tuple
+	 * table (addresses host order); flow steering installs and removes
+	 * its rule (stack/flowrule.h).  Must not call back into tcp/. */
+	void (*conn_event)(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
+			   bool open);
 };
 
 /* Congestion control algorithm (tcp/cc.h). */

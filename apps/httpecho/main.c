@@ -22,7 +22,11 @@ struct echo_opts {
 	uint16_t port;
 	struct http_limits lim;
 	unsigned fastopen_qlen; /* 0: off */
+	const char *lcores;     /* --lcores: one engine per lcore; NULL: config */
+	unsigned engines;
 };
+
+#define ECHO_MAX_ENGINES 16
 
 /* us_run polls this; an int store is what the API takes (a signal handler
  * writing one aligned int is safe on every target DPDK runs on). */
@@ -38,7 +42,7 @@ static void echo_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 		"usage: %s [--config FILE] [--port N] [--max-body BYTES] [--max-header BYTES]\n"
-		"          [--fastopen[=QLEN]]\n"
+		"          [--fastopen[=QLEN]] [--lcores LIST]\n"
 		"HTTP/1.1 echo server on userstack: every request gets 200 with its raw\n"
 		"bytes (request line, headers, body as received) as the body.\n"
 		"  --config FILE       userstack INI config (default: config/tap.ini,\n"
@@ -48,6 +52,8 @@ static void echo_usage(FILE *out, const char *prog)
 		"  --max-header BYTES  larger header sections get 431 (default: %u)\n"
 		"  --fastopen[=QLEN]   TCP Fast Open (RFC 7413) on the listener: requests\n"
 		"                      in the SYN, at most QLEN pending (default: %u)\n"
+		"  --lcores LIST       one engine per lcore of LIST (e.g. 0-1: two engines,\n"
+		"                      engine 0 on the main lcore), each on its own queue\n"
 		"  --help              this text\n"
 		"SIGINT or SIGTERM stops it and prints the counters.\n",
 		prog, (unsigned long long)HTTP_MAX_BODY_DEFAULT, HTTP_MAX_HEADER_DEFAULT,
@@ -68,6 +74,33 @@ static int echo_number(const char *opt, const char *s, unsigned long long max,
 	return 0;
 }
 
+/* Lcores in an EAL list "0-2,5" (0 if malformed). */
+static unsigned echo_count_lcores(const char *s)
+{
+	unsigned n = 0;
+
+	while (*s != '\0') {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end == s)
+			return 0;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b < a)
+				return 0;
+		}
+		n += (unsigned)(b - a + 1);
+		if (*end == ',')
+			end++;
+		else if (*end != '\0')
+			return 0;
+		s = end;
+	}
+	return n;
+}
+
 /* 0 to run, 1 after --help, -EINVAL on a bad command line. */
 static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 {
@@ -77,6 +110,7 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 		{ "max-body", required_argument, NULL, 'b' },
 		{ "max-header", required_argument, NULL, 'H' },
 		{ "fastopen", optional_argument, NULL, 'f' },
+		{ "lcores", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -110,6 +144,15 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 				return -EINVAL;
 			o->fastopen_qlen = (unsigned)v;
 			break;
+		case 'l':
+			o->lcores = optarg;
+			o->engines = echo_count_lcores(optarg);
+			if (o->engines == 0 || o->engines > ECHO_MAX_ENGINES) {
+				fprintf(stderr, "us-httpecho: --lcores '%s': need a list like 0-1 "
+					"or 0,2 of 1 to %u lcores\n", optarg, ECHO_MAX_ENGINES);
+				return -EINVAL;
+			}
+			break;
 		case 'h':
 			echo_usage(stdout, argv[0]);
 			return 1;
@@ -135,6 +178,52 @@ static void echo_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* One server per engine: each engine's thread touches only its own. */
+static struct echo_server echo_srv[ECHO_MAX_ENGINES];
+
+static int echo_start(struct us_stack *st, const struct echo_opts *o)
+{
+	unsigned n = us_engine_count(st);
+
+	for (unsigned k = 0; k < n; k++) {
+		if (echo_server_start(&echo_srv[k], st, k, o->port, &o->lim) < 0) {
+			fprintf(stderr, "us-httpecho: cannot listen on port %u: %s\n", o->port,
+				strerror(errno));
+			return -1;
+		}
+	}
+	if (o->fastopen_qlen > 0 && us_listen_set_fastopen(st, o->port, o->fastopen_qlen) < 0) {
+		fprintf(stderr, "us-httpecho: --fastopen: %s\n", strerror(errno));
+		return -1;
+	}
+	if (o->fastopen_qlen > 0)
+		printf("us-httpecho: TCP Fast Open on, qlen %u\n", o->fastopen_qlen);
+	if (n > 1)
+		printf("us-httpecho: %u engines\n", n);
+	printf("us-httpecho: listening on http://%s:%u/\n", us_local_addr(st), o->port);
+	fflush(stdout);
+	return 0;
+}
+
+/* Our connections first (graceful closes), then the summary over every
+ * engine's server and, with several, each engine's own line. */
+static void echo_stop_all(struct us_stack *st)
+{
+	unsigned n = us_engine_count(st);
+	static struct echo_server total;
+
+	for (unsigned k = 0; k < n; k++)
+		echo_server_stop(&echo_srv[k]);
+	for (unsigned k = 0; k < n; k++)
+		echo_server_add(&total, &echo_srv[k]);
+	echo_server_print_stats(&total, stdout);
+	for (unsigned k = 0; n > 1 && k < n; k++)
+		printf("httpecho.e%u: %llu requests on %llu connections, %llu errors\n", k,
+		       (unsigned long long)echo_srv[k].ctr.requests,
+		       (unsigned long long)echo_srv[k].ctr.connections,
+		       (unsigned long long)echo_server_errors(&echo_srv[k]));
+}
+
 int main(int argc, char **argv)
 {
 	struct echo_opts o;
@@ -143,37 +232,24 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 
 	echo_signals();
-	struct us_stack *st = us_init(o.config, argv[0]);
+	struct us_init_opts io = { .lcores = o.lcores, .engines = o.engines };
+	struct us_stack *st = us_init_with(o.config, argv[0], &io);
 	if (st == NULL) {
 		fprintf(stderr, "us-httpecho: cannot start userstack with %s: %s\n", o.config,
 			strerror(errno));
 		return 1;
 	}
-	static struct echo_server srv;
-	if (echo_server_start(&srv, st, o.port, &o.lim) < 0) {
-		fprintf(stderr, "us-httpecho: cannot listen on port %u: %s\n", o.port,
-			strerror(errno));
+	if (echo_start(st, &o) < 0) {
+		for (unsigned k = 0; k < us_engine_count(st); k++)
+			echo_server_stop(&echo_srv[k]);
 		us_fini(st);
 		return 1;
 	}
-	if (o.fastopen_qlen > 0 && us_listen_set_fastopen(st, o.port, o.fastopen_qlen) < 0) {
-		fprintf(stderr, "us-httpecho: --fastopen: %s\n", strerror(errno));
-		echo_server_stop(&srv);
-		us_fini(st);
-		return 1;
-	}
-	if (o.fastopen_qlen > 0)
-		printf("us-httpecho: TCP Fast Open on, qlen %u\n", o.fastopen_qlen);
-	printf("us-httpecho: listening on http://%s:%u/\n", us_local_addr(st), o.port);
-	fflush(stdout);
-
 	rc = us_run(st, &echo_stop);
 	if (rc < 0)
 		fprintf(stderr, "us-httpecho: us_run: %s\n", strerror(errno));
-	/* Our connections first (graceful closes), then the stack drains and
-	 * stops; the stack's counters are read before us_fini frees them. */
-	echo_server_stop(&srv);
-	echo_server_print_stats(&srv, stdout);
+	/* The stack's counters are read before us_fini frees them. */
+	echo_stop_all(st);
 	us_print_stats(st, stdout);
 	fflush(stdout);
 	us_fini(st);

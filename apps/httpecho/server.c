@@ -359,8 +359,8 @@ static const struct us_tcp_handlers echo_handlers = {
 
 /* Server */
 
-int echo_server_start(struct echo_server *srv, struct us_stack *st, uint16_t port,
-		      const struct http_limits *lim)
+int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned engine,
+		      uint16_t port, const struct http_limits *lim)
 {
 	memset(srv, 0, sizeof(*srv));
 	srv->st = st;
@@ -368,7 +368,18 @@ int echo_server_start(struct echo_server *srv, struct us_stack *st, uint16_t por
 	http_parser_init(&probe, lim);
 	srv->lim = probe.lim;
 	LIST_INIT(&srv->conns);
-	return us_tcp_listen(st, port, &echo_handlers, srv);
+	return us_tcp_listen_engine(st, engine, port, &echo_handlers, srv);
+}
+
+void echo_server_add(struct echo_server *into, const struct echo_server *from)
+{
+	into->ctr.requests += from->ctr.requests;
+	into->ctr.connections += from->ctr.connections;
+	for (unsigned e = 0; e < HTTP_ERR_COUNT; e++)
+		into->ctr.refused[e] += from->ctr.refused[e];
+#define ECHO_CTR_ADD(name, desc) into->ctr.name += from->ctr.name;
+	ECHO_COUNTERS(ECHO_CTR_ADD)
+#undef ECHO_CTR_ADD
 }
 
 void echo_server_stop(struct echo_server *srv)

@@ -48,8 +48,11 @@ struct echo_server {
 /* Prototypes */
 
 /* Listens on port; lim may be NULL for the parser defaults. */
-int echo_server_start(struct echo_server *srv, struct us_stack *st, uint16_t port,
-		      const struct http_limits *lim);
+/* Listens on port on one engine (the server's connections all live on it). */
+int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned engine,
+		      uint16_t port, const struct http_limits *lim);
+/* Adds from's counters to into's (the summary over engines). */
+void echo_server_add(struct echo_server *into, const struct echo_server *from);
 /* Gracefully closes every live connection and frees its state. */
 void echo_server_stop(struct echo_server *srv);
 /* Requests refused plus connection-level problems. */

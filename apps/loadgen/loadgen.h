@@ -40,6 +40,8 @@ struct lg_opts {
 	bool stats;           /* print the stack's counters at the end */
 	bool fastopen;        /* RFC 7413: a connection's first request in its SYN */
 	bool from_connect;    /* a connection's first latency counts from its connect */
+	unsigned engines;     /* --engines: connections split over N engines */
+	char lcores[32];      /* --lcores, default 0-(N-1) */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */

@@ -10,6 +10,7 @@
 #include "loadgen.h"
 
 #define LG_EVENTS 256
+#define LG_MAX_ENGINES 16
 
 static volatile int lg_stop;
 
@@ -55,7 +56,11 @@ static void lg_usage(FILE *out)
 		"                       once the server's cookie is cached; use with --close\n"
 		"  --from-connect       a connection's first request's latency counts from\n"
 		"                       the connect (the handshake included: compares plain\n"
-		"                       and --fastopen connections per request)\n");
+		"                       and --fastopen connections per request)\n"
+
+		"  --engines N          N engines (one queue and lcore each), the connections\n"
+		"                       and the rate split between them (default 1)\n"
+		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -93,13 +98,16 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
 		{ "stats", no_argument, NULL, 'x' }, { "fastopen", no_argument, NULL, 'F' },
 		{ "from-connect", no_argument, NULL, 'X' },
+		{ "engines", required_argument, NULL, 'e' },
+		{ "lcores", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
 	int ch;
 
 	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
-			       .duration_s = 10, .keepalive = true, .timeout_ms = 5000 };
+			       .duration_s = 10, .keepalive = true, .timeout_ms = 5000,
+			       .engines = 1 };
 	while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config = optarg; break;
@@ -124,16 +132,22 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'x': o->stats = true; break;
 		case 'F': o->fastopen = true; break;
 		case 'X': o->from_connect = true; break;
+		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
 	}
 	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
-	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0) {
+	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0 || o->engines == 0 ||
+	    o->engines > LG_MAX_ENGINES || o->engines > o->conns) {
 		fprintf(stderr, "us-loadgen: need --target, connections 1..60000, duration > 0, "
-			"timeout > 0, rate >= 0\n");
+			"timeout > 0, rate >= 0, engines 1..%u and <= connections\n",
+			LG_MAX_ENGINES);
 		return -1;
 	}
+	if (o->engines > 1 && o->lcores[0] == '\0')
+		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
 	if (o->mode == LG_RAW && !req_set)
 		o->req_size = 64;
 	if (o->mode == LG_RAW && o->req_size == 0) {
@@ -271,54 +285,124 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 	fprintf(out, ",\n    \"max\": %.1f\n  }\n}\n", (double)r->lat.max / 1e3);
 }
 
+/* Engine k's share: connections and rate split evenly, the remainder to
+ * the first engines; only engine 0 prints progress. */
+static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
+{
+	unsigned n = o->engines;
+
+	memset(r, 0, sizeof(*r));
+	r->o = *o;
+	r->o.conns = o->conns / n + (k < o->conns % n);
+	r->o.rate = o->rate / n;
+	r->o.quiet = o->quiet || k > 0;
+	if (lg_build_request(r) < 0)
+		return -1;
+	r->c = calloc(r->o.conns, sizeof(*r->c));
+	if (r->c == NULL)
+		return -1;
+	for (unsigned i = 0; i < r->o.conns; i++)
+		r->c[i].fd = -1;
+	lg_hist_init(&r->lat);
+	lg_hist_init(&r->lat_sec);
+	return 0;
+}
+
+/* Runs on engine k's thread (us_launch): its descriptors are engine k's. */
+static int lg_engine_main(struct us_stack *st, unsigned k, void *arg)
+{
+	struct lg_run *r = &((struct lg_run *)arg)[k];
+
+	(void)st;
+	r->ep = us_epoll_create1(0);
+	if (r->ep < 0) {
+		perror("us-loadgen: us_epoll_create1");
+		return -1;
+	}
+	lg_loop(r);
+	for (unsigned i = 0; i < r->o.conns; i++)
+		lg_conn_close(r, &r->c[i]);
+	us_close(r->ep);
+	return 0;
+}
+
+/* The summary over engines; each engine's own line with several. */
+static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n)
+{
+	total->t0 = runs[0].t0;
+	for (unsigned k = 0; k < n; k++) {
+		const struct lg_run *r = &runs[k];
+
+		total->requests += r->requests;
+		total->connects += r->connects;
+		total->bytes_sent += r->bytes_sent;
+		total->bytes_rcvd += r->bytes_rcvd;
+#define LG_X_ADD(name, desc) total->err.name += r->err.name;
+		LG_ERRORS(LG_X_ADD)
+#undef LG_X_ADD
+		lg_hist_merge(&total->lat, &r->lat);
+		if (r->t0 < total->t0)
+			total->t0 = r->t0;
+		if (r->t_end > total->t_end)
+			total->t_end = r->t_end;
+		if (n > 1)
+			printf("engine %u: requests %llu, connections %llu, errors %llu\n", k,
+			       (unsigned long long)r->requests, (unsigned long long)r->connects,
+			       (unsigned long long)lg_errors_total(&r->err));
+	}
+}
+
+static int lg_write_json(const struct lg_run *r)
+{
+	FILE *f = fopen(r->o.json, "w");
+
+	if (f == NULL) {
+		perror(r->o.json);
+		return 1;
+	}
+	lg_report(r, f, true);
+	fclose(f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static struct lg_run r;
+	static struct lg_run runs[LG_MAX_ENGINES], total;
+	struct lg_opts o;
 	struct us_stack *st;
 	int rc = 0;
 
-	if (lg_parse(argc, argv, &r.o) < 0 || lg_build_request(&r) < 0)
+	if (lg_parse(argc, argv, &o) < 0)
 		return 2;
-	r.c = calloc(r.o.conns, sizeof(*r.c));
-	if (r.c == NULL)
+	for (unsigned k = 0; k < o.engines; k++)
+		if (lg_run_init(&runs[k], &o, k) < 0)
+			return 1;
+	total.o = o;
+	lg_hist_init(&total.lat);
+	if (lg_build_request(&total) < 0)
 		return 1;
-	for (unsigned i = 0; i < r.o.conns; i++)
-		r.c[i].fd = -1;
-	lg_hist_init(&r.lat);
-	lg_hist_init(&r.lat_sec);
 	signal(SIGINT, lg_on_signal);
 	signal(SIGTERM, lg_on_signal);
-	st = us_init(r.o.config, argv[0]);
+	struct us_init_opts io = { .lcores = o.lcores[0] ? o.lcores : NULL, .engines = o.engines };
+	st = us_init_with(o.config, argv[0], &io);
 	if (st == NULL)
 		return 1;
-	r.ep = us_epoll_create1(0);
-	if (r.ep < 0) {
-		perror("us-loadgen: us_epoll_create1");
+	printf("us-loadgen: %s from %s, %u connections for %.1f s on %u engine(s)\n",
+	       o.target_text, us_local_addr(st), o.conns, o.duration_s, o.engines);
+	fflush(stdout);
+	if (us_launch(st, lg_engine_main, runs) < 0)
 		rc = 1;
-	} else {
-		printf("us-loadgen: %s from %s, %u connections for %.1f s\n", r.o.target_text,
-		       us_local_addr(st), r.o.conns, r.o.duration_s);
-		fflush(stdout);
-		lg_loop(&r);
-		for (unsigned i = 0; i < r.o.conns; i++)
-			lg_conn_close(&r, &r.c[i]);
-		lg_report(&r, stdout, false);
-	}
-	if (r.o.json != NULL) {
-		FILE *f = fopen(r.o.json, "w");
-
-		if (f == NULL) {
-			perror(r.o.json);
-			rc = 1;
-		} else {
-			lg_report(&r, f, true);
-			fclose(f);
-		}
-	}
-	if (r.o.stats)
+	lg_merge(&total, runs, o.engines);
+	lg_report(&total, stdout, false);
+	if (o.json != NULL && lg_write_json(&total) != 0)
+		rc = 1;
+	if (o.stats)
 		us_print_stats(st, stdout);
 	us_fini(st);
-	free(r.c);
-	free(r.req);
+	for (unsigned k = 0; k < o.engines; k++) {
+		free(runs[k].c);
+		free(runs[k].req);
+	}
+	free(total.req);
 	return rc;
 }

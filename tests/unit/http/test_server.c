@@ -38,10 +38,11 @@ struct us_conn {
 static const struct us_tcp_handlers *g_h;
 static void *g_listen_ctx;
 
-int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handlers *h,
-		  void *ctx)
+int us_tcp_listen_engine(struct us_stack *st, unsigned engine, uint16_t port,
+			 const struct us_tcp_handlers *h, void *ctx)
 {
 	(void)st;
+	(void)engine;
 	(void)port;
 	g_h = h;
 	g_listen_ctx = ctx;
@@ -209,7 +210,7 @@ static int setup(void **state)
 {
 	(void)state;
 	struct http_limits lim = { .max_body = 1 << 20 };
-	assert_int_equal(echo_server_start(&srv, NULL, 8080, &lim), 0);
+	assert_int_equal(echo_server_start(&srv, NULL, 0, 8080, &lim), 0);
 	return 0;
 }
 

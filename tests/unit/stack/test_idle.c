@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -60,12 +61,34 @@ static void test_config_keys(void **state)
 	assert_non_null(strstr(err, "idle_sleep_max_us"));
 }
 
+/* [engine] count: engines per process, 1 by default, 1..16. */
+static void test_engine_count_key(void **state)
+{
+	struct us_config cfg;
+	char err[256];
+	const char *base = "[port]\ndevice = net_null0\n[ip]\naddr = 10.0.0.1/24\n[engine]\n";
+	char text[256];
+
+	(void)state;
+	us_config_defaults(&cfg);
+	assert_int_equal(cfg.engine_count, 1);
+	snprintf(text, sizeof(text), "%scount = 2\n", base);
+	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.engine_count, 2);
+	snprintf(text, sizeof(text), "%scount = 0\n", base);
+	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "count"));
+	snprintf(text, sizeof(text), "%scount = 17\n", base);
+	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_busy_poll_default),
 		cmocka_unit_test(test_spin_then_grow_to_bound),
 		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_engine_count_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

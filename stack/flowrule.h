@@ -1,0 +1,83 @@
+/* stack/flowrule.h: per-connection flow rules (issue 8's hardware path).
+ *
+ * When the port can create exact-match rules (the start-up probe created and
+ * destroyed one), each connection gets a rule steering its packets to the
+ * owning engine's queue for its life: installed when its TCB enters the
+ * 4-tuple table (accept or connect), removed when it leaves it (close,
+ * reset, end of TIME-WAIT).  Rule operations are queued by the data path
+ * and applied in small batches at the end of a loop iteration, so a segment
+ * never waits for the NIC's rule engine.  A rule the table refuses (full)
+ * leaves the connection on RSS + hand-off, counted.
+ *
+ * The backend is rte_flow (us_flowrule_rte_ops) in production and the
+ * software NIC model in tests.
+ */
+#ifndef US_FLOWRULE_H
+#define US_FLOWRULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nic/steer.h"
+
+struct rte_hash;
+
+/* Types */
+
+#define US_FLOWRULE_PENDING 1024  /* queued operations per engine (power of two) */
+#define US_FLOWRULE_BATCH 16      /* operations applied per loop iteration */
+
+#define US_FLOWRULE_COUNTERS(X) \
+	X(rules_installed, "flow rules installed") \
+	X(rules_removed, "flow rules removed") \
+	X(rules_full, "flow rules refused by the NIC (table full): connection left on RSS") \
+	X(rules_failed, "flow rules refused otherwise: connection left on RSS") \
+	X(rules_dropped_pending, "rule operations dropped: pending queue full")
+
+struct us_flowrule_stats {
+#define US_FLOWRULE_X_FIELD(name, desc) uint64_t name;
+	US_FLOWRULE_COUNTERS(US_FLOWRULE_X_FIELD)
+#undef US_FLOWRULE_X_FIELD
+};
+
+/* A backend: 0 or -errno (-ENOSPC: table full). */
+struct us_flowrule_ops {
+	int (*install)(void *ctx, const struct us_flow_tuple *t, uint16_t queue, void **handle);
+	int (*remove)(void *ctx, const struct us_flow_tuple *t, void *handle);
+	void *ctx;
+};
+
+struct us_flowrule_op {
+	struct us_flow_tuple t;   /* incoming direction, network order */
+	bool install;
+};
+
+struct us_flowrules {
+	struct us_flowrule_ops ops;
+	uint16_t queue;                     /* the engine's queue */
+	struct rte_hash *rules;             /* tuple -> backend handle */
+	struct us_flowrule_op pending[US_FLOWRULE_PENDING];
+	uint32_t head, tail;                /* FIFO: tail - head queued */
+	struct us_flowrule_stats stats;
+};
+
+/* Prototypes */
+
+/* Rules for queue, up to capacity connections; name unique per process.
+ * NULL + errno. */
+struct us_flowrules *us_flowrule_create(const struct us_flowrule_ops *ops, uint16_t queue,
+					uint32_t capacity, const char *name);
+/* Applies what is pending, removes every installed rule, frees. */
+void us_flowrule_destroy(struct us_flowrules *fr);
+/* Data path: queue an install (open) or removal of the connection's rule
+ * (addresses host order, as tcp/ has them). */
+void us_flowrule_note(struct us_flowrules *fr, uint32_t lip, uint16_t lport, uint32_t rip,
+		      uint16_t rport, bool open);
+/* Applies up to max queued operations; returns how many. */
+unsigned us_flowrule_apply(struct us_flowrules *fr, unsigned max);
+/* Installed rules now. */
+uint32_t us_flowrule_count(const struct us_flowrules *fr);
+/* rte_flow on a port (nic/steer.h): ctx is a pointer to the port id. */
+extern const struct us_flowrule_ops us_flowrule_rte_ops;
+
+#endif
