@@ -337,6 +337,8 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 		total->connects += r->connects;
 		total->bytes_sent += r->bytes_sent;
 		total->bytes_rcvd += r->bytes_rcvd;
+		total->tfo_syn_requests += r->tfo_syn_requests;
+		total->tfo_cookie_requests += r->tfo_cookie_requests;
 #define LG_X_ADD(name, desc) total->err.name += r->err.name;
 		LG_ERRORS(LG_X_ADD)
 #undef LG_X_ADD

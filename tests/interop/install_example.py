@@ -17,6 +17,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (not root, no make/cc).
 
 import argparse
 import glob
+import json
 import hashlib
 import os
 import shutil
@@ -30,6 +31,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import echo_interop as ei  # noqa: E402
 
 ECHO_BYTES = 1 << 20
+
+
+def sanitize_cflags(build):
+    """[CFLAGS=...] matching the build directory's b_sanitize, or []."""
+    opts = json.loads(ei.run(["meson", "introspect", "--buildoptions", build]).stdout)
+    san = next((o["value"] for o in opts if o["name"] == "b_sanitize"), "none")
+    if san in ("none", ""):
+        return []
+    return [f"CFLAGS=-O2 -g -Wall -Wextra -Werror -fsanitize={san}"]
 
 
 def install_and_build(args, destdir):
@@ -51,8 +61,11 @@ def install_and_build(args, destdir):
     ei.check(os.path.abspath(args.build) not in flags,
              f"pkg-config flags point into the build tree: {flags}")
     ei.say(f"pkg-config --cflags --libs libuserstack: {flags.strip()}")
+    # A sanitizer build installs an instrumented library: the example must
+    # then be built with the same sanitizers (ASan's runtime must come first).
     p = subprocess.run(["make", "-C", os.path.join(args.source, "examples", "echo"),
-                        f"OUT={destdir}"], env=env, stdout=subprocess.PIPE,
+                        f"OUT={destdir}"] + sanitize_cflags(args.build), env=env,
+                       stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=120)
     ei.check(p.returncode == 0, f"example build failed:\n{p.stdout[-2000:]}")
     exe = os.path.join(destdir, "us-echo")
