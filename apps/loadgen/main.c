@@ -36,6 +36,8 @@ static void lg_usage(FILE *out)
 		"  --target ADDR:PORT   server to load (required)\n"
 		"  --connections N      concurrent connections (default 64)\n"
 		"  --duration S         seconds to run (default 10; fractions allowed)\n"
+		"  --requests N         stop after N answered requests (--duration, when\n"
+		"                       given, still bounds the run; e.g. bench/soak.sh)\n"
 		"  --request-size B     HTTP: POST body bytes, 0 = GET (default 0);\n"
 		"                       raw: request bytes (default 64)\n"
 		"  --response-size B    raw: response bytes expected (default = request)\n"
@@ -85,10 +87,10 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
 		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ "stats", no_argument, NULL, 'x' },
+		{ "stats", no_argument, NULL, 'x' }, { "requests", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool req_set = false, resp_set = false;
+	bool req_set = false, resp_set = false, dur_set = false;
 	int ch;
 
 	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
@@ -103,7 +105,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 			}
 			break;
 		case 'n': o->conns = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'd': o->duration_s = strtod(optarg, NULL); break;
+		case 'd': o->duration_s = strtod(optarg, NULL); dur_set = true; break;
+		case 'N': o->max_requests = strtoull(optarg, NULL, 10); break;
 		case 's': o->req_size = strtoull(optarg, NULL, 10); req_set = true; break;
 		case 'S': o->resp_size = strtoull(optarg, NULL, 10); resp_set = true; break;
 		case 'r': o->mode = LG_RAW; break;
@@ -119,6 +122,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		default: lg_usage(stderr); return -1;
 		}
 	}
+	if (o->max_requests > 0 && !dur_set)
+		o->duration_s = 1e7;  /* the request count ends the run */
 	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
 	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0) {
 		fprintf(stderr, "us-loadgen: need --target, connections 1..60000, duration > 0, "
@@ -187,7 +192,8 @@ static void lg_loop(struct lg_run *r)
 	lg_conn_start(r, &r->c[0], now);
 	for (unsigned i = 1; i < r->o.conns; i++)
 		r->c[i].t_retry = UINT64_MAX;
-	while (!lg_stop && (now = lg_now_ns()) < r->t_end) {
+	while (!lg_stop && (now = lg_now_ns()) < r->t_end &&
+	       (r->o.max_requests == 0 || r->requests < r->o.max_requests)) {
 		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
 
 		now = lg_now_ns();
