@@ -90,6 +90,43 @@ def read(path):
         return f.read()
 
 
+def settle(prefix, time_wait_ms, want):
+    """The counters once TIME_WAIT and the last FINs are over: equal to want,
+    or (want None) no TCB left, or whatever they are at the timeout."""
+    t_end = time.monotonic() + time_wait_ms / 1000 + 30
+    cur = counters(prefix)
+    while time.monotonic() < t_end:
+        if cur == want or (want is None and cur["tcbs"] == 0):
+            break
+        time.sleep(0.5)
+        cur = counters(prefix)
+    return cur
+
+
+def run_loadgen(a, tmp, cli_cfg, n, env, procs, srv_pre=None):
+    """n open/request/close cycles; us-loadgen's JSON summary, with the
+    server's peak counters (sampled each second) under "server_peak"."""
+    out = os.path.join(tmp, "lg.json")
+    with open(os.path.join(tmp, "lg.log"), "ab") as f:
+        lg = subprocess.Popen(["taskset", "-c", "0", a.loadgen, "--config", cli_cfg,
+                               "--target", f"{SRV}:{PORT}", "--connections", str(a.conns),
+                               "--close", "--requests", str(n), "--delay", "1",
+                               "--quiet", "--stats", "--json", out],
+                              stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              env=env, start_new_session=True)
+    procs.append(lg)
+    peak = {}
+    while lg.poll() is None:
+        time.sleep(1)
+        if srv_pre:
+            for k, v in counters(srv_pre).items():
+                peak[k] = max(peak.get(k, 0), v)
+    with open(out, encoding="utf-8") as f:
+        res = json.load(f)
+    res["server_peak"] = peak
+    return res
+
+
 def soak(a, tmp, prefixes, procs):
     sock = os.path.join(tmp, "memif.sock")
     srv_pre, cli_pre = f"ussoak{os.getpid()}s", f"ussoak{os.getpid()}c"
@@ -107,30 +144,19 @@ def soak(a, tmp, prefixes, procs):
     if not wait_log(echo_log, "listening on", echo):
         say(f"FAIL: us-httpecho did not start: {read(echo_log)[-800:]}")
         return 1
-    before = counters(srv_pre)
-    say(f"server before: {before}")
+    # Warm-up: 100 cycles first, so the baseline holds what stays on purpose
+    # (the client's ARP entry and its aging timer), then TIME_WAIT drains.
+    warm = run_loadgen(a, tmp, cli_cfg, 100, env, procs)
+    before = settle(srv_pre, a.time_wait_ms, None)
+    say(f"server before (after {warm['connects']} warm-up cycles): {before}")
     t0 = time.monotonic()
-    out = os.path.join(tmp, "lg.json")
-    with open(lg_log, "wb") as f:
-        lg = subprocess.Popen(["taskset", "-c", "0", a.loadgen, "--config", cli_cfg,
-                               "--target", f"{SRV}:{PORT}", "--connections", str(a.conns),
-                               "--close", "--requests", str(a.cycles), "--delay", "1",
-                               "--quiet", "--stats", "--json", out],
-                              stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              env=env, start_new_session=True)
-    procs.append(lg)
-    lg.wait()
+    res = run_loadgen(a, tmp, cli_cfg, a.cycles, env, procs, srv_pre)
+    lg = procs[-1]
     secs = time.monotonic() - t0
-    with open(out, encoding="utf-8") as f:
-        res = json.load(f)
     say(f"us-loadgen: {res['requests']} requests, {res['connects']} connections in "
         f"{res['duration_s']:.1f} s ({res['connects_per_s']:.0f}/s), errors {res['errors']}")
-    # TIME_WAIT (time_wait_ms) and the last FINs: poll until back or timeout.
-    t_end = time.monotonic() + a.time_wait_ms / 1000 + 30
-    after = counters(srv_pre)
-    while after != before and time.monotonic() < t_end:
-        time.sleep(0.5)
-        after = counters(srv_pre)
+    say(f"server peak during the run (sampled each second): {res['server_peak']}")
+    after = settle(srv_pre, a.time_wait_ms, before)
     say(f"server after:  {after}")
     echo.send_signal(signal.SIGTERM)
     rc = echo.wait(60)
