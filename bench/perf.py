@@ -78,15 +78,19 @@ def dump(pid, tmp, tag):
 
 
 def top(path, n, per):
-    out = subprocess.run(["callgrind_annotate", "--inclusive=no", path], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
     rows = []
     for line in out.splitlines():
         m = re.match(r"^\s*([\d,]+)\s+\(\s*([\d.]+)%\)\s+(\S.*)$", line)
-        if m and "PROGRAM TOTALS" not in line:
+        # Above 50 %: main's callers, which callgrind_annotate lists with
+        # their callees' cost after a callgrind_control dump; not self cost.
+        if m and "PROGRAM TOTALS" not in line and float(m.group(2)) < 50:
             ir = int(m.group(1).replace(",", ""))
-            fn = m.group(3).split(":", 1)[-1] if ":" in m.group(3) else m.group(3)
-            fn = fn.split(" [")[0]
+            name, _, lib = m.group(3).partition(" [")
+            fn = name.split(":", 1)[-1]
+            if fn.startswith("0x"):
+                fn += " (" + os.path.basename(lib.rstrip("]")) + ")"
             rows.append((ir / per, float(m.group(2)), fn, m.group(3)))
         if len(rows) >= n:
             break
