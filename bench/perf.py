@@ -12,7 +12,7 @@ zeroed again, N2 requests, dumped.  Instructions per request =
 polls cancel out.  The top functions are those of the N2 profile (self cost,
 per request).
 
-    bench/perf.sh [--n1 2000] [--n2 10000] [--conns 8] [--top 10]
+    bench/perf.sh [--n1 2000] [--n2 8000] [--conns 64] [--size 64] [--close] [--top 10]
 """
 
 import argparse
@@ -49,7 +49,7 @@ def loadgen(a, cfg, n, tmp):
     out = subprocess.run(["taskset", "-c", "0", a.loadgen, "--config", cfg, "--target",
                           f"{SRV}:{PORT}", "--connections", str(a.conns), "--request-size",
                           str(a.size), "--requests", str(n), "--delay", "0.5", "--quiet",
-                          "--timeout-ms", "60000"],
+                          "--timeout-ms", "60000"] + (["--close"] if a.close else []),
                          capture_output=True, text=True, timeout=900, check=False)
     m = re.search(r"^requests (\d+)", out.stdout, re.M)
     if out.returncode != 0 or not m:
@@ -101,10 +101,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", required=True)
     ap.add_argument("--n1", type=int, default=2000)
-    ap.add_argument("--n2", type=int, default=10000)
-    ap.add_argument("--conns", type=int, default=8)
+    ap.add_argument("--n2", type=int, default=8000)
+    ap.add_argument("--conns", type=int, default=64)
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--close", action="store_true",
+                    help="one connection per request (GET with --size 0) instead of keep-alive")
     ap.add_argument("--keep", action="store_true", help="keep the callgrind files (printed)")
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
@@ -139,7 +141,8 @@ def main():
             say(f"{got} requests ({errs} errors): {total_ir(path):,} instructions")
         (r1, i1, _), (r2, i2, p2) = results
         per = (i2 - i1) / (r2 - r1)
-        say(f"\nus-httpecho, keep-alive {a.size} B POST echoed, {a.conns} connections: "
+        mode = "connection per request" if a.close else "keep-alive"
+        say(f"\nus-httpecho, {mode}, {a.size} B body echoed, {a.conns} connections: "
             f"{per:,.0f} instructions per request")
         say(f"\ntop {a.top} functions (self, N2 profile) | instructions per request | share")
         for ir, pct, fn, _full in top(p2, a.top, r2):

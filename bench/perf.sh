@@ -1,7 +1,7 @@
 #!/bin/sh
 # Instructions per request (callgrind; see bench/perf.py and PERF.md):
 #
-#   sudo bench/perf.sh [--n1 2000] [--n2 10000] [--conns 8] [--size 64] [--top 10]
+#   sudo bench/perf.sh [--n1 2000] [--n2 8000] [--conns 64] [--size 64] [--close] [--top 10]
 #
 # Uses the bench release tree (build-bench/, built here when missing).
 set -eu
