@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "config/log.h"
@@ -42,6 +43,8 @@ struct telem_snap {
 	unsigned conn_start, conn_rows, conn_total;
 	unsigned listeners, curr_estab;  /* over every TCB, not only the page */
 	struct telem_conn conns[US_TELEM_CONNS_PAGE];
+	unsigned mbufs_in_use;    /* e->pool: leak checks (bench/soak.sh) */
+	unsigned timers_armed;    /* e->wheel: leak checks */
 };
 
 struct telem_slot {
@@ -117,6 +120,8 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 		s->nconns = tcp_conn_count(e->tcp);
 		s->conn_total = tcp_conn_walk(e->tcp, telem_walk_row, &w);
 	}
+	s->mbufs_in_use = e->pool != NULL ? rte_mempool_in_use_count(e->pool) : 0;
+	s->timers_armed = e->wheel.armed;
 	s->has_capture = e->capture != NULL;
 	if (s->has_capture)
 		s->capture = *nic_capture_stats(e->capture);
@@ -239,6 +244,8 @@ static void telem_head(struct rte_tel_data *d, const struct telem_snap *s)
 	rte_tel_data_add_dict_u64(d, "engine", s->id);
 	rte_tel_data_add_dict_u64(d, "time_ns", s->now_ns);
 	rte_tel_data_add_dict_u64(d, "conns", s->nconns);
+	rte_tel_data_add_dict_u64(d, "mbufs_in_use", s->mbufs_in_use);
+	rte_tel_data_add_dict_u64(d, "timers_armed", s->timers_armed);
 }
 
 /* A reply built from a snapshot; 0 or -errno. */

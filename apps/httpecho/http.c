@@ -650,13 +650,33 @@ static int http_fit(int n, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
 }
 
+/* Built by hand, not with snprintf: one head per response, and formatting
+ * was ~600 of ~9,400 instructions per keep-alive request (bench/PERF.md). */
 int http_echo_head(char *buf, size_t size, uint64_t body_len, bool close)
 {
-	int n = snprintf(buf, size,
-			 "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-			 "Content-Length: %" PRIu64 "\r\n%s\r\n",
-			 body_len, close ? "Connection: close\r\n" : "");
-	return http_fit(n, size);
+	static const char pre[] = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+				  "Content-Length: ";
+	static const char conn[] = "\r\nConnection: close";
+	char digits[20];
+	size_t nd = 0, n, pos;
+
+	do {
+		digits[nd++] = (char)('0' + body_len % 10);
+		body_len /= 10;
+	} while (body_len > 0);
+	n = sizeof(pre) - 1 + nd + (close ? sizeof(conn) - 1 : 0) + 4;
+	if (n >= size)   /* snprintf's contract: room for the NUL too */
+		return -ENOSPC;
+	memcpy(buf, pre, sizeof(pre) - 1);
+	pos = sizeof(pre) - 1;
+	while (nd > 0)
+		buf[pos++] = digits[--nd];
+	if (close) {
+		memcpy(buf + pos, conn, sizeof(conn) - 1);
+		pos += sizeof(conn) - 1;
+	}
+	memcpy(buf + pos, "\r\n\r\n", 5);
+	return (int)n;
 }
 
 int http_error_response(char *buf, size_t size, int status)

@@ -30,6 +30,7 @@ struct lg_opts {
 	char target_text[64];
 	unsigned conns;
 	double duration_s;
+	uint64_t max_requests; /* stop after this many answered requests; 0: none */
 	uint64_t req_size;    /* HTTP: POST body bytes (0: GET); raw: request bytes */
 	uint64_t resp_size;   /* raw: response bytes expected (default req_size) */
 	bool keepalive;

@@ -37,6 +37,8 @@ static void lg_usage(FILE *out)
 		"  --target ADDR:PORT   server to load (required)\n"
 		"  --connections N      concurrent connections (default 64)\n"
 		"  --duration S         seconds to run (default 10; fractions allowed)\n"
+		"  --requests N         stop after N answered requests (--duration, when\n"
+		"                       given, still bounds the run; e.g. bench/soak.sh)\n"
 		"  --request-size B     HTTP: POST body bytes, 0 = GET (default 0);\n"
 		"                       raw: request bytes (default 64)\n"
 		"  --response-size B    raw: response bytes expected (default = request)\n"
@@ -100,9 +102,10 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "from-connect", no_argument, NULL, 'X' },
 		{ "engines", required_argument, NULL, 'e' },
 		{ "lcores", required_argument, NULL, 'l' },
+		{ "requests", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool req_set = false, resp_set = false;
+	bool req_set = false, resp_set = false, dur_set = false;
 	int ch;
 
 	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
@@ -118,7 +121,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 			}
 			break;
 		case 'n': o->conns = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'd': o->duration_s = strtod(optarg, NULL); break;
+		case 'd': o->duration_s = strtod(optarg, NULL); dur_set = true; break;
+		case 'N': o->max_requests = strtoull(optarg, NULL, 10); break;
 		case 's': o->req_size = strtoull(optarg, NULL, 10); req_set = true; break;
 		case 'S': o->resp_size = strtoull(optarg, NULL, 10); resp_set = true; break;
 		case 'r': o->mode = LG_RAW; break;
@@ -138,6 +142,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		default: lg_usage(stderr); return -1;
 		}
 	}
+	if (o->max_requests > 0 && !dur_set)
+		o->duration_s = 1e7;  /* the request count ends the run */
 	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
 	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0 || o->engines == 0 ||
 	    o->engines > LG_MAX_ENGINES || o->engines > o->conns) {
@@ -210,7 +216,8 @@ static void lg_loop(struct lg_run *r)
 	lg_conn_start(r, &r->c[0], now);
 	for (unsigned i = 1; i < r->o.conns; i++)
 		r->c[i].t_retry = UINT64_MAX;
-	while (!lg_stop && (now = lg_now_ns()) < r->t_end) {
+	while (!lg_stop && (now = lg_now_ns()) < r->t_end &&
+	       (r->o.max_requests == 0 || r->requests < r->o.max_requests)) {
 		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
 
 		now = lg_now_ns();
@@ -295,6 +302,8 @@ static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
 	r->o = *o;
 	r->o.conns = o->conns / n + (k < o->conns % n);
 	r->o.rate = o->rate / n;
+	if (o->max_requests > 0) /* --requests: the total, split like the connections */
+		r->o.max_requests = o->max_requests / n + (k < o->max_requests % n);
 	r->o.quiet = o->quiet || k > 0;
 	if (lg_build_request(r) < 0)
 		return -1;

@@ -537,6 +537,12 @@ static void test_echo_head_exact(void **state)
 	assert_string_equal(buf, close);
 	assert_int_equal(http_echo_head(buf, strlen(keep), 42, false), -ENOSPC);
 	assert_int_equal(http_echo_head(buf, strlen(keep) + 1, 42, false), (int)strlen(keep));
+	/* Digits by hand since bench/PERF.md: the extremes of the length. */
+	assert_int_equal(http_echo_head(buf, sizeof(buf), 0, false), (int)strlen(keep) - 1);
+	assert_string_equal(buf + strlen(keep) - 8, ": 0\r\n\r\n");
+	assert_int_equal(http_echo_head(buf, sizeof(buf), UINT64_MAX, true),
+			 (int)strlen(close) + 12);
+	assert_non_null(strstr(buf, "Content-Length: 18446744073709551615\r\nConnection: close\r\n\r\n"));
 	assert_string_equal(HTTP_CONTINUE, "HTTP/1.1 100 Continue\r\n\r\n");
 }
 

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""userstack against the Linux kernel and against dpdk-testpmd, in one run.
+
+Run it through bench/run.sh (which builds first); see bench/README.md.
+
+Every measurement runs pinned: the server on core 1, the client on core 0.
+  ours      us-loadgen <-> us-httpecho over a direct net_memif link
+  k-lo      wrk -> bench/kserver (epoll, kernel sockets) over loopback
+  k-veth    the same over a veth pair between two network namespaces
+  ceiling   dpdk-testpmd io-forward on the memif link's server end, fed by a
+            second dpdk-testpmd in flowgen mode (packets/s forwarded)
+  wire      (--wire) us-loadgen -> testpmd io-forward -> us-httpecho: three
+            busy pollers on two cores, labelled oversubscribed
+
+The machine is shared and memif rates swing: the systems alternate within
+each pair (ours, k-lo, k-veth, ours, ...), and the report gives medians and
+the median of the pairwise ratios, never a single run.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_report  # noqa: E402
+
+SERVER_CPU, CLIENT_CPU = "1", "0"
+PORT = 8080
+MEMIF_SRV, MEMIF_CLI = "10.79.0.2", "10.79.0.1"
+VETH_SRV, VETH_CLI = "10.89.0.2", "10.89.0.1"
+
+# name -> (POST body bytes or 0 for GET, keep-alive, connections, metric)
+WORKLOADS = {
+    "ka-1": (1, True, 32, "rps"),
+    "ka-64": (64, True, 32, "rps"),
+    "ka-1k": (1024, True, 32, "rps"),
+    "close": (0, False, 32, "cps"),
+    "bulk": (1 << 20, True, 1, "gbps"),
+}
+QUICK_WORKLOADS = ("ka-64", "close", "bulk")
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+class Bench:
+    """Processes, namespaces and DPDK files of the run; all removed at exit."""
+
+    def __init__(self, args):
+        self.a = args
+        self.tag = f"usb{os.getpid()}"
+        self.tmp = tempfile.mkdtemp(prefix="us-bench-")
+        self.procs = []
+        self.prefixes = []
+        self.ns = []
+        self.n = 0
+
+    # -- process plumbing ------------------------------------------------
+    def start(self, cmd, log, ns=None):
+        if ns:
+            cmd = ["ip", "netns", "exec", ns] + cmd
+        f = open(os.path.join(self.tmp, log), "wb")
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        self.procs.append((p, f))
+        return p
+
+    def log(self, name):
+        try:
+            with open(os.path.join(self.tmp, name), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    @staticmethod
+    def stop(p, sig=signal.SIGTERM, wait=10):
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(wait)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        return p.returncode
+
+    def wait_log(self, p, log, text, timeout=20):
+        t_end = time.monotonic() + timeout
+        while time.monotonic() < t_end:
+            if text in self.log(log):
+                return
+            if p.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"{log}: no '{text}': {self.log(log)[-600:]}")
+
+    def prefix(self, what):
+        self.n += 1
+        p = f"{self.tag}_{what}{self.n}"
+        self.prefixes.append(p)
+        return p
+
+    def drop_prefixes(self):
+        for prefix in self.prefixes:
+            for rt in ("/var/run/dpdk", "/run/dpdk"):
+                shutil.rmtree(os.path.join(rt, prefix), ignore_errors=True)
+            if os.path.isdir("/dev/hugepages"):
+                for fn in os.listdir("/dev/hugepages"):
+                    if fn.startswith(prefix):
+                        os.unlink(os.path.join("/dev/hugepages", fn))
+        self.prefixes = []
+
+    def close(self):
+        for p, f in self.procs:
+            try:
+                self.stop(p, signal.SIGKILL, 5)
+            except (ProcessLookupError, PermissionError):
+                pass
+            f.close()
+        self.procs = []
+        for ns in self.ns:
+            subprocess.run(["ip", "netns", "del", ns], check=False, stderr=subprocess.DEVNULL)
+        self.drop_prefixes()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def reap(self):
+        """Closes finished processes' logs between runs."""
+        keep = []
+        for p, f in self.procs:
+            if p.poll() is None:
+                keep.append((p, f))
+            else:
+                f.close()
+        self.procs = keep
+        self.drop_prefixes()
+
+    # -- userstack ---------------------------------------------------------
+    def us_config(self, name, role, sock, addr, lcore):
+        text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
+                f"file_prefix = {self.prefix(name)}\nlog_level = warning\n"
+                f"[port]\ndevice = net_memif0,role={role},socket={sock},socket-abstract=no\n"
+                f"mbufs = 8191\n[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 0\n")
+        path = os.path.join(self.tmp, f"{name}.ini")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def loadgen(self, wl, cfg, secs):
+        body, keepalive, conns, _ = WORKLOADS[wl]
+        out = os.path.join(self.tmp, "lg.json")
+        cmd = ["taskset", "-c", CLIENT_CPU, self.a.loadgen, "--config", cfg,
+               "--target", f"{MEMIF_SRV}:{PORT}", "--connections", str(conns),
+               "--duration", str(secs), "--delay", "1", "--request-size", str(body),
+               "--quiet", "--stats", "--json", out]
+        if not keepalive:
+            cmd.append("--close")
+        p = self.start(cmd, "lg.log")
+        try:
+            p.wait(secs + 40)
+        except subprocess.TimeoutExpired as e:
+            raise RuntimeError("us-loadgen did not finish") from e
+        text = self.log("lg.log")
+        if p.returncode != 0:
+            raise RuntimeError(f"us-loadgen exited {p.returncode}: {text[-600:]}")
+        with open(out, encoding="utf-8") as f:
+            res = json.load(f)
+        stats = dict(re.findall(r"^(nic\.\w+) (\d+)", text, re.M))
+        pkts = int(stats.get("nic.rx_pkts", 0)) + int(stats.get("nic.tx_pkts", 0))
+        return {
+            "rps": res["requests_per_s"], "cps": res["connects_per_s"],
+            "gbps": res["bytes_received"] * 8 / res["duration_s"] / 1e9,
+            "p50": res["latency_us"]["p50"], "p99": res["latency_us"]["p99"],
+            "p999": res["latency_us"]["p99.9"], "errors": res["errors"]["total"],
+            # packets each way per second: the unit of testpmd's forward rate
+            "pps": pkts / 2 / res["duration_s"],
+        }
+
+    def run_ours(self, wl, secs, wire=False):
+        sock = os.path.join(self.tmp, f"m{self.n}.sock")
+        srv_sock, tp = sock, None
+        if wire:
+            srv_sock = sock + ".b"
+            tp = self.testpmd_wire(sock, srv_sock)
+        srv = self.us_config("srv", "client" if wire else "server", srv_sock, MEMIF_SRV,
+                             SERVER_CPU)
+        cli = self.us_config("cli", "client", sock, MEMIF_CLI, CLIENT_CPU)
+        echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
+                           "--port", str(PORT)], "echo.log")
+        try:
+            self.wait_log(echo, "echo.log", "listening on")
+            return self.loadgen(wl, cli, secs)
+        finally:
+            self.stop(echo)
+            if tp:
+                self.stop(tp, signal.SIGINT)
+            self.reap()
+
+    # -- kernel ------------------------------------------------------------
+    def make_veth(self):
+        base = f"usb{os.getpid() % 100000}{secrets.token_hex(2)}"
+        ns_s, ns_c = base + "s", base + "c"
+        for ns in (ns_s, ns_c):
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            self.ns.append(ns)
+            subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        va, vb = f"vs{base[-8:]}", f"vc{base[-8:]}"
+        subprocess.run(["ip", "link", "add", va, "netns", ns_s, "type", "veth", "peer", "name",
+                        vb, "netns", ns_c], check=True)
+        for ns, dev, addr in ((ns_s, va, VETH_SRV), (ns_c, vb, VETH_CLI)):
+            subprocess.run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "set", dev, "up"], check=True)
+        self.veth = (ns_s, ns_c)
+
+    def wrk_script(self, body):
+        path = os.path.join(self.tmp, f"post{body}.lua")
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f'wrk.method = "POST"\nwrk.body = string.rep("x", {body})\n')
+        return path
+
+    def run_kernel(self, wl, secs, link):
+        body, keepalive, conns, _ = WORKLOADS[wl]
+        ns_s, ns_c = self.veth if link == "veth" else (None, None)
+        addr = VETH_SRV if link == "veth" else "127.0.0.1"
+        port = PORT + 1 + self.n % 1000
+        self.n += 1
+        srv = self.start(["taskset", "-c", SERVER_CPU, self.a.kserver, "--port", str(port)],
+                         "ks.log", ns=ns_s)
+        try:
+            self.wait_log(srv, "ks.log", "listening on")
+            cmd = ["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}", f"-d{max(1, round(secs))}s",
+                   "--latency", "--timeout", "5s"]
+            if body:
+                cmd += ["-s", self.wrk_script(body)]
+            if not keepalive:
+                cmd += ["-H", "Connection: close"]
+            p = self.start(cmd + [f"http://{addr}:{port}/"], "wrk.log", ns=ns_c)
+            p.wait(secs + 30)
+            return parse_wrk(self.log("wrk.log"), body)
+        finally:
+            self.stop(srv)
+            self.reap()
+
+    # -- testpmd -----------------------------------------------------------
+    def testpmd(self, cpu, vdevs, mode, log):
+        cmd = ["dpdk-testpmd", "--lcores", f"(0,1)@{cpu}", "--no-huge", "-m", "256",
+               "--file-prefix", self.prefix("tp"), "--no-pci", "--log-level", "warning"]
+        for v in vdevs:
+            cmd += ["--vdev", v]
+        cmd += ["--", f"--forward-mode={mode}", "--auto-start", "--stats-period", "1",
+                "--nb-cores=1", "--total-num-mbufs=8192", "--rxq=1", "--txq=1"]
+        return self.start(cmd, log)
+
+    def run_ceiling(self, secs, tries=2):
+        """testpmd io-forward's rate; a second try when the memif link came
+        up too late for a measurement (seen on the loaded machine)."""
+        for attempt in range(tries):
+            sock = os.path.join(self.tmp, f"tp{self.n}.sock")
+            fwd = self.testpmd(SERVER_CPU, [f"net_memif0,role=server,socket={sock},"
+                                            "socket-abstract=no"], "io", "tpa.log")
+            try:
+                time.sleep(1.0)
+                gen = self.testpmd(CLIENT_CPU, [f"net_memif0,role=client,socket={sock},"
+                                                "socket-abstract=no"], "flowgen", "tpb.log")
+                time.sleep(secs + 2.5)
+                self.stop(gen, signal.SIGINT)
+            finally:
+                self.stop(fwd, signal.SIGINT)
+                self.reap()
+            rates = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", self.log("tpa.log"))]
+            rates = [r for r in rates if r > 0]
+            if len(rates) >= 3:
+                rates = rates[1:-1]  # drop the partial first and last second
+            if rates:
+                return {"pps": statistics.median(rates), "tries": attempt + 1}
+        raise RuntimeError(f"testpmd forwarded nothing: {self.log('tpa.log')[-600:]}")
+
+    def testpmd_wire(self, sock_a, sock_b):
+        """io-forward between two memif server ports; us-loadgen joins a, us-httpecho b."""
+        tp = self.testpmd(SERVER_CPU, [f"net_memif0,role=server,socket={sock_a},"
+                                       "socket-abstract=no,id=0",
+                                       f"net_memif1,role=server,socket={sock_b},"
+                                       "socket-abstract=no,id=0"], "io", "wire.log")
+        time.sleep(1.0)
+        return tp
+
+
+def parse_wrk(text, body):
+    m = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    if not m:
+        raise RuntimeError(f"wrk: no result: {text[-600:]}")
+    rps = float(m.group(1))
+
+    def lat(pct):
+        m2 = re.search(rf"^\s+{pct}%\s+([\d.]+)(us|ms|s)\b", text, re.M)
+        if not m2:
+            return None
+        return float(m2.group(1)) * {"us": 1, "ms": 1e3, "s": 1e6}[m2.group(2)]
+
+    errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+    m3 = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errs += int(m3.group(1)) if m3 else 0
+    return {"rps": rps, "cps": rps, "gbps": rps * body * 8 / 1e9, "p50": lat(50),
+            "p99": lat(99), "p999": None, "errors": errs}
+
+
+def machine():
+    def out(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.strip()
+        except OSError:
+            return ""
+    lscpu = dict(re.findall(r"^([^:]+):\s+(.*)$", out(["lscpu"]), re.M))
+    return {
+        "host": socket.gethostname(),
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "cpu": lscpu.get("Model name", "?"),
+        "cpus": lscpu.get("CPU(s)", "?"),
+        "hypervisor": lscpu.get("Hypervisor vendor", "none"),
+        "kernel": out(["uname", "-r"]),
+        "dpdk": out(["pkg-config", "--modversion", "libdpdk"]),
+        "wrk": out(["wrk", "-v"]).splitlines()[0] if out(["wrk", "-v"]) else "?",
+        "commit": out(["git", "-C", HERE, "rev-parse", "--short", "HEAD"]),
+    }
+
+
+def attempt(runs, key, fn, pair):
+    try:
+        r = fn()
+        r["pair"] = pair
+        runs.setdefault(key, []).append(r)
+        say(f"  {key:<16} " + " ".join(f"{k}={v:.4g}" for k, v in r.items()
+                                        if isinstance(v, (int, float))))
+    except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+        runs.setdefault(key + ":failed", []).append(str(e)[-300:])
+        say(f"  {key:<16} FAILED: {str(e)[-300:]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", required=True, help="build dir with apps/ and kserver")
+    ap.add_argument("--quick", action="store_true", help="ka-64, close and bulk, 1 s runs")
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--secs", type=float, default=None)
+    ap.add_argument("--workloads", default=None, help="comma-separated: " + ",".join(WORKLOADS))
+    ap.add_argument("--no-veth", action="store_true")
+    ap.add_argument("--no-ceiling", action="store_true")
+    ap.add_argument("--wire", action="store_true", help="also testpmd as the wire (ka-64)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
+    a.loadgen = os.path.join(a.build, "apps", "loadgen", "us-loadgen")
+    a.kserver = os.path.join(a.build, "bench", "kserver")
+    secs = a.secs or (1.0 if a.quick else 3.0)
+    wls = a.workloads.split(",") if a.workloads else (QUICK_WORKLOADS if a.quick
+                                                      else tuple(WORKLOADS))
+    links = ["lo"] + ([] if a.no_veth else ["veth"])
+    b = Bench(a)
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, on_signal)
+    runs = {}
+    try:
+        if not a.no_veth:
+            b.make_veth()
+        for i in range(a.pairs):
+            say(f"== pair {i + 1}/{a.pairs}")
+            for wl in wls:
+                attempt(runs, f"{wl}/ours", lambda: b.run_ours(wl, secs), i)
+                for link in links:
+                    attempt(runs, f"{wl}/k-{link}", lambda: b.run_kernel(wl, secs, link), i)
+            if a.wire:
+                attempt(runs, "ka-64/wire", lambda: b.run_ours("ka-64", secs, wire=True), i)
+            if not a.no_ceiling:
+                attempt(runs, "ceiling", lambda: b.run_ceiling(max(secs, 2.0)), i)
+    finally:
+        b.close()
+    doc = {"machine": machine(), "secs": secs, "pairs": a.pairs,
+           "workloads": {w: WORKLOADS[w] for w in wls}, "runs": runs}
+    doc["summary"] = bench_report.summarize(doc)
+    paths = bench_report.write(doc, a.out)
+    say(bench_report.markdown(doc))
+    say("written: " + " ".join(paths))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as e:
+        say(f"interrupted ({e}): cleaned up")
+        sys.exit(130)
