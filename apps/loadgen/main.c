@@ -60,7 +60,10 @@ static void lg_usage(FILE *out)
 
 		"  --engines N          N engines (one queue and lcore each), the connections\n"
 		"                       and the rate split between them (default 1)\n"
-		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n");
+		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n"
+		"  --download           one GET of --path on one connection: the body's\n"
+		"                       length, SHA-256 and rate printed, then exit (1 if\n"
+		"                       it failed); --duration and --timeout-ms bound it\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -100,6 +103,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "from-connect", no_argument, NULL, 'X' },
 		{ "engines", required_argument, NULL, 'e' },
 		{ "lcores", required_argument, NULL, 'l' },
+		{ "download", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false;
@@ -134,6 +138,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'X': o->from_connect = true; break;
 		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
+		case 'G': o->download = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -145,6 +150,14 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 			"timeout > 0, rate >= 0, engines 1..%u and <= connections\n",
 			LG_MAX_ENGINES);
 		return -1;
+	}
+	if (o->download && (o->mode == LG_RAW || o->req_size > 0 || o->engines > 1)) {
+		fprintf(stderr, "us-loadgen: --download is one HTTP GET on one engine\n");
+		return -1;
+	}
+	if (o->download) {
+		o->conns = 1;
+		o->keepalive = false;
 	}
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
@@ -191,6 +204,12 @@ static void lg_refill(struct lg_run *r, uint64_t now)
 	r->t_tokens = now;
 }
 
+/* --download ends with its response or its first error (no retry). */
+static bool lg_download_over(const struct lg_run *r)
+{
+	return r->o.download && (r->finished || lg_errors_total(&r->err) > 0);
+}
+
 static void lg_loop(struct lg_run *r)
 {
 	struct us_epoll_event evs[LG_EVENTS];
@@ -210,7 +229,7 @@ static void lg_loop(struct lg_run *r)
 	lg_conn_start(r, &r->c[0], now);
 	for (unsigned i = 1; i < r->o.conns; i++)
 		r->c[i].t_retry = UINT64_MAX;
-	while (!lg_stop && (now = lg_now_ns()) < r->t_end) {
+	while (!lg_stop && !lg_download_over(r) && (now = lg_now_ns()) < r->t_end) {
 		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
 
 		now = lg_now_ns();
@@ -257,6 +276,11 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 		for (unsigned i = 0; i < 4; i++)
 			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
+		if (r->o.download)
+			fprintf(out, "download: %s, %llu body bytes, sha256 %s, %.1f MB/s\n",
+				r->finished ? "complete" : "INCOMPLETE",
+				(unsigned long long)r->body_bytes, r->body_hex,
+				(double)r->body_bytes / secs / 1e6);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -282,7 +306,13 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 	for (unsigned i = 0; i < 4; i++)
 		fprintf(out, ",\n    \"%s\": %.1f", pname[i],
 			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
-	fprintf(out, ",\n    \"max\": %.1f\n  }\n}\n", (double)r->lat.max / 1e3);
+	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
+	if (r->o.download)
+		fprintf(out, ",\n  \"download\": {\n    \"complete\": %s,\n    \"bytes\": %llu,\n"
+			"    \"sha256\": \"%s\",\n    \"mbytes_per_s\": %.1f\n  }",
+			r->finished ? "true" : "false", (unsigned long long)r->body_bytes,
+			r->body_hex, (double)r->body_bytes / secs / 1e6);
+	fprintf(out, "\n}\n");
 }
 
 /* Engine k's share: connections and rate split evenly, the remainder to
@@ -305,6 +335,7 @@ static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
 		r->c[i].fd = -1;
 	lg_hist_init(&r->lat);
 	lg_hist_init(&r->lat_sec);
+	crypto_hash_sha256_init(&r->body_sha); /* again at each request */
 	return 0;
 }
 
@@ -352,6 +383,17 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 	}
 }
 
+/* --download (one engine): the body's length and hash into the summary. */
+static void lg_download_result(struct lg_run *total, struct lg_run *r)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256_final(&r->body_sha, h);
+	sodium_bin2hex(total->body_hex, sizeof(total->body_hex), h, sizeof(h));
+	total->body_bytes = r->body_bytes;
+	total->finished = r->finished;
+}
+
 static int lg_write_json(const struct lg_run *r)
 {
 	FILE *f = fopen(r->o.json, "w");
@@ -393,8 +435,12 @@ int main(int argc, char **argv)
 	if (us_launch(st, lg_engine_main, runs) < 0)
 		rc = 1;
 	lg_merge(&total, runs, o.engines);
+	if (o.download)
+		lg_download_result(&total, &runs[0]);
 	lg_report(&total, stdout, false);
 	if (o.json != NULL && lg_write_json(&total) != 0)
+		rc = 1;
+	if (o.download && !total.finished)
 		rc = 1;
 	if (o.stats)
 		us_print_stats(st, stdout);
