@@ -11,6 +11,12 @@
 #
 #   tools/idle-latency.sh [BUILD_DIR] [RUNS] [SECONDS] [SETTINGS...]
 #   tools/idle-latency.sh build 3 5 0 50 200 1000      (the defaults)
+#   RATE=1000 tools/idle-latency.sh                    (paced: us-loadgen --rate)
+#
+# Back to back (RATE unset or 0) the engines never run out of work between a
+# request and its response, so the back-off rarely starts; paced requests
+# (RATE=1000: one per ms) leave both engines idle between requests, which is
+# where a sleeping engine wakes late.
 #
 # Needs root (memif socket, DPDK).  Removes its temp dir and DPDK runtime
 # files on exit.
@@ -19,6 +25,7 @@ set -euo pipefail
 build=${1:-build}
 runs=${2:-3}
 secs=${3:-5}
+rate=${RATE:-0}
 shift $(( $# < 3 ? $# : 3 ))
 settings=("$@")
 [ ${#settings[@]} -gt 0 ] || settings=(0 50 200 1000)
@@ -69,7 +76,7 @@ run() {
 		sleep 0.1
 	done
 	"$lg_bin" --config "$tmp/cli.ini" --target 10.79.0.2:8080 --connections 1 \
-		--duration "$secs" --delay 1 --quiet --json "$tmp/lg.json" > "$tmp/lg.log" 2>&1 ||
+		--duration "$secs" --delay 1 --quiet --rate "$rate" --json "$tmp/lg.json" > "$tmp/lg.log" 2>&1 ||
 		{ cat "$tmp/lg.log" >&2; return 1; }
 	kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
 	srv_pid=""
@@ -78,7 +85,7 @@ assert j["errors"]["total"] == 0, j["errors"]
 l=j["latency_us"]; print(l["p50"], l["p99"], j["requests_per_s"])' "$tmp/lg.json"
 }
 
-echo "# idle_sleep_max_us run p50_us p99_us req_per_s ($runs runs x $secs s, 1 conn, keep-alive GET)"
+echo "# idle_sleep_max_us run p50_us p99_us req_per_s ($runs runs x $secs s, 1 conn, keep-alive GET, rate ${rate:-0} (0: back to back))"
 : > "$tmp/results"
 for r in $(seq "$runs"); do
 	for s in "${settings[@]}"; do
