@@ -87,6 +87,20 @@ static int lg_parse_target(struct lg_opts *o, const char *s)
 	return 0;
 }
 
+/* --download: one connection, one GET (Connection: close). */
+static int lg_download_opts(struct lg_opts *o)
+{
+	if (!o->download)
+		return 0;
+	if (o->mode == LG_RAW || o->req_size > 0 || o->engines > 1) {
+		fprintf(stderr, "us-loadgen: --download is one HTTP GET on one engine\n");
+		return -1;
+	}
+	o->conns = 1;
+	o->keepalive = false;
+	return 0;
+}
+
 static int lg_parse(int argc, char **argv, struct lg_opts *o)
 {
 	static const struct option longs[] = {
@@ -151,14 +165,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 			LG_MAX_ENGINES);
 		return -1;
 	}
-	if (o->download && (o->mode == LG_RAW || o->req_size > 0 || o->engines > 1)) {
-		fprintf(stderr, "us-loadgen: --download is one HTTP GET on one engine\n");
+	if (lg_download_opts(o) < 0)
 		return -1;
-	}
-	if (o->download) {
-		o->conns = 1;
-		o->keepalive = false;
-	}
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
 	if (o->mode == LG_RAW && !req_set)
@@ -247,6 +255,23 @@ static void lg_loop(struct lg_run *r)
 	r->t_end = now;
 }
 
+/* --download: the body's length, SHA-256 and rate (the whole run's time). */
+static void lg_report_download(const struct lg_run *r, FILE *out, bool json, double secs)
+{
+	if (!r->o.download)
+		return;
+	if (!json)
+		fprintf(out, "download: %s, %llu body bytes, sha256 %s, %.1f MB/s\n",
+			r->finished ? "complete" : "INCOMPLETE",
+			(unsigned long long)r->body_bytes, r->body_hex,
+			(double)r->body_bytes / secs / 1e6);
+	else
+		fprintf(out, ",\n  \"download\": {\n    \"complete\": %s,\n    \"bytes\": %llu,\n"
+			"    \"sha256\": \"%s\",\n    \"mbytes_per_s\": %.1f\n  }",
+			r->finished ? "true" : "false", (unsigned long long)r->body_bytes,
+			r->body_hex, (double)r->body_bytes / secs / 1e6);
+}
+
 static void lg_report(const struct lg_run *r, FILE *out, bool json)
 {
 	double secs = (double)(r->t_end - r->t0) / 1e9;
@@ -276,11 +301,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 		for (unsigned i = 0; i < 4; i++)
 			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
-		if (r->o.download)
-			fprintf(out, "download: %s, %llu body bytes, sha256 %s, %.1f MB/s\n",
-				r->finished ? "complete" : "INCOMPLETE",
-				(unsigned long long)r->body_bytes, r->body_hex,
-				(double)r->body_bytes / secs / 1e6);
+		lg_report_download(r, out, false, secs);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -307,11 +328,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 		fprintf(out, ",\n    \"%s\": %.1f", pname[i],
 			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
-	if (r->o.download)
-		fprintf(out, ",\n  \"download\": {\n    \"complete\": %s,\n    \"bytes\": %llu,\n"
-			"    \"sha256\": \"%s\",\n    \"mbytes_per_s\": %.1f\n  }",
-			r->finished ? "true" : "false", (unsigned long long)r->body_bytes,
-			r->body_hex, (double)r->body_bytes / secs / 1e6);
+	lg_report_download(r, out, true, secs);
 	fprintf(out, "\n}\n");
 }
 
