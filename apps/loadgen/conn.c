@@ -110,6 +110,10 @@ static void lg_request_reset(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	c->head_done = r->o.mode == LG_RAW;
 	c->close_after = false;
 	c->body_left = r->o.mode == LG_RAW ? r->o.resp_size : 0;
+	if (r->o.download) {
+		crypto_hash_sha256_init(&r->body_sha);
+		r->body_bytes = 0;
+	}
 }
 
 /* --fastopen: connect and send the request in one call (RFC 7413).  Linux
@@ -240,6 +244,15 @@ static int lg_parse_head(struct lg_conn *c, size_t hdr_end, int *status, uint64_
 	return have_len ? 0 : -1; /* we ask for nothing that needs chunked framing */
 }
 
+/* --download: the body bytes into the hash (the check is byte-exact). */
+static void lg_body(struct lg_run *r, const void *d, size_t n)
+{
+	if (!r->o.download || n == 0)
+		return;
+	crypto_hash_sha256_update(&r->body_sha, d, n);
+	r->body_bytes += n;
+}
+
 /* Takes n response bytes; 1 complete, 0 more to come, -1 malformed. */
 static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
 {
@@ -266,10 +279,13 @@ static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t
 			return -1; /* more than one response: we never pipeline */
 		c->body_left = clen - extra;
 		c->head_done = true;
+		lg_body(r, c->head + hdr_end, c->head_len - hdr_end);
+		lg_body(r, d + take, n - take);
 		return c->body_left == 0;
 	}
 	if (n > c->body_left)
 		return -1;
+	lg_body(r, d, n);
 	c->body_left -= n;
 	return c->body_left == 0;
 }
@@ -281,6 +297,11 @@ static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	r->requests++;
 	r->sec_requests++;
 	c->requests++;
+	if (r->o.download) {
+		r->finished = true; /* one response, then the loop ends */
+		lg_conn_close(r, c);
+		return;
+	}
 	if (r->o.keepalive && !c->close_after)
 		lg_begin_request(r, c, now);
 	else

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <sodium.h>
+
 #include "hist.h"
 #include "stack/userstack.h"
 
@@ -43,6 +45,7 @@ struct lg_opts {
 	bool from_connect;    /* a connection's first latency counts from its connect */
 	unsigned engines;     /* --engines: connections split over N engines */
 	char lcores[32];      /* --lcores, default 0-(N-1) */
+	bool download;        /* --download: one GET, the body hashed, then stop */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -101,6 +104,11 @@ struct lg_run {
 	double tokens;
 	uint64_t t_tokens;
 	uint64_t t0, t_end;
+	/* --download: the body's SHA-256 (libsodium), its length, and done. */
+	crypto_hash_sha256_state body_sha;
+	uint64_t body_bytes;
+	bool finished;
+	char body_hex[2 * crypto_hash_sha256_BYTES + 1];
 };
 
 /* Prototypes */

@@ -62,7 +62,10 @@ static void lg_usage(FILE *out)
 
 		"  --engines N          N engines (one queue and lcore each), the connections\n"
 		"                       and the rate split between them (default 1)\n"
-		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n");
+		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n"
+		"  --download           one GET of --path on one connection: the body's\n"
+		"                       length, SHA-256 and rate printed, then exit (1 if\n"
+		"                       it failed); --duration and --timeout-ms bound it\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -86,6 +89,20 @@ static int lg_parse_target(struct lg_opts *o, const char *s)
 	return 0;
 }
 
+/* --download: one connection, one GET (Connection: close). */
+static int lg_download_opts(struct lg_opts *o)
+{
+	if (!o->download)
+		return 0;
+	if (o->mode == LG_RAW || o->req_size > 0 || o->engines > 1) {
+		fprintf(stderr, "us-loadgen: --download is one HTTP GET on one engine\n");
+		return -1;
+	}
+	o->conns = 1;
+	o->keepalive = false;
+	return 0;
+}
+
 static int lg_parse(int argc, char **argv, struct lg_opts *o)
 {
 	static const struct option longs[] = {
@@ -103,6 +120,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "engines", required_argument, NULL, 'e' },
 		{ "lcores", required_argument, NULL, 'l' },
 		{ "requests", required_argument, NULL, 'N' },
+		{ "download", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false, dur_set = false;
@@ -138,6 +156,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'X': o->from_connect = true; break;
 		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
+		case 'G': o->download = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -152,6 +171,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 			LG_MAX_ENGINES);
 		return -1;
 	}
+	if (lg_download_opts(o) < 0)
+		return -1;
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
 	if (o->mode == LG_RAW && !req_set)
@@ -197,6 +218,12 @@ static void lg_refill(struct lg_run *r, uint64_t now)
 	r->t_tokens = now;
 }
 
+/* --download ends with its response or its first error (no retry). */
+static bool lg_download_over(const struct lg_run *r)
+{
+	return r->o.download && (r->finished || lg_errors_total(&r->err) > 0);
+}
+
 static void lg_loop(struct lg_run *r)
 {
 	struct us_epoll_event evs[LG_EVENTS];
@@ -216,7 +243,7 @@ static void lg_loop(struct lg_run *r)
 	lg_conn_start(r, &r->c[0], now);
 	for (unsigned i = 1; i < r->o.conns; i++)
 		r->c[i].t_retry = UINT64_MAX;
-	while (!lg_stop && (now = lg_now_ns()) < r->t_end &&
+	while (!lg_stop && !lg_download_over(r) && (now = lg_now_ns()) < r->t_end &&
 	       (r->o.max_requests == 0 || r->requests < r->o.max_requests)) {
 		int n = us_epoll_wait(r->ep, evs, LG_EVENTS, 0);
 
@@ -233,6 +260,23 @@ static void lg_loop(struct lg_run *r)
 			lg_progress(r, now, &t_sec);
 	}
 	r->t_end = now;
+}
+
+/* --download: the body's length, SHA-256 and rate (the whole run's time). */
+static void lg_report_download(const struct lg_run *r, FILE *out, bool json, double secs)
+{
+	if (!r->o.download)
+		return;
+	if (!json)
+		fprintf(out, "download: %s, %llu body bytes, sha256 %s, %.1f MB/s\n",
+			r->finished ? "complete" : "INCOMPLETE",
+			(unsigned long long)r->body_bytes, r->body_hex,
+			(double)r->body_bytes / secs / 1e6);
+	else
+		fprintf(out, ",\n  \"download\": {\n    \"complete\": %s,\n    \"bytes\": %llu,\n"
+			"    \"sha256\": \"%s\",\n    \"mbytes_per_s\": %.1f\n  }",
+			r->finished ? "true" : "false", (unsigned long long)r->body_bytes,
+			r->body_hex, (double)r->body_bytes / secs / 1e6);
 }
 
 static void lg_report(const struct lg_run *r, FILE *out, bool json)
@@ -264,6 +308,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 		for (unsigned i = 0; i < 4; i++)
 			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
+		lg_report_download(r, out, false, secs);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -289,7 +334,9 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 	for (unsigned i = 0; i < 4; i++)
 		fprintf(out, ",\n    \"%s\": %.1f", pname[i],
 			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
-	fprintf(out, ",\n    \"max\": %.1f\n  }\n}\n", (double)r->lat.max / 1e3);
+	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
+	lg_report_download(r, out, true, secs);
+	fprintf(out, "\n}\n");
 }
 
 /* Engine k's share: connections and rate split evenly, the remainder to
@@ -314,6 +361,7 @@ static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
 		r->c[i].fd = -1;
 	lg_hist_init(&r->lat);
 	lg_hist_init(&r->lat_sec);
+	crypto_hash_sha256_init(&r->body_sha); /* again at each request */
 	return 0;
 }
 
@@ -363,6 +411,17 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 	}
 }
 
+/* --download (one engine): the body's length and hash into the summary. */
+static void lg_download_result(struct lg_run *total, struct lg_run *r)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256_final(&r->body_sha, h);
+	sodium_bin2hex(total->body_hex, sizeof(total->body_hex), h, sizeof(h));
+	total->body_bytes = r->body_bytes;
+	total->finished = r->finished;
+}
+
 static int lg_write_json(const struct lg_run *r)
 {
 	FILE *f = fopen(r->o.json, "w");
@@ -404,8 +463,12 @@ int main(int argc, char **argv)
 	if (us_launch(st, lg_engine_main, runs) < 0)
 		rc = 1;
 	lg_merge(&total, runs, o.engines);
+	if (o.download)
+		lg_download_result(&total, &runs[0]);
 	lg_report(&total, stdout, false);
 	if (o.json != NULL && lg_write_json(&total) != 0)
+		rc = 1;
+	if (o.download && !total.finished)
 		rc = 1;
 	if (o.stats)
 		us_print_stats(st, stdout);

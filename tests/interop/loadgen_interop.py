@@ -16,6 +16,9 @@ Cases:
   tap-raw          raw TCP request/response (--raw) against a kernel echo server.
   tap-refused      a port nobody listens on: only ECONNREFUSED errors.
   tap-timeout      an address nobody has: only connect timeouts (--timeout-ms).
+  tap-download-256m  us-loadgen --download: one GET of 256 MiB of seeded
+                   pseudo-random bytes from a kernel HTTP server; the SHA-256
+                   of the body it received equals the one computed here.
 
     loadgen_interop.py --loadgen build/apps/loadgen/us-loadgen \
         --httpecho build/apps/httpecho/us-httpecho --config config/tap.ini CASE...
@@ -26,8 +29,10 @@ runtime and hugepage files of its prefixes), pass or fail.  Exit status:
 """
 
 import argparse
+import hashlib
 import json
 import os
+import random
 import shutil
 import secrets
 import signal
@@ -81,6 +86,39 @@ class S(socketserver.ThreadingMixIn, socketserver.TCPServer):
     request_queue_size = 256
 S(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
 '''
+
+
+# 256 MiB of seeded pseudo-random bytes in 1 MiB chunks, each chunk
+# different, so a misplaced or repeated segment changes the hash.
+DOWNLOAD_CHUNK = 1 << 20
+DOWNLOAD_CHUNKS = 256
+DOWNLOAD_SEED = 20260505
+
+KERNEL_DOWNLOAD = r'''
+import http.server, random, sys
+CHUNK, CHUNKS, SEED = %d, %d, %d
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(CHUNK * CHUNKS))
+        self.end_headers()
+        rng = random.Random(SEED)
+        for _ in range(CHUNKS):
+            self.wfile.write(rng.randbytes(CHUNK))
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
+''' % (DOWNLOAD_CHUNK, DOWNLOAD_CHUNKS, DOWNLOAD_SEED)
+
+
+def download_sha256():
+    """The SHA-256 of what KERNEL_DOWNLOAD sends, computed independently."""
+    rng = random.Random(DOWNLOAD_SEED)
+    h = hashlib.sha256()
+    for _ in range(DOWNLOAD_CHUNKS):
+        h.update(rng.randbytes(DOWNLOAD_CHUNK))
+    return h.hexdigest()
 
 
 class Run:
@@ -239,8 +277,9 @@ def tap_env(args, run, server_port, server=KERNEL_SERVER):
     return cfg, iface
 
 
-def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=()):
-    cfg, iface = tap_env(args, run, 8000, KERNEL_ECHO if "--raw" in extra else KERNEL_SERVER)
+def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(), server=None):
+    server = server or (KERNEL_ECHO if "--raw" in extra else KERNEL_SERVER)
+    cfg, iface = tap_env(args, run, 8000, server)
     port = 8001 if refused else 8000
     cmd = [args.loadgen, "--config", cfg, "--target", target or f"{ei.KERNEL_ADDR}:{port}",
            "--connections", "16", "--duration", str(secs), "--delay", "2",
@@ -319,6 +358,17 @@ def run_case(args, name):
                 ei.check(res["requests"] == 0, "requests answered by nobody")
                 ei.check(e["connect_timeout"] >= 16 and e["total"] == e["connect_timeout"],
                          f"want only connect_timeout: {e}")
+            elif name == "tap-download-256m":
+                res = case_tap(args, run, secs=250, server=KERNEL_DOWNLOAD,
+                               extra=("--download", "--path", "/big", "--timeout-ms", "250000"))
+                want = download_sha256()
+                dl = res["download"]
+                ei.say(f"download: {dl['bytes']} bytes in {res['duration_s']:.1f} s, "
+                       f"{dl['mbytes_per_s']} MB/s, sha256 {dl['sha256']} (want {want})")
+                check_clean(res, 1)
+                ei.check(dl["complete"] and dl["bytes"] == DOWNLOAD_CHUNK * DOWNLOAD_CHUNKS,
+                         f"{dl['bytes']} body bytes, complete {dl['complete']}")
+                ei.check(dl["sha256"] == want, "body differs from what the kernel sent")
             ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
                    f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
     except ei.CaseFailed as e:
@@ -329,7 +379,7 @@ def run_case(args, name):
 
 
 CASES = ("memif-64", "memif-64-idle", "memif-rate", "tap-keepalive", "tap-close", "tap-raw", "tap-refused",
-         "tap-timeout")
+         "tap-timeout", "tap-download-256m")
 
 
 def main():
