@@ -50,25 +50,36 @@ static ssize_t zc_take_rest(struct us_sock *s, struct rte_mbuf **chain)
 	return (ssize_t)m->pkt_len;
 }
 
+/* The checks both zero-copy calls start with: a TCP socket (UDP has no
+ * zero-copy path), a chain pointer, known flags, and a connection begun. */
+static int zc_tcp_sock(int fd, const void *chain, int flags, struct us_sock **s)
+{
+	int rc = us_sock_any(fd, s);
+
+	if (rc < 0)
+		return rc;
+	if ((*s)->kind == US_SK_UDP)
+		return -EOPNOTSUPP;
+	if (chain == NULL)
+		return -EFAULT;
+	if (flags & ~(US_MSG_DONTWAIT | US_MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	if ((*s)->state == US_SS_NEW || (*s)->state == US_SS_LISTEN)
+		return -ENOTCONN;
+	return 0;
+}
+
 ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags)
 {
 	struct us_sock *s;
 	struct rte_mbuf *m;
 	uint32_t n;
-	int rc = us_sock_any(fd, &s);
+	int rc;
 
-	if (rc == 0 && s->kind == US_SK_UDP)
-		rc = -EOPNOTSUPP; /* TCP only */
-
-	if (rc < 0)
+	if (chain != NULL)
+		*chain = NULL;
+	if ((rc = zc_tcp_sock(fd, chain, flags, &s)) < 0)
 		return us_sock_fail(rc);
-	if (chain == NULL)
-		return us_sock_fail(-EFAULT);
-	*chain = NULL;
-	if (flags & ~(US_MSG_DONTWAIT | US_MSG_NOSIGNAL))
-		return us_sock_fail(-EOPNOTSUPP);
-	if (s->state == US_SS_NEW || s->state == US_SS_LISTEN)
-		return us_sock_fail(-ENOTCONN);
 	if (s->state == US_SS_CONNECTING)
 		return us_sock_fail(-EAGAIN);
 	if (s->rest != NULL && !s->shut_rd)
@@ -94,19 +105,10 @@ ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags)
 {
 	struct us_sock *s;
 	ssize_t n;
-	int rc = us_sock_any(fd, &s);
+	int rc;
 
-	if (rc == 0 && s->kind == US_SK_UDP)
-		rc = -EOPNOTSUPP; /* TCP only */
-
-	if (rc < 0)
+	if ((rc = zc_tcp_sock(fd, chain, flags, &s)) < 0)
 		return us_sock_fail(rc);
-	if (chain == NULL)
-		return us_sock_fail(-EFAULT);
-	if (flags & ~(US_MSG_DONTWAIT | US_MSG_NOSIGNAL))
-		return us_sock_fail(-EOPNOTSUPP);
-	if (s->state == US_SS_NEW || s->state == US_SS_LISTEN)
-		return us_sock_fail(-ENOTCONN);
 	if (s->tfo_defer && (rc = (int)us_sock_tfo_start(s, NULL, 0)) < 0)
 		return us_sock_fail(rc); /* a deferred connect opens now, chain after */
 	if (s->state == US_SS_CONNECTING)
