@@ -3,6 +3,8 @@
  * the RFC's order: sequence number, RST, SYN, ACK, segment text, FIN. */
 #include <errno.h>
 
+#include <sodium.h>
+
 #include "tcp/tcb.h"
 
 static uint32_t rcv_wnd(const struct tcp_conn *c)
@@ -89,22 +91,36 @@ static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
 	return false;
 }
 
-/* RFC 5961 7: at most challenge_ack_limit challenge ACKs per second per
- * engine (like Linux's tcp_challenge_ack_limit), so that a blind attacker
- * cannot make us flood the peer; the second is the wheel's.  True: send.
- * The budget is exact, not randomised as Linux does since CVE-2016-5696
- * (a shared, observable counter lets an off-path attacker probe for a
- * connection): see RFC 5961 10. */
+/* RFC 5961 7 and 10: this second's challenge-ACK budget.  An exact,
+ * engine-wide budget is a side channel: an off-path attacker who spends it
+ * with its own connection and counts the challenge ACKs it gets back learns
+ * whether a spoofed segment hit a live connection (CVE-2016-5696).  Like
+ * Linux since then, each second draws the budget from [limit/2, limit*3/2),
+ * the same mean; challenge_ack_jitter = false keeps it exact (tests). */
+static uint32_t challenge_budget(const struct tcp_config *cfg)
+{
+	uint32_t limit = cfg->challenge_ack_limit;
+
+	if (!cfg->challenge_ack_jitter || limit < 2)
+		return limit;
+	return limit / 2 + randombytes_uniform(limit);
+}
+
+/* RFC 5961 7: at most about challenge_ack_limit challenge ACKs per second
+ * per engine (like Linux's tcp_challenge_ack_limit), so that a blind
+ * attacker cannot make us flood the peer; the second is the wheel's.
+ * True: send. */
 static bool challenge_ack_allowed(struct tcp_conn *c)
 {
 	struct tcp_stack *ts = c->ts;
 	uint64_t sec = tcp_now(c) / US_SEC(1);
 
-	if (sec != ts->challenge_sec) {
+	if (sec != ts->challenge_sec || ts->challenge_budget == 0) {
 		ts->challenge_sec = sec;
 		ts->challenge_count = 0;
+		ts->challenge_budget = challenge_budget(&ts->cfg);
 	}
-	if (ts->challenge_count >= ts->cfg.challenge_ack_limit) {
+	if (ts->challenge_count >= ts->challenge_budget) {
 		ts->stats.challenge_acks_suppressed++;
 		return false;
 	}

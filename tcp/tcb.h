@@ -299,6 +299,7 @@ struct tcp_stack {
 	/* RFC 5961 7: challenge ACKs sent in the current second. */
 	uint64_t challenge_sec;
 	uint32_t challenge_count;
+	uint32_t challenge_budget;      /* this second's, jittered or exact */
 	/* RFC 6191: ISS for the SYN that ends a TIME-WAIT (input.c), valid
 	 * while tw_iss_set. */
 	uint32_t tw_iss;

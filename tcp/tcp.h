@@ -97,6 +97,9 @@ struct tcp_config {
 	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
 	enum tcp_syncookies_mode syncookies; /* default TCP_SYNCOOKIES_AUTO */
 	uint32_t challenge_ack_limit; /* RFC 5961 7: per engine per second, default 1000 */
+	/* RFC 5961 10: each second's budget drawn from [limit/2, limit*3/2)
+	 * (like Linux since CVE-2016-5696), default true; false = exact. */
+	bool challenge_ack_jitter;
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
 	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
@@ -284,7 +287,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.max_conns = 65536, .backlog = 1024,
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
-		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000,
+		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000, .challenge_ack_jitter = true,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,

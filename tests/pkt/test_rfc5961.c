@@ -11,6 +11,7 @@ static struct pkt_t *start_limit(uint32_t limit)
 	tcp_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.challenge_ack_limit = limit;
+	cfg.challenge_ack_jitter = false; /* exact budgets in these scripts */
 	return pkt_start(&cfg);
 }
 
@@ -70,6 +71,53 @@ static void test_challenge_ack_limit_per_second(void **state)
 	/* An exact RST is not challenged: it still resets. */
 	INJECT(t, SEG(.flags = TH_RST, .seq = 1001));
 	assert_int_equal(t->n_closed, 1);
+	FINISH(t, 1);
+}
+
+/* Challenge ACKs one second of the virtual clock lets out for 20 in-window
+ * RSTs (each answered one is checked segment by segment). */
+static unsigned challenge_acks_in_a_second(struct pkt_t *t)
+{
+	uint64_t before = STAT(t, challenge_acks);
+
+	for (int i = 0; i < 20; i++) {
+		uint64_t sent = STAT(t, challenge_acks);
+
+		INJECT(t, SEG(.flags = TH_RST, .seq = 1500));
+		if (STAT(t, challenge_acks) != sent)
+			EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 1001, .len = 0));
+		else
+			EXPECT_NOTHING(t);
+	}
+	ADVANCE(t, 1000);
+	return (unsigned)(STAT(t, challenge_acks) - before);
+}
+
+/* RFC 5961 10 (CVE-2016-5696): with challenge_ack_jitter (the default) each
+ * second's budget is drawn from [limit/2, limit*3/2), so an attacker cannot
+ * count it out; over 16 seconds the budgets stay in range and are not all
+ * the same (chance of that by luck: 8^-15). */
+static void test_challenge_ack_budget_jittered(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+	unsigned first, got, differs = 0;
+
+	tcp_config_defaults(&cfg);
+	assert_true(cfg.challenge_ack_jitter);
+	cfg.wscale = cfg.sack = cfg.timestamps = false;
+	cfg.challenge_ack_limit = 8;
+	t = pkt_start(&cfg);
+	ESTABLISH(t);
+	first = challenge_acks_in_a_second(t);
+	for (int sec = 0; sec < 16; sec++) {
+		got = sec == 0 ? first : challenge_acks_in_a_second(t);
+		assert_in_range(got, 4, 11);
+		differs += got != first;
+	}
+	assert_true(differs > 0);
+	assert_int_equal(t->conn->state, TCP_ESTABLISHED);
 	FINISH(t, 1);
 }
 
@@ -139,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		PKT_TEST(test_challenge_ack_limit_per_second),
+		PKT_TEST(test_challenge_ack_budget_jittered),
 		PKT_TEST(test_ack_of_unsent_data_is_challenge_limited),
 		PKT_TEST(test_ack_older_than_max_window_dropped),
 	};

@@ -303,6 +303,7 @@ static const char full_ini[] =
 	"cc = newreno\n"
 	"syncookies = always\n"
 	"challenge_ack_limit = 7\n"
+	"challenge_ack_jitter = off\n"
 	"recovery = ratehalving\n";
 
 static void test_full(void **state)
@@ -362,6 +363,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.cc, TCP_CC_NEWRENO);
 	assert_int_equal(cfg.tcp.syncookies, TCP_SYNCOOKIES_ALWAYS);
 	assert_int_equal(cfg.tcp.challenge_ack_limit, 7);
+	assert_false(cfg.tcp.challenge_ack_jitter);
 	assert_int_equal(cfg.tcp.recovery, TCP_REC_RATEHALVING);
 }
 
