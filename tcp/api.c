@@ -85,6 +85,24 @@ unsigned tcp_conn_count(const struct tcp_stack *ts)
 	return ts->nconns;
 }
 
+/* Frag-needed lowered the MSS: the segments in flight were too big for the
+ * path and are gone, so resend from SND.UNA at the new MSS now instead of
+ * waiting for the RTO (as Linux's tcp_simple_retransmit does).  RFC 1191
+ * 6.4: a Datagram Too Big is not a congestion signal, so cwnd, ssthresh
+ * and the backoff stay as they are.  Fast recovery's own
+ * NextSeg logic covers the case where it is running. */
+static void pmtu_resend(struct tcp_conn *c)
+{
+	if (c->in_recovery || c->snd_max == c->snd_una ||
+	    (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT &&
+	     c->state != TCP_FIN_WAIT_1 && c->state != TCP_CLOSING && c->state != TCP_LAST_ACK))
+		return;
+	c->rtt_active = false; /* Karn: the timed segment is resent */
+	c->snd_nxt = c->snd_una;
+	c->ts->stats.pmtu_resends++;
+	tcp_output(c);
+}
+
 /* RFC 1191 (fragmentation needed: lower the MSS) and RFC 5927 4.1 (believe
  * only errors quoting a sequence number in flight, SND.UNA =< seq <
  * SND.MAX).  RFC 1122 4.2.3.9 / RFC 5927 4.2: every other unreachable is a
@@ -130,6 +148,7 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 	if (code == 4 && mss != 0 && mss < c->mss) {
 		c->mss = mss;
 		ts->stats.icmp_frag_needed_applied++;
+		pmtu_resend(c);
 	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
 		/* Protocol/port unreachable for our SYN: a hard error. */
 		ts->stats.icmp_hard_errors++;

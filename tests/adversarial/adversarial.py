@@ -447,7 +447,7 @@ def case_icmp_spoof(env):
     check(max(sizes) == 536, f"largest segment {max(sizes)}, want 536 (576 - 40)")
     env.expect_counters = {"icmp_unreach_in": 4, "icmp_errors_to_tcp": 4,
                            "tcp_icmp_ignored_out_of_window": 3,
-                           "tcp_icmp_frag_needed_applied": 1}
+                           "tcp_icmp_frag_needed_applied": 1, "tcp_pmtu_resends": 1}
 
 
 # ----------------------------------------------------------------------------
