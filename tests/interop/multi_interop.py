@@ -300,6 +300,11 @@ def check_handoff_books(who, ctr, in_flight=0):
     (its engines stop one after the other; us_handoff_destroy frees them)."""
     for k in (0, 1):
         c, o = ctr[k], ctr[1 - k]
+        # Every frame the queue gave this engine was kept or handed on.
+        ei.check(c.get("nic.rx_pkts") == c.get("steer_rx_own", -1) +
+                 c.get("steer_handoff_out", -1) + c.get("steer_drop_ring_full", -1),
+                 f"{who} engine {k}: {c.get('nic.rx_pkts')} received, "
+                 f"{c.get('steer_rx_own')} kept + {c.get('steer_handoff_out')} handed off")
         gap = o.get("steer_handoff_out", -1) + o.get("steer_arp_copies", -1) - \
             c.get("steer_handoff_in", -1)
         if gap:
@@ -385,6 +390,113 @@ def case_memif_wrongq(args, run, conns=200, secs=3):
     check_owners(cli_c, srv_c, lg_e, echo_e, conns)
     # us-httpecho stops on SIGTERM after the traffic ended: exact books.
     check_handoff_books("us-httpecho", srv_c)
+    check_handoff_books("us-loadgen", cli_c, in_flight=1024)  # US_HANDOFF_RING
+
+
+# A kernel HTTP echo server (the body of each answer is the request's raw
+# bytes, as us-httpecho answers), one thread per connection, keep-alive; on
+# SIGTERM it prints how many connections it accepted.
+KERNEL_ECHO_SERVER = r"""
+import os, signal, socket, sys, threading
+addr, port = sys.argv[1], int(sys.argv[2])
+accepted = [0]
+def bye(*_):
+    print("accepted", accepted[0], flush=True)
+    os._exit(0)
+signal.signal(signal.SIGTERM, bye)
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind((addr, port))
+srv.listen(1024)
+print("ready", flush=True)
+def recv_more(c, buf):
+    d = c.recv(65536)
+    if not d:
+        raise EOFError
+    return buf + d
+def serve(c):
+    buf = b""
+    try:
+        while True:
+            while b"\r\n\r\n" not in buf:
+                buf = recv_more(c, buf)
+            head, _, buf = buf.partition(b"\r\n\r\n")
+            clen = 0
+            for ln in head.split(b"\r\n")[1:]:
+                k, _, v = ln.partition(b":")
+                if k.strip().lower() == b"content-length":
+                    clen = int(v)
+            while len(buf) < clen:
+                buf = recv_more(c, buf)
+            req, buf = head + b"\r\n\r\n" + buf[:clen], buf[clen:]
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(req) + req)
+    except (EOFError, OSError):
+        pass
+    finally:
+        c.close()
+while True:
+    c, _ = srv.accept()
+    accepted[0] += 1
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
+
+def veth_into_ns(run, kernel_addr):
+    """A veth pair: ours in the root namespace (returned), the peer in the
+    case's namespace with kernel_addr, TX checksums filled (NO_TX_CSUM)."""
+    tag = secrets.token_hex(2)
+    veth, peer = f"usav{tag}", f"usap{tag}"
+    run.make_ns()
+    ei.run([run.ip, "link", "add", veth, "type", "veth", "peer", "name", peer])
+    run.links.append(veth)
+    ei.run([run.ip, "link", "set", peer, "netns", run.ns])
+    ei.run([run.ip, "link", "set", veth, "up"])
+    ei.run(run.ns_cmd(["ip", "addr", "add", kernel_addr, "dev", peer]))
+    ei.run(run.ns_cmd(["ip", "link", "set", peer, "up"]))
+    ei.run(run.ns_cmd([sys.executable, "-c", NO_TX_CSUM, peer]))
+    return veth
+
+
+def case_afpacket_active(args, run, conns=200, secs=3):
+    veth = veth_into_ns(run, "10.76.0.1/24")
+    srv = run.start(run.ns_cmd([sys.executable, "-c", KERNEL_ECHO_SERVER, "10.76.0.1", "8080"]),
+                    "kernel.log")
+    li.wait_for(lambda: "ready" in run.log("kernel.log") or srv.poll() is not None, 20,
+                "the kernel echo server")
+    ei.check(srv.poll() is None, f"kernel server exited: {run.log('kernel.log')[-800:]}")
+    base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
+            "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
+    cli = run.config("afa", base, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
+                     ip={"addr": "10.76.0.2/24"})
+    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.76.0.1:8080",
+                               "--connections", str(conns), "--duration", str(secs),
+                               "--request-size", "300", "--check-echo",
+                               "--delay", "1", "--stats", "--engines", "2"], secs)
+    ei.check(run.stop(srv) == 0, "the kernel echo server did not exit 0 on SIGTERM")
+    log = run.log("loadgen.log")
+    for ln in log.splitlines():
+        if "steering" in ln:
+            ei.say("  " + ln.strip())
+    cli_c, lg_e = engine_counters(log), lg_engines(log)
+    table([("loadgen", cli_c)])
+    kernel = run.log("kernel.log").strip().splitlines()
+    ei.say(f"  per engine (requests, connections, errors): us-loadgen {lg_e}; kernel server: "
+           f"{kernel[-1] if kernel else '?'}")
+    ei.say(f"  us-loadgen: {res['requests']} requests, {res.get('echo_checked')} byte-checked, "
+           f"errors {res['errors']['total']}")
+    li.check_clean(res, conns)
+    ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
+    ei.check(res.get("echo_checked") == res["requests"],
+             f"{res.get('echo_checked')} of {res['requests']} responses checked")
+    ei.check(f"accepted {conns}" in (kernel[-1] if kernel else ""),
+             f"kernel server: {kernel[-1:] or 'nothing'}, want {conns} accepted")
+    opens = [cli_c[k].get("tcp_active_opens", 0) for k in (0, 1)]
+    ei.check(sum(opens) == conns and min(opens) > 0, f"active opens per engine {opens}")
+    for k in (0, 1):
+        ei.check(lg_e.get(k, (0, -1, 0))[1] == opens[k] and lg_e[k][2] == 0,
+                 f"us-loadgen engine {k}: app saw {lg_e.get(k)} for {opens[k]} opens")
+    handed = sum(cli_c[k].get("steer_handoff_out", 0) for k in (0, 1))
+    ei.check(handed > 0, "no frame handed off: fanout agreed with us on every flow?")
     check_handoff_books("us-loadgen", cli_c, in_flight=1024)  # US_HANDOFF_RING
 
 
