@@ -151,6 +151,8 @@ def run_case(args, name):
                 case_memif_wrongq(args, run)
             elif name == "afpacket-active-200":
                 case_afpacket_active(args, run)
+            elif name == "echo-corrupt":
+                case_echo_corrupt(args, run)
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1
@@ -395,10 +397,14 @@ def case_memif_wrongq(args, run, conns=200, secs=3):
 
 # A kernel HTTP echo server (the body of each answer is the request's raw
 # bytes, as us-httpecho answers), one thread per connection, keep-alive; on
-# SIGTERM it prints how many connections it accepted.
+# SIGTERM it prints how many connections it accepted.  A third argument N:
+# one byte in the middle of every Nth answer's body is changed (the
+# negative check of us-loadgen --check-echo).
 KERNEL_ECHO_SERVER = r"""
-import os, signal, socket, sys, threading
+import itertools, os, signal, socket, sys, threading
 addr, port = sys.argv[1], int(sys.argv[2])
+corrupt = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+answers = itertools.count(1)
 accepted = [0]
 def bye(*_):
     print("accepted", accepted[0], flush=True)
@@ -429,6 +435,9 @@ def serve(c):
             while len(buf) < clen:
                 buf = recv_more(c, buf)
             req, buf = head + b"\r\n\r\n" + buf[:clen], buf[clen:]
+            if corrupt and next(answers) % corrupt == 0:
+                req = req[:len(req) // 2] + bytes([req[len(req) // 2] ^ 1]) + \
+                    req[len(req) // 2 + 1:]
             c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(req) + req)
     except (EOFError, OSError):
         pass
@@ -457,10 +466,10 @@ def veth_into_ns(run, kernel_addr):
     return veth
 
 
-def case_afpacket_active(args, run, conns=200, secs=3):
+def start_kernel_echo(run, extra=()):
     veth = veth_into_ns(run, "10.76.0.1/24")
-    srv = run.start(run.ns_cmd([sys.executable, "-c", KERNEL_ECHO_SERVER, "10.76.0.1", "8080"]),
-                    "kernel.log")
+    srv = run.start(run.ns_cmd([sys.executable, "-c", KERNEL_ECHO_SERVER, "10.76.0.1", "8080",
+                                *extra]), "kernel.log")
     li.wait_for(lambda: "ready" in run.log("kernel.log") or srv.poll() is not None, 20,
                 "the kernel echo server")
     ei.check(srv.poll() is None, f"kernel server exited: {run.log('kernel.log')[-800:]}")
@@ -468,6 +477,34 @@ def case_afpacket_active(args, run, conns=200, secs=3):
             "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
     cli = run.config("afa", base, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
                      ip={"addr": "10.76.0.2/24"})
+    return srv, cli
+
+
+def case_echo_corrupt(args, run, conns=20, secs=2, every=50):
+    """--check-echo can fail: the kernel server changes one byte of every
+    50th answer; us-loadgen must count exactly those as echo_mismatch."""
+    srv, cli = start_kernel_echo(run, (str(every),))
+    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.76.0.1:8080",
+                               "--connections", str(conns), "--duration", str(secs),
+                               "--request-size", "300", "--check-echo", "--delay", "1",
+                               "--engines", "2"], secs)
+    ei.check(run.stop(srv) == 0, "the kernel echo server did not exit 0 on SIGTERM")
+    e = res["errors"]
+    ei.say(f"  us-loadgen: {res['requests']} requests equal, {e['echo_mismatch']} changed, "
+           f"errors {e['total']}")
+    ei.check(res["requests"] >= 10 * every, f"only {res['requests']} requests")
+    ei.check(e["echo_mismatch"] > 0 and e["total"] == e["echo_mismatch"],
+             f"changed answers not (only) counted as echo_mismatch: {e}")
+    # Answers n*every are changed: the good ones come every-1 to a bad one
+    # (the last few may still have been on their way at the deadline).
+    want = (res["requests"] + e["echo_mismatch"]) // every
+    ei.check(abs(e["echo_mismatch"] - want) <= conns,
+             f"{e['echo_mismatch']} mismatches for ~{want} changed answers")
+    ei.check(res.get("echo_checked") == res["requests"], "echo_checked != requests")
+
+
+def case_afpacket_active(args, run, conns=200, secs=3):
+    srv, cli = start_kernel_echo(run)
     res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.76.0.1:8080",
                                "--connections", str(conns), "--duration", str(secs),
                                "--request-size", "300", "--check-echo",
@@ -500,7 +537,7 @@ def case_afpacket_active(args, run, conns=200, secs=3):
     check_handoff_books("us-loadgen", cli_c, in_flight=1024)  # US_HANDOFF_RING
 
 
-CASES = ("memif-2x2", "afpacket-2", "memif-wrongq", "afpacket-active-200")
+CASES = ("memif-2x2", "afpacket-2", "memif-wrongq", "afpacket-active-200", "echo-corrupt")
 
 
 def main():
