@@ -258,6 +258,9 @@ static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16
 			continue;
 		}
 		US_STAT_INC(e, steer_rx_own);
+		/* Steering agreed with us: no hand-off needed for this connection. */
+		if (d == US_HO_OWNER)
+			US_STAT_INC(e, steer_rx_own_tcp);
 		pkts[keep++] = pkts[i];
 	}
 	engine_handoff_flush(e, out, nout);

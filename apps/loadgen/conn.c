@@ -50,7 +50,10 @@ int lg_build_request(struct lg_run *r)
 	if (r->req == NULL)
 		return -1;
 	memcpy(r->req, head, (size_t)n);
-	memset(r->req + n, 'x', o->req_size);
+	/* --check-echo compares every byte: a pattern, so that a shifted or
+	 * misplaced piece of body shows up, which a run of 'x' would hide. */
+	for (size_t i = 0; i < o->req_size; i++)
+		r->req[(size_t)n + i] = o->check_echo ? (char)('a' + i % 26) : 'x';
 	return 0;
 }
 
@@ -110,6 +113,8 @@ static void lg_request_reset(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	c->head_done = r->o.mode == LG_RAW;
 	c->close_after = false;
 	c->body_left = r->o.mode == LG_RAW ? r->o.resp_size : 0;
+	c->body_off = 0;
+	c->echo_bad = false;
 	if (r->o.download) {
 		crypto_hash_sha256_init(&r->body_sha);
 		r->body_bytes = 0;
@@ -244,16 +249,27 @@ static int lg_parse_head(struct lg_conn *c, size_t hdr_end, int *status, uint64_
 	return have_len ? 0 : -1; /* we ask for nothing that needs chunked framing */
 }
 
-/* --download: the body bytes into the hash (the check is byte-exact). */
-static void lg_body(struct lg_run *r, const void *d, size_t n)
+/* --download: the body bytes into the hash (the check is byte-exact).
+ * --check-echo: the body compared with the request at the same offset (the
+ * echo server answers with the request's raw bytes). */
+static void lg_body(struct lg_run *r, struct lg_conn *c, const void *d, size_t n)
 {
-	if (!r->o.download || n == 0)
+	if (n == 0)
+		return;
+	if (r->o.check_echo) {
+		if (c->body_off + n > r->req_len ||
+		    memcmp(r->req + c->body_off, d, n) != 0)
+			c->echo_bad = true;
+		c->body_off += n;
+	}
+	if (!r->o.download)
 		return;
 	crypto_hash_sha256_update(&r->body_sha, d, n);
 	r->body_bytes += n;
 }
 
-/* Takes n response bytes; 1 complete, 0 more to come, -1 malformed. */
+/* Takes n response bytes; 1 complete, 0 more to come, -1 malformed, -2 not
+ * the echo of the request (--check-echo). */
 static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
 {
 	if (!c->head_done) {
@@ -279,15 +295,17 @@ static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t
 			return -1; /* more than one response: we never pipeline */
 		c->body_left = clen - extra;
 		c->head_done = true;
-		lg_body(r, c->head + hdr_end, c->head_len - hdr_end);
-		lg_body(r, d + take, n - take);
-		return c->body_left == 0;
+		if (r->o.check_echo && clen != r->req_len)
+			c->echo_bad = true;
+		lg_body(r, c, c->head + hdr_end, c->head_len - hdr_end);
+		lg_body(r, c, d + take, n - take);
+		return c->echo_bad ? -2 : c->body_left == 0;
 	}
 	if (n > c->body_left)
 		return -1;
-	lg_body(r, d, n);
+	lg_body(r, c, d, n);
 	c->body_left -= n;
-	return c->body_left == 0;
+	return c->echo_bad ? -2 : c->body_left == 0;
 }
 
 static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
@@ -297,6 +315,7 @@ static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	r->requests++;
 	r->sec_requests++;
 	c->requests++;
+	r->echo_checked += r->o.check_echo;
 	if (r->o.download) {
 		r->finished = true; /* one response, then the loop ends */
 		lg_conn_close(r, c);
@@ -329,7 +348,10 @@ static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 		r->bytes_rcvd += (uint64_t)n;
 		done = lg_take(r, c, lg_rx_buf, (size_t)n);
 		if (done < 0) {
-			r->err.bad_response++;
+			if (done == -2)
+				r->err.echo_mismatch++;
+			else
+				r->err.bad_response++;
 			lg_restart(r, c, now, false);
 			return;
 		}

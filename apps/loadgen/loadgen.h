@@ -46,6 +46,7 @@ struct lg_opts {
 	unsigned engines;     /* --engines: connections split over N engines */
 	char lcores[32];      /* --lcores, default 0-(N-1) */
 	bool download;        /* --download: one GET, the body hashed, then stop */
+	bool check_echo;      /* --check-echo: each response body == its request */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -59,7 +60,8 @@ struct lg_opts {
 	X(bad_response, "malformed response (status line, headers, length)") \
 	X(http_status, "response status not 2xx") \
 	X(io_other, "send/recv failed otherwise") \
-	X(no_socket, "us_socket failed (descriptors or memory)")
+	X(no_socket, "us_socket failed (descriptors or memory)") \
+	X(echo_mismatch, "--check-echo: response body not the request's bytes")
 
 struct lg_errors {
 #define LG_X_FIELD(name, desc) uint64_t name;
@@ -81,6 +83,8 @@ struct lg_conn {
 	size_t head_len;
 	bool head_done, close_after;
 	uint64_t body_left;    /* HTTP body or raw response bytes still due */
+	uint64_t body_off;     /* --check-echo: body bytes compared so far */
+	bool echo_bad;         /* --check-echo: a byte differed */
 	unsigned requests;     /* on this connection */
 };
 
@@ -96,6 +100,7 @@ struct lg_run {
 	 * cached: data in the SYN), or failed with EINPROGRESS (cookie
 	 * request: the request follows the handshake). */
 	uint64_t tfo_syn_requests, tfo_cookie_requests;
+	uint64_t echo_checked; /* --check-echo: responses equal to their request */
 	struct lg_errors err;
 	struct lg_hist lat;    /* response latency, ns */
 	struct lg_hist lat_sec; /* this second (progress line) */

@@ -65,7 +65,10 @@ static void lg_usage(FILE *out)
 		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n"
 		"  --download           one GET of --path on one connection: the body's\n"
 		"                       length, SHA-256 and rate printed, then exit (1 if\n"
-		"                       it failed); --duration and --timeout-ms bound it\n");
+		"                       it failed); --duration and --timeout-ms bound it\n"
+		"  --check-echo         every response body (raw: the response) must be the\n"
+		"                       request's bytes, as an echo server sends them back;\n"
+		"                       a difference counts as error echo_mismatch\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -103,6 +106,17 @@ static int lg_download_opts(struct lg_opts *o)
 	return 0;
 }
 
+/* --check-echo compares the response with the request: same length. */
+static int lg_echo_opts(const struct lg_opts *o)
+{
+	if (o->check_echo && (o->download || o->resp_size != o->req_size)) {
+		fprintf(stderr, "us-loadgen: --check-echo needs the response as long as the "
+			"request (no --download, no other --response-size)\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int lg_parse(int argc, char **argv, struct lg_opts *o)
 {
 	static const struct option longs[] = {
@@ -121,6 +135,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "lcores", required_argument, NULL, 'l' },
 		{ "requests", required_argument, NULL, 'N' },
 		{ "download", no_argument, NULL, 'G' },
+		{ "check-echo", no_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false, dur_set = false;
@@ -157,6 +172,7 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
 		case 'G': o->download = true; break;
+		case 'E': o->check_echo = true; break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -183,6 +199,8 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 	}
 	if (!resp_set)
 		o->resp_size = o->req_size;
+	if (lg_echo_opts(o) < 0)
+		return -1;
 	o->host = o->target_text;
 	return 0;
 }
@@ -279,6 +297,19 @@ static void lg_report_download(const struct lg_run *r, FILE *out, bool json, dou
 			r->body_hex, (double)r->body_bytes / secs / 1e6);
 }
 
+/* --check-echo: how many responses were compared byte for byte. */
+static void lg_report_echo(const struct lg_run *r, FILE *out, bool json)
+{
+	if (!r->o.check_echo)
+		return;
+	if (!json)
+		fprintf(out, "check-echo: %llu responses equal to their request, %llu differed\n",
+			(unsigned long long)r->echo_checked,
+			(unsigned long long)r->err.echo_mismatch);
+	else
+		fprintf(out, ",\n  \"echo_checked\": %llu", (unsigned long long)r->echo_checked);
+}
+
 static void lg_report(const struct lg_run *r, FILE *out, bool json)
 {
 	double secs = (double)(r->t_end - r->t0) / 1e9;
@@ -309,6 +340,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
 		lg_report_download(r, out, false, secs);
+		lg_report_echo(r, out, false);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -336,6 +368,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
 	lg_report_download(r, out, true, secs);
+	lg_report_echo(r, out, true);
 	fprintf(out, "\n}\n");
 }
 
@@ -396,6 +429,7 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 		total->bytes_rcvd += r->bytes_rcvd;
 		total->tfo_syn_requests += r->tfo_syn_requests;
 		total->tfo_cookie_requests += r->tfo_cookie_requests;
+		total->echo_checked += r->echo_checked;
 #define LG_X_ADD(name, desc) total->err.name += r->err.name;
 		LG_ERRORS(LG_X_ADD)
 #undef LG_X_ADD

@@ -213,6 +213,9 @@ static void handoff_script(struct multi *t)
 		assert_int_equal(s->drop_unacceptable, 0);
 		assert_int_equal(us_engine_counter(e, "steer_handoff_out"), t->wrong[k]);
 		assert_int_equal(us_engine_counter(e, "steer_rx_own"), t->to_queue[k] - t->wrong[k]);
+		/* every frame here is TCP: all of those kept were on their owner's queue */
+		assert_int_equal(us_engine_counter(e, "steer_rx_own_tcp"),
+				 t->to_queue[k] - t->wrong[k]);
 		assert_int_equal(us_engine_counter(e, "steer_drop_ring_full"), 0);
 		out += t->wrong[k];
 		in += (unsigned)us_engine_counter(e, "steer_handoff_in");
