@@ -278,8 +278,10 @@ static unsigned engine_handoff_input(struct us_engine *e)
 			continue;
 		got = us_handoff_recv(e->ho, k, e->id, pkts, US_HANDOFF_BURST);
 		US_STAT_ADD(e, steer_handoff_in, got);
+		e->rx_handed = true;
 		for (unsigned i = 0; i < got; i++)
 			us_engine_input(e, pkts[i]);
+		e->rx_handed = false;
 		total += got;
 	}
 	return total;

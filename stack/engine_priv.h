@@ -132,6 +132,10 @@ struct us_engine {
 	struct us_handoff *ho;
 	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
 	struct us_flowrules *rules;
+	/* True while frames handed over by another engine are processed: an
+	 * ARP frame among them is a copy (the receiving engine answers it),
+	 * so this engine only learns from it. */
+	bool rx_handed;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

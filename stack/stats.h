@@ -76,7 +76,8 @@
 	X(steer_handoff_in, "frames received by hand-off from another engine") \
 	X(steer_arp_copies, "ARP frames copied to the other engines") \
 	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
-	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty")
+	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty") \
+	X(arp_copy_not_answered, "ARP requests for us seen as another engine's copy: learned, not answered")
 
 struct us_stack_stats {
 #define US_STACK_X_FIELD(name, desc) uint64_t name;
