@@ -27,6 +27,8 @@
 #include "tcp/tcp.h"
 
 #define NENG_MAX 4
+#define NFLOWS 16
+#define DLEN 100
 #define OUR_PORT 80
 #define PEER_PORT0 40000
 
@@ -40,7 +42,7 @@ struct multi {
 	unsigned to_queue[NENG_MAX];
 };
 
-static const struct tcp_callbacks quiet_cb __attribute__((unused)); /* no application */
+static const struct tcp_callbacks quiet_cb; /* no application: data waits */
 
 static void multi_start(struct multi *t, unsigned n)
 {
@@ -71,8 +73,10 @@ static void multi_finish(struct multi *t)
 		us_engine_destroy(t->h[k].e);
 	}
 	us_handoff_destroy(t->ho);
-	if (t->has_nic)
+	if (t->has_nic) {
+		assert_int_equal(t->nic.nb_rules, 0); /* every rule left with its engine */
 		us_steer_model_free(&t->nic);
+	}
 	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
 }
 
@@ -175,11 +179,242 @@ static void test_arp_reply_learned_by_all(void **state)
 	multi_finish(&t);
 }
 
+
+/* Isolated mode on the software NIC model */
+
+/* A segment of flow f from the peer to dst:dport, checksums valid. */
+static struct rte_mbuf *seg_to(unsigned f, uint32_t dst, uint16_t dport, uint8_t flags,
+			       uint32_t seq, uint32_t ack, size_t len)
+{
+	uint8_t buf[sizeof(struct rte_tcp_hdr) + DLEN];
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
+	struct rte_ipv4_hdr *ip;
+	struct rte_mbuf *m;
+
+	memset(buf, 0, sizeof(buf));
+	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
+	th->dst_port = rte_cpu_to_be_16(dport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = 5 << 4;
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	memset(buf + sizeof(*th), 'a' + (int)(f % 26), len);
+	m = h_ipv4(H_PEER_IP, dst, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + len);
+	ip = h_iph(m);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+/* The NIC: the model classifies the whole frame; a drop never reaches an
+ * engine.  Returns the queue, or -1 for a drop. */
+static int wire(struct multi *t, struct rte_mbuf *m)
+{
+	uint16_t q;
+
+	if (us_steer_model_classify_frame(&t->nic, rte_pktmbuf_mtod(m, const void *),
+					  rte_pktmbuf_data_len(m), &q) < 0) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	on_queue(t, q, m);
+	return q;
+}
+
+static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
+{
+	*h = NULL;
+	return us_steer_model_insert(ctx, tu, queue);
+}
+
+static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
+{
+	(void)h;
+	return us_steer_model_remove(ctx, tu);
+}
+
+static int model_ctl_install(void *ctx, struct us_steer_ctl_rule *r, void **h)
+{
+	unsigned slot;
+	int rc = us_steer_model_insert_ctl(ctx, r, &slot);
+
+	*h = (void *)(uintptr_t)(slot + 1);
+	return rc;
+}
+
+static int model_ctl_remove(void *ctx, void *h)
+{
+	return us_steer_model_remove_ctl(ctx, (unsigned)((uintptr_t)h - 1));
+}
+
+static unsigned owner_of(const struct multi *t, unsigned f)
+{
+	return us_rss_queue_ipv4_tcp(&t->sym, H_PEER_IP, H_OUR_IP, (uint16_t)(PEER_PORT0 + f),
+				     OUR_PORT);
+}
+
+static unsigned count_proto(struct multi *t, unsigned k, uint8_t proto, uint8_t tcp_flags)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->h[k].port.ntx; i++) {
+		struct rte_mbuf *m = t->h[k].port.tx[i];
+		struct rte_ipv4_hdr *ip;
+
+		if (h_eth(m)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+			continue;
+		ip = h_iph(m);
+		if (ip->next_proto_id != proto)
+			continue;
+		if (proto != IPPROTO_TCP ||
+		    ((struct rte_tcp_hdr *)(ip + 1))->tcp_flags == tcp_flags)
+			n++;
+	}
+	return n;
+}
+
+/* Engines with per-connection rules on the model (as api.c does with
+ * rte_flow), the control rules of an isolated port, a listener on every
+ * engine. */
+static void isolate_start(struct multi *t, struct us_flowctl *ctl)
+{
+	static unsigned seq;
+	const struct us_flowrule_ops ops = { .install = model_install, .remove = model_remove,
+					     .ctx = &t->nic };
+	const struct us_flowctl_ops cops = { .install = model_ctl_install,
+					     .remove = model_ctl_remove, .ctx = &t->nic };
+	char name[16];
+
+	multi_start(t, 2);
+	assert_int_equal(us_steer_model_init(&t->nic, &t->sym, 64), 0);
+	t->has_nic = true;
+	t->nic.isolated = true;
+	for (unsigned k = 0; k < t->n; k++) {
+		struct us_flowrules *fr;
+
+		snprintf(name, sizeof(name), "scfr%u", seq++);
+		fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
+		assert_non_null(fr);
+		us_engine_set_flowrules(t->h[k].e, fr);
+		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), H_OUR_IP, OUR_PORT,
+					    &quiet_cb, NULL), 0);
+	}
+	assert_int_equal(us_flowctl_start(ctl, &cops, H_OUR_IP, 0, (uint16_t)t->n,
+					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
+	for (unsigned k = 0; k < t->n; k++)
+		assert_int_equal(us_flowctl_listen(ctl, OUR_PORT), 0);
+	assert_int_equal(ctl->stats.ctl_installed, 3); /* ARP, ICMP, one listener */
+}
+
+/* ARP and ICMP from the peer: on queue 0 only, answered by engine 0. */
+static void isolate_control(struct multi *t)
+{
+	uint8_t msg[64];
+	size_t len = h_icmp_echo(msg, 7, 1, 16);
+
+	assert_int_equal(wire(t, h_arp(RTE_ARP_OP_REQUEST, &h_peer_mac, H_PEER_IP,
+				       &h_bcast_mac, H_OUR_IP, &h_bcast_mac)), 0);
+	run_engines(t);
+	assert_int_equal(count_arp_replies(t, 0, H_PEER_IP), 1);
+	assert_int_equal(t->h[1].port.ntx, 0);
+	h_clear_tx(&t->h[0]);
+	assert_int_equal(wire(t, h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_ICMP, 1, 0, msg, len)), 0);
+	run_engines(t);
+	assert_int_equal(count_proto(t, 0, IPPROTO_ICMP, 0), 1); /* the echo reply */
+	assert_int_equal(t->h[0].port.ntx, 1);
+	assert_int_equal(t->h[1].port.ntx, 0);
+	h_clear_tx(&t->h[0]);
+}
+
+/* Frames no rule matches: the NIC drops them, no engine sees them. */
+static void isolate_unwanted(struct multi *t)
+{
+	uint8_t buf[64];
+	size_t len = h_udp(buf, H_PEER_IP, H_OUR_IP, 5353, 53, "x", 1);
+	uint64_t frames = 0;
+
+	for (unsigned k = 0; k < t->n; k++)
+		frames += (uint64_t)us_engine_counter(t->h[k].e, "eth_rx_frames");
+	assert_int_equal(wire(t, h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_UDP, 9, 0, buf, len)), -1);
+	assert_int_equal(wire(t, seg_to(0, H_OUR_IP, 81, RTE_TCP_SYN_FLAG, 1, 0, 0)), -1);
+	assert_int_equal(wire(t, seg_to(0, H_IP(10, 0, 0, 99), OUR_PORT, RTE_TCP_SYN_FLAG, 1, 0,
+				      0)), -1);
+	assert_int_equal(wire(t, h_ipv4(H_PEER_IP, H_OUR_IP, 47, 9, 0, buf, 8)), -1); /* GRE */
+	assert_int_equal(t->nic.stats.isolate_drop, 4);
+	run_engines(t);
+	for (unsigned k = 0; k < t->n; k++)
+		frames -= (uint64_t)us_engine_counter(t->h[k].e, "eth_rx_frames");
+	assert_int_equal(frames, 0);
+}
+
+/* [port] isolate = on: ARP and ICMP reach engine 0 only, each listener SYN
+ * reaches the engine the owner rule names (the listener rule's RSS), the
+ * rest of each connection comes by its own 5-tuple rule, and nothing else
+ * is delivered.  No frame is handed between engines. */
+static void test_isolate_only_ruled_traffic(void **state)
+{
+	static struct multi t;
+	static struct us_flowctl ctl;
+	uint32_t peer_seq[NFLOWS], our_seq[NFLOWS];
+	unsigned owned[NENG_MAX] = { 0 };
+	(void)state;
+
+	isolate_start(&t, &ctl);
+	isolate_control(&t);
+	for (unsigned f = 0; f < NFLOWS; f++) {
+		peer_seq[f] = 1000u * f + 7;
+		assert_int_equal(wire(&t, seg_to(f, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG,
+						 peer_seq[f]++, 0, 0)), owner_of(&t, f));
+		owned[owner_of(&t, f)]++;
+	}
+	assert_true(owned[0] > 0 && owned[1] > 0); /* the SYNs spread */
+	run_engines(&t);
+	for (unsigned k = 0; k < t.n; k++) {
+		assert_int_equal(count_proto(&t, k, IPPROTO_TCP,
+					     RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG), owned[k]);
+		for (unsigned i = 0; i < t.h[k].port.ntx; i++) {
+			struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(h_iph(t.h[k].port.tx[i]) + 1);
+			unsigned f = rte_be_to_cpu_16(th->dst_port) - PEER_PORT0;
+
+			our_seq[f] = rte_be_to_cpu_32(th->sent_seq) + 1;
+		}
+		h_clear_tx(&t.h[k]);
+	}
+	assert_int_equal(t.nic.nb_rules, NFLOWS); /* one rule per connection */
+	for (unsigned f = 0; f < NFLOWS; f++) {
+		assert_int_equal(wire(&t, seg_to(f, H_OUR_IP, OUR_PORT, RTE_TCP_ACK_FLAG,
+						 peer_seq[f], our_seq[f], 0)), owner_of(&t, f));
+		assert_int_equal(wire(&t, seg_to(f, H_OUR_IP, OUR_PORT,
+						 RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, peer_seq[f],
+						 our_seq[f], DLEN)), owner_of(&t, f));
+	}
+	run_engines(&t);
+	assert_int_equal(t.nic.stats.classify_rule, 2 * NFLOWS);
+	for (unsigned k = 0; k < t.n; k++) {
+		const struct tcp_stats *s = tcp_stack_stats(us_engine_tcp(t.h[k].e));
+
+		assert_int_equal(s->passive_opens, owned[k]);
+		assert_int_equal(s->rx_bytes, (uint64_t)owned[k] * DLEN);
+		assert_int_equal(us_engine_counter(t.h[k].e, "steer_handoff_out"), 0);
+	}
+	isolate_unwanted(&t);
+	for (unsigned k = 0; k < t.n; k++)
+		us_flowctl_unlisten(&ctl, OUR_PORT);
+	assert_int_equal(ctl.stats.ctl_removed, 1); /* the last engine took it away */
+	us_flowctl_stop(&ctl);
+	for (unsigned i = 0; i < US_STEER_MODEL_CTL_MAX; i++)
+		assert_false(t.nic.ctl[i].used);
+	multi_finish(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arp_request_one_reply),
 		cmocka_unit_test(test_arp_reply_learned_by_all),
+		cmocka_unit_test(test_isolate_only_ruled_traffic),
 	};
 
 	h_eal_init("us_pkt_steerctl");
