@@ -278,6 +278,13 @@ int us_steer_rule_build_listener(rte_be32_t lip, rte_be16_t lport, uint16_t nb_q
 	return 0;
 }
 
+void us_steer_symmetric_key(uint8_t *key, uint8_t len)
+{
+	/* rss.c: a 16-bit period makes hash(a->b) == hash(b->a). */
+	for (uint8_t i = 0; i < len; i++)
+		key[i] = (i & 1) ? 0x5a : 0x6d;
+}
+
 int us_steer_ctl_install(uint16_t port_id, struct us_steer_ctl_rule *r, struct rte_flow **flow,
 			 char *msg, size_t msglen)
 {

@@ -127,6 +127,9 @@ void us_steer_rule_build_arp(uint16_t queue, struct us_steer_ctl_rule *r);
 void us_steer_rule_build_icmp(uint16_t queue, struct us_steer_ctl_rule *r);
 int us_steer_rule_build_listener(rte_be32_t lip, rte_be16_t lport, uint16_t nb_queues,
 				 const uint8_t *key, uint8_t key_len, struct us_steer_ctl_rule *r);
+/* The symmetric Toeplitz key (0x6d5a repeated, as the port's RSS is set up
+ * with) in the length the PMD takes (40 or 52 bytes). */
+void us_steer_symmetric_key(uint8_t *key, uint8_t len);
 /* Creates a built control rule; 0 with *flow set or -errno and the PMD's
  * message in msg. */
 int us_steer_ctl_install(uint16_t port_id, struct us_steer_ctl_rule *r, struct rte_flow **flow,
