@@ -30,6 +30,7 @@
 #include "stack/engine.h"
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
+#include "stack/publish.h"
 #include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
@@ -71,6 +72,7 @@ struct us_stack {
 	unsigned n;                   /* engines */
 	struct api_engine eng[US_ENGINES_MAX];
 	struct us_handoff *ho;        /* n > 1 */
+	struct us_publish *pub;       /* n > 1: engine 0 writes the TFO secret */
 	struct us_steer_caps steer;   /* the start-up probe's findings */
 	struct us_flowctl ctl;        /* isolated port: ARP/ICMP/listener rules */
 	uint64_t tsc_hz;
@@ -208,6 +210,17 @@ static int api_handoff(struct us_stack *st)
 	}
 	for (unsigned k = 0; k < st->n; k++)
 		us_engine_set_handoff(st->eng[k].engine, st->ho);
+	/* One TFO secret per stack: engine 0's, published to the others now
+	 * and at each rotation (DESIGN.md: one writer, by message). */
+	st->pub = us_publish_create(st->n, 0, name);
+	if (st->pub == NULL) {
+		fprintf(stderr, "userstack: cannot create the publish rings: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	for (unsigned k = 0; k < st->n; k++)
+		us_engine_set_publish(st->eng[k].engine, st->pub);
+	(void)us_engine_publish_tfo_keys(st->eng[0].engine);
 	return api_flowrules(st);
 }
 
@@ -491,6 +504,7 @@ void us_fini(struct us_stack *st)
 	}
 	/* After the engines: frames still in flight are freed with the rings. */
 	us_handoff_destroy(st->ho);
+	us_publish_destroy(st->pub);
 	us_flowctl_stop(&st->ctl); /* before the port closes, like the engines' rules */
 	if (st->port.started)
 		nic_port_close(&st->port);

@@ -136,6 +136,9 @@ struct us_engine {
 	 * ARP frame among them is a copy (the receiving engine answers it),
 	 * so this engine only learns from it. */
 	bool rx_handed;
+	/* Several engines: read-mostly state by message (stack/publish.h);
+	 * NULL with one engine. */
+	struct us_publish *pub;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

@@ -23,7 +23,9 @@
 #include "stack/engine_priv.h"
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
+#include "stack/publish.h"
 #include "tests/unit/stack/harness.h"
+#include "tcp/fastopen.h"
 #include "tcp/tcp.h"
 
 #define NENG_MAX 4
@@ -44,7 +46,7 @@ struct multi {
 
 static const struct tcp_callbacks quiet_cb; /* no application: data waits */
 
-static void multi_start(struct multi *t, unsigned n)
+static void multi_start_tfo(struct multi *t, unsigned n, bool tfo)
 {
 	static unsigned seq;
 	char name[16];
@@ -58,10 +60,17 @@ static void multi_start(struct multi *t, unsigned n)
 	assert_non_null(t->ho);
 	for (unsigned k = 0; k < n; k++) {
 		h_prepare(&t->h[k]);
+		if (tfo)
+			t->h[k].cfg.tcp.fastopen = TCP_FASTOPEN_SERVER;
 		t->h[k].e = us_engine_create(k, &t->h[k].cfg, h_pool, &t->h[k].ops, t->h[k].now);
 		assert_non_null(t->h[k].e);
 		us_engine_set_handoff(t->h[k].e, t->ho);
 	}
+}
+
+static void multi_start(struct multi *t, unsigned n)
+{
+	multi_start_tfo(t, n, false);
 }
 
 static void multi_finish(struct multi *t)
@@ -409,12 +418,178 @@ static void test_isolate_only_ruled_traffic(void **state)
 	multi_finish(&t);
 }
 
+
+/* One TFO secret per stack */
+
+/* A SYN of flow f with a Fast Open option (cookie request when clen is 0)
+ * and dlen bytes of data. */
+static struct rte_mbuf *tfo_syn(unsigned f, uint32_t seq, const uint8_t *cookie, uint8_t clen,
+				size_t dlen)
+{
+	uint8_t buf[sizeof(struct rte_tcp_hdr) + 20 + DLEN];
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
+	uint8_t *o = buf + sizeof(*th);
+	size_t olen = (2u + clen + 3u) & ~3u;
+	struct rte_ipv4_hdr *ip;
+	struct rte_mbuf *m;
+
+	memset(buf, 0, sizeof(buf));
+	memset(o, 1, olen);                       /* NOP padding */
+	o[0] = TFO_OPT_KIND;                      /* RFC 7413 4.1.1 */
+	o[1] = (uint8_t)(2 + clen);
+	memcpy(o + 2, cookie, clen);
+	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
+	th->dst_port = rte_cpu_to_be_16(OUR_PORT);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
+	th->tcp_flags = RTE_TCP_SYN_FLAG;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	memset(o + olen, 'd', dlen);
+	m = h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_TCP, (uint16_t)seq, 0, buf,
+		   sizeof(*th) + olen + dlen);
+	ip = h_iph(m);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+/* Engine k's only frame is a SYN-ACK; its cookie (if any) into cookie,
+ * length returned; its ack number into *ack. */
+static uint8_t synack_cookie(struct multi *t, unsigned k, uint8_t *cookie, uint32_t *ack)
+{
+	struct rte_tcp_hdr *th;
+	const uint8_t *o, *end;
+	uint8_t len = 0;
+
+	assert_int_equal(t->h[k].port.ntx, 1);
+	th = (struct rte_tcp_hdr *)(h_iph(t->h[k].port.tx[0]) + 1);
+	assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	*ack = rte_be_to_cpu_32(th->recv_ack);
+	o = (const uint8_t *)(th + 1);
+	end = (const uint8_t *)th + (th->data_off >> 4) * 4;
+	while (o < end && o[0] != 0) {
+		if (o[0] == 1) {
+			o++;
+			continue;
+		}
+		if (o[0] == TFO_OPT_KIND) {
+			len = (uint8_t)(o[1] - 2);
+			memcpy(cookie, o + 2, len);
+		}
+		o += o[1];
+	}
+	h_clear_tx(&t->h[k]);
+	return len;
+}
+
+/* A flow from f0 on whose SYN engine k owns. */
+static unsigned flow_on(const struct multi *t, unsigned k, unsigned f0)
+{
+	while (owner_of(t, f0) != k)
+		f0++;
+	return f0;
+}
+
+/* Engine `to` takes a SYN with this cookie and 10 bytes: the data is
+ * acknowledged by the SYN-ACK (RFC 7413 4.2.2) iff the cookie is valid. */
+static bool cookie_accepted(struct multi *t, unsigned to, unsigned f, const uint8_t *cookie,
+			    uint8_t clen)
+{
+	uint8_t unused[TFO_COOKIE_MAX];
+	uint32_t ack;
+
+	on_queue(t, to, tfo_syn(f, 5000, cookie, clen, 10));
+	run_engines(t);
+	(void)synack_cookie(t, to, unused, &ack);
+	return ack == 5000 + 1 + 10;
+}
+
+static uint8_t cookie_from(struct multi *t, unsigned k, unsigned f, uint8_t *cookie)
+{
+	uint32_t ack;
+	uint8_t len;
+
+	on_queue(t, k, tfo_syn(f, 100, NULL, 0, 0));
+	run_engines(t);
+	len = synack_cookie(t, k, cookie, &ack);
+	assert_int_equal(len, TFO_SERVER_COOKIE_LEN);
+	return len;
+}
+
+/* RFC 7413 4.1.2 with two engines: a cookie engine 0 issued is valid on
+ * engine 1 (one secret per stack, published by engine 0), also after engine
+ * 0 rotated the secret (the new one published too, the old one still the
+ * backup everywhere). */
+/* Every engine knows the peer's MAC again (the ARP cache expires during
+ * long jumps of virtual time). */
+static void learn_peer(struct multi *t)
+{
+	for (unsigned k = 0; k < t->n; k++) {
+		us_engine_input(t->h[k].e, h_arp(RTE_ARP_OP_REPLY, &h_peer_mac, H_PEER_IP,
+						 &h_our_mac, H_OUR_IP, &h_our_mac));
+		us_engine_flush(t->h[k].e);
+		h_clear_tx(&t->h[k]);
+	}
+}
+
+static void test_tfo_cookie_valid_on_every_engine(void **state)
+{
+	static struct multi t;
+	struct us_publish *pub;
+	uint8_t c1[TFO_COOKIE_MAX], c2[TFO_COOKIE_MAX];
+	unsigned f = 0;
+	(void)state;
+
+	multi_start_tfo(&t, 2, true);
+	pub = us_publish_create(2, 0, "sct");
+	assert_non_null(pub);
+	for (unsigned k = 0; k < t.n; k++) {
+		us_engine_set_publish(t.h[k].e, pub);
+		assert_int_equal(tcp_listen(us_engine_tcp(t.h[k].e), H_OUR_IP, OUR_PORT,
+					    &quiet_cb, NULL), 0);
+	}
+	assert_int_equal(us_engine_publish_tfo_keys(t.h[1].e), -EINVAL); /* not the writer */
+	assert_int_equal(us_engine_publish_tfo_keys(t.h[0].e), 0);
+	learn_peer(&t);
+
+	f = flow_on(&t, 0, f);
+	cookie_from(&t, 0, f++, c1);
+	f = flow_on(&t, 1, f);
+	assert_true(cookie_accepted(&t, 1, f++, c1, TFO_SERVER_COOKIE_LEN));
+	assert_int_equal(us_engine_counter(t.h[1].e, "pub_tfo_keys_applied"), 1);
+
+	/* Engine 0's rotation: a new secret, published; engine 1 follows. */
+	for (unsigned k = 0; k < t.n; k++)
+		t.h[k].now += US_SEC(3601);
+	run_engines(&t);
+	learn_peer(&t);
+	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[0].e))->key_rotations, 1);
+	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[1].e))->key_rotations, 0);
+	assert_int_equal(us_engine_counter(t.h[0].e, "pub_tfo_keys_sent"), 2);
+	assert_int_equal(us_engine_counter(t.h[1].e, "pub_tfo_keys_applied"), 2);
+	f = flow_on(&t, 0, f);
+	cookie_from(&t, 0, f++, c2);
+	assert_memory_not_equal(c1, c2, TFO_SERVER_COOKIE_LEN);
+	f = flow_on(&t, 1, f);
+	assert_true(cookie_accepted(&t, 1, f++, c2, TFO_SERVER_COOKIE_LEN));  /* the new primary */
+	f = flow_on(&t, 1, f);
+	assert_true(cookie_accepted(&t, 1, f++, c1, TFO_SERVER_COOKIE_LEN));  /* the old one, now backup */
+	c1[0] ^= 1;
+	f = flow_on(&t, 1, f);
+	assert_false(cookie_accepted(&t, 1, f++, c1, TFO_SERVER_COOKIE_LEN)); /* and not any cookie */
+	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[1].e))->srv_accepted, 3);
+	multi_finish(&t);
+	us_publish_destroy(pub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arp_request_one_reply),
 		cmocka_unit_test(test_arp_reply_learned_by_all),
 		cmocka_unit_test(test_isolate_only_ruled_traffic),
+		cmocka_unit_test(test_tfo_cookie_valid_on_every_engine),
 	};
 
 	h_eal_init("us_pkt_steerctl");
