@@ -93,6 +93,7 @@ static const struct cfg_key cfg_keys[] = {
 	/* RFC 791: every host must take 68-octet datagrams; 9000 = jumbo. */
 	CFG_NUM("port", "mtu", CFG_T_U16, mtu, 68, 9000),
 	CFG_NUM("port", "link_wait_ms", CFG_T_U32, link_wait_ms, 0, 600000),
+	CFG_NUM("port", "isolate", CFG_T_BOOL, port_isolate, 0, 1),
 	CFG_OTHER("ip", "addr", CFG_T_CIDR),
 	CFG_OTHER("ip", "gateway", CFG_T_IPV4),
 	CFG_OTHER("ip", "route", CFG_T_ROUTE),

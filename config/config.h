@@ -85,6 +85,7 @@ struct us_config {
 	char impair_rx[US_CFG_STR];   /* rx = SPEC: frames from the port, before the stack */
 	char impair_tx[US_CFG_STR];   /* tx = SPEC: frames from the stack, before the port */
 	uint32_t engine_count;        /* count = engines, one RX/TX queue each, default 1 */
+	bool port_isolate;            /* [port] isolate = on: rte_flow isolated mode (issue 8) */
 };
 
 /* Prototypes */

@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "config/config.h"
+#include "nic/steer.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -50,6 +51,9 @@ struct nic_port {
 	bool rss;
 	uint16_t reta_size;
 	struct nic_stats qstats[NIC_MAX_QUEUES];
+	/* rte_flow isolated mode, tried before configure (us_steer_isolate_probe):
+	 * iso.isolated says the port delivers only what rules match. */
+	struct us_steer_caps iso;
 };
 
 /* The EAL command line built from the [eal] and [port] sections.  argv points

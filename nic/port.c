@@ -199,6 +199,29 @@ static void port_wait_link(struct nic_port *port, uint32_t wait_ms)
 	       (unsigned)port->port_id, (unsigned)wait_ms);
 }
 
+/* Issue 8: rte_flow isolated mode must be asked for before configure.  With
+ * [port] isolate = on a port that cannot isolate is refused; with off the
+ * probe enters and leaves it only to report whether it could (a PMD that
+ * then cannot leave stays isolated: the stack installs its rules as for on). */
+static int port_isolate(const struct us_config *cfg, struct nic_port *port, char *err,
+			size_t errlen)
+{
+	int rc = us_steer_isolate_probe(port->port_id, cfg->port_isolate, &port->iso);
+
+	if (rc != 0 && cfg->port_isolate) {
+		snprintf(err, errlen, "[port] isolate = on: port %u cannot enter rte_flow isolated "
+			 "mode: %s%s%s; set isolate = off (RSS and hand-off steer instead)",
+			 (unsigned)port->port_id, strerror(-rc),
+			 port->iso.isolate_msg[0] != '\0' ? ": " : "", port->iso.isolate_msg);
+		return rc;
+	}
+	if (rc != 0)
+		US_LOG(nic, WARNING, "port %u: entered isolated mode while probing and cannot "
+		       "leave it (%s): running isolated, as with [port] isolate = on\n",
+		       (unsigned)port->port_id, strerror(-rc));
+	return 0;
+}
+
 static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
 			  struct nic_port *port, char *err, size_t errlen)
 {
@@ -220,6 +243,9 @@ static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
 			 (unsigned)info.max_rx_queues, (unsigned)info.max_tx_queues);
 		return -EINVAL;
 	}
+	rc = port_isolate(cfg, port, err, errlen);
+	if (rc != 0)
+		return rc;
 	port_offloads(&info, port->nb_queues, &conf, port);
 	rc = rte_eth_dev_configure(port->port_id, port->nb_queues, port->nb_queues, &conf);
 	if (rc != 0) {

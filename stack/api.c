@@ -30,6 +30,7 @@
 #include "stack/engine.h"
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
+#include "stack/publish.h"
 #include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
@@ -71,7 +72,9 @@ struct us_stack {
 	unsigned n;                   /* engines */
 	struct api_engine eng[US_ENGINES_MAX];
 	struct us_handoff *ho;        /* n > 1 */
+	struct us_publish *pub;       /* n > 1: engine 0 writes the TFO secret */
 	struct us_steer_caps steer;   /* the start-up probe's findings */
+	struct us_flowctl ctl;        /* isolated port: ARP/ICMP/listener rules */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
 	struct api_listener listeners[API_MAX_LISTENERS];
@@ -207,7 +210,48 @@ static int api_handoff(struct us_stack *st)
 	}
 	for (unsigned k = 0; k < st->n; k++)
 		us_engine_set_handoff(st->eng[k].engine, st->ho);
+	/* One TFO secret per stack: engine 0's, published to the others now
+	 * and at each rotation (DESIGN.md: one writer, by message). */
+	st->pub = us_publish_create(st->n, 0, name);
+	if (st->pub == NULL) {
+		fprintf(stderr, "userstack: cannot create the publish rings: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	for (unsigned k = 0; k < st->n; k++)
+		us_engine_set_publish(st->eng[k].engine, st->pub);
+	(void)us_engine_publish_tfo_keys(st->eng[0].engine);
 	return api_flowrules(st);
+}
+
+/* An isolated port delivers only what rules match: ARP and ICMP to engine
+ * 0's queue and, per listening port, SYNs spread by RSS (api_listen_one);
+ * connections need their 5-tuple rules even with one engine. */
+static int api_isolate(struct us_stack *st)
+{
+	uint16_t qn = (uint16_t)st->n;
+	uint8_t key[US_RSS_KEY_MAX];
+	uint8_t key_len = st->steer.hash_key_size == US_RSS_KEY_MAX ? US_RSS_KEY_MAX
+								    : US_RSS_KEY_LEN;
+	struct us_flowctl_ops ops = us_flowctl_rte_ops;
+	int rc;
+
+	if (!st->port.iso.isolated)
+		return 0;
+	us_steer_symmetric_key(key, key_len);
+	ops.ctx = &st->port.port_id;
+	rc = us_flowctl_start(&st->ctl, &ops, st->cfg.addr, 0, qn, key, key_len);
+	if (rc < 0) {
+		fprintf(stderr, "userstack: %s: [port] isolate: port %u is isolated but refuses "
+			"the ARP/ICMP rules: %s; set isolate = off\n", st->cfg.path,
+			(unsigned)st->port.port_id, strerror(-rc));
+		return rc;
+	}
+	if (!st->steer.flow_queue)
+		fprintf(stderr, "userstack: port %u is isolated but takes no 5-tuple rules: "
+			"passive opens work (listener rules), replies to active opens will not "
+			"arrive\n", (unsigned)st->port.port_id);
+	return st->n == 1 ? api_flowrules(st) : 0;
 }
 
 static int api_engine_start(struct us_stack *st, unsigned k)
@@ -264,7 +308,8 @@ static int api_port_up(struct us_stack *st)
 		return rc;
 	}
 	/* Issue 8: what the port can steer (a real rule created and destroyed),
-	 * in the start-up log and the counters. */
+	 * in the start-up log and the counters; isolate as nic_port_open found. */
+	st->steer = st->port.iso;
 	if (us_steer_probe(st->port.port_id, &st->steer) == 0) {
 		us_steer_caps_format(&st->steer, err, sizeof(err));
 		printf("userstack: %s; %u engine(s), %s\n", err, st->n,
@@ -307,6 +352,8 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		rc = api_engine_start(st, k);
 	if (rc == 0)
 		rc = api_handoff(st);
+	if (rc == 0)
+		rc = api_isolate(st);
 	if (rc < 0)
 		return rc;
 	/* The calling thread drives engine 0 until us_launch says otherwise. */
@@ -457,6 +504,8 @@ void us_fini(struct us_stack *st)
 	}
 	/* After the engines: frames still in flight are freed with the rings. */
 	us_handoff_destroy(st->ho);
+	us_publish_destroy(st->pub);
+	us_flowctl_stop(&st->ctl); /* before the port closes, like the engines' rules */
 	if (st->port.started)
 		nic_port_close(&st->port);
 	if (st->pool != NULL)
@@ -516,6 +565,9 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "steer.flow_queue %d\nsteer.rss_ipv4_tcp %d\nsteer.port_rss %d\n"
 		"steer.reta_size %u\n", st->steer.flow_queue, st->steer.rss_ipv4_tcp,
 		st->port.rss, (unsigned)st->port.reta_size);
+	fprintf(out, "steer.isolated %d\nsteer.ctl_rules_installed %lu\n"
+		"steer.ctl_rules_failed %lu\n", st->port.iso.isolated,
+		(unsigned long)st->ctl.stats.ctl_installed, (unsigned long)st->ctl.stats.ctl_failed);
 	if (st->n > 1)
 		fprintf(out, "engines %u\n", st->n);
 	for (unsigned k = 0; k < st->n; k++) {
@@ -613,8 +665,13 @@ static int api_errno(long rc)
 /* Listens on engine k's TCP stack with the shared listener record l. */
 static int api_listen_one(struct us_stack *st, unsigned k, uint16_t port, struct api_listener *l)
 {
-	return tcp_listen(us_engine_tcp(st->eng[k].engine), st->cfg.addr, port,
-			  &api_tcp_callbacks, l);
+	int rc = tcp_listen(us_engine_tcp(st->eng[k].engine), st->cfg.addr, port,
+			    &api_tcp_callbacks, l);
+
+	/* Isolated port: without the listener's rule no SYN would arrive. */
+	if (rc == 0 && st->ctl.started && (rc = us_flowctl_listen(&st->ctl, port)) < 0)
+		(void)tcp_unlisten(us_engine_tcp(st->eng[k].engine), port);
+	return rc;
 }
 
 static struct api_listener *api_listener_new(struct us_stack *st,
@@ -670,8 +727,11 @@ int us_tcp_listen(struct us_stack *st, uint16_t port, const struct us_tcp_handle
 			done++;
 	if (rc < 0) {
 		/* All or nothing: the engines that took it let go again. */
-		while (done > 0)
+		while (done > 0) {
 			(void)tcp_unlisten(us_engine_tcp(st->eng[--done].engine), port);
+			if (st->ctl.started)
+				us_flowctl_unlisten(&st->ctl, port);
+		}
 		st->nlisteners--;
 	}
 	return api_errno(rc);

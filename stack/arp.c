@@ -231,8 +231,16 @@ void us_arp_input(struct us_engine *e, struct rte_mbuf *m)
 		US_STAT_INC(e, arp_rx_other_target);
 		goto out;
 	}
-	if (a->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
-	    arp_send(e, RTE_ARP_OP_REPLY, &a->arp_data.arp_sha, sip, e->addr,
+	if (a->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
+		goto out;
+	/* RFC 826: one reply per request.  With several engines every engine
+	 * sees the request (stack/engine.c copies it so that all learn the
+	 * sender); only the engine whose queue received it answers. */
+	if (e->rx_handed) {
+		US_STAT_INC(e, arp_copy_not_answered);
+		goto out;
+	}
+	if (arp_send(e, RTE_ARP_OP_REPLY, &a->arp_data.arp_sha, sip, e->addr,
 		     &a->arp_data.arp_sha) == 0)
 		US_STAT_INC(e, arp_tx_replies);
 out:

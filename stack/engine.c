@@ -14,6 +14,7 @@
 #include "stack/engine_priv.h"
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
+#include "stack/publish.h"
 #include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
@@ -57,6 +58,20 @@ static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t 
 		us_flowrule_note(e->rules, lip, lport, rip, rport, open);
 }
 
+/* RFC 7413 4.1.2, one secret per stack: the writer engine's new secret goes
+ * to every other engine by message. */
+static void engine_tfo_rotated(void *ctx, const struct tfo_keys *k)
+{
+	struct us_engine *e = ctx;
+	unsigned sent;
+
+	if (e->pub == NULL || e->pub->writer != e->id)
+		return;
+	sent = us_publish_tfo_keys(e->pub, k);
+	US_STAT_ADD(e, pub_tfo_keys_sent, sent);
+	US_STAT_ADD(e, pub_drop_inbox_full, e->pub->n - 1 - sent);
+}
+
 static int engine_tcp_create(struct us_engine *e)
 {
 	struct tcp_env env = {
@@ -69,6 +84,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.ctx = e,
 		.port_ok = engine_port_ok,
 		.conn_event = engine_conn_event,
+		.tfo_keys_rotated = engine_tfo_rotated,
 	};
 
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
@@ -281,11 +297,28 @@ static unsigned engine_handoff_input(struct us_engine *e)
 			continue;
 		got = us_handoff_recv(e->ho, k, e->id, pkts, US_HANDOFF_BURST);
 		US_STAT_ADD(e, steer_handoff_in, got);
+		e->rx_handed = true;
 		for (unsigned i = 0; i < got; i++)
 			us_engine_input(e, pkts[i]);
+		e->rx_handed = false;
 		total += got;
 	}
 	return total;
+}
+
+/* What the writer engine published, applied before this iteration's
+ * segments are looked at. */
+static void engine_publish_input(struct us_engine *e)
+{
+	struct us_publish_msg *m;
+
+	while ((m = us_publish_recv(e->pub, e->id)) != NULL) {
+		if (m->type == US_PUB_TFO_KEYS && e->tcp != NULL) {
+			tcp_tfo_keys_set(e->tcp, &m->keys);
+			US_STAT_INC(e, pub_tfo_keys_applied);
+		}
+		us_publish_msg_free(m);
+	}
 }
 
 unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
@@ -298,6 +331,8 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	 * processes this burst. */
 	if (now_ns > e->wheel.now_ns)
 		e->wheel.now_ns = now_ns;
+	if (unlikely(e->pub != NULL))
+		engine_publish_input(e);
 	if (e->port.rx != NULL)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
 	if (unlikely(e->impair_rx != NULL))
@@ -327,6 +362,26 @@ void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
 void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
 {
 	e->ho = ho;
+}
+
+void us_engine_set_publish(struct us_engine *e, struct us_publish *p)
+{
+	e->pub = p;
+	/* Only the writer draws and rotates the TFO secret. */
+	if (p != NULL && p->writer != e->id && e->tcp != NULL)
+		tcp_tfo_follow(e->tcp);
+}
+
+int us_engine_publish_tfo_keys(struct us_engine *e)
+{
+	struct tfo_keys k;
+
+	if (e->pub == NULL || e->pub->writer != e->id || e->tcp == NULL)
+		return -EINVAL;
+	tcp_tfo_keys_get(e->tcp, &k);
+	engine_tfo_rotated(e, &k);
+	tfo_keys_wipe(&k);
+	return 0;
 }
 
 void us_engine_advance(struct us_engine *e, uint64_t now_ns)

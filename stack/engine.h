@@ -68,6 +68,15 @@ void us_engine_announce(struct us_engine *e);
 struct us_handoff;
 void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho);
 
+/* Several engines: read-mostly state by message (stack/publish.h).  An
+ * engine other than p's writer stops drawing its own TFO secret and takes
+ * the writer's; us_engine_publish_tfo_keys (the writer, at start) sends the
+ * current one, rotations send theirs.  Call before any traffic; p outlives
+ * e.  0 or -EINVAL (not the writer). */
+struct us_publish;
+void us_engine_set_publish(struct us_engine *e, struct us_publish *p);
+int us_engine_publish_tfo_keys(struct us_engine *e);
+
 /* Flow rules for e's connections (stack/flowrule.h): e takes fr over and
  * destroys it (rules removed) with itself.  Call before any traffic. */
 struct us_flowrules;

@@ -132,6 +132,13 @@ struct us_engine {
 	struct us_handoff *ho;
 	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
 	struct us_flowrules *rules;
+	/* True while frames handed over by another engine are processed: an
+	 * ARP frame among them is a copy (the receiving engine answers it),
+	 * so this engine only learns from it. */
+	bool rx_handed;
+	/* Several engines: read-mostly state by message (stack/publish.h);
+	 * NULL with one engine. */
+	struct us_publish *pub;
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

@@ -158,3 +158,138 @@ const struct us_flowrule_ops us_flowrule_rte_ops = {
 	.install = flowrule_rte_install,
 	.remove = flowrule_rte_remove,
 };
+
+/* Isolated mode: control rules */
+
+static int flowctl_add(struct us_flowctl *c, struct us_steer_ctl_rule *r, void **handle)
+{
+	int rc = c->ops.install(c->ops.ctx, r, handle);
+
+	if (rc < 0) {
+		c->stats.ctl_failed++;
+		return rc;
+	}
+	c->stats.ctl_installed++;
+	return 0;
+}
+
+static void flowctl_del(struct us_flowctl *c, void **handle)
+{
+	(void)c->ops.remove(c->ops.ctx, *handle);
+	*handle = NULL;
+	c->stats.ctl_removed++;
+}
+
+int us_flowctl_start(struct us_flowctl *c, const struct us_flowctl_ops *ops, uint32_t lip,
+		     uint16_t ctl_queue, uint16_t nb_queues, const uint8_t *key, uint8_t key_len)
+{
+	struct us_steer_ctl_rule r;
+	int rc;
+
+	if (ops == NULL || ops->install == NULL || ops->remove == NULL || key == NULL ||
+	    key_len == 0 || key_len > US_STEER_CTL_KEY_MAX || nb_queues == 0 ||
+	    nb_queues > US_STEER_CTL_QUEUES_MAX || ctl_queue >= nb_queues)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->ops = *ops;
+	c->lip = lip;
+	c->ctl_queue = ctl_queue;
+	c->nb_queues = nb_queues;
+	memcpy(c->key, key, key_len);
+	c->key_len = key_len;
+	/* RFC 826: without ARP nobody resolves us; RFC 1122 3.2.2: ICMP errors
+	 * carry path MTU and unreachability news for our connections. */
+	us_steer_rule_build_arp(ctl_queue, &r);
+	rc = flowctl_add(c, &r, &c->arp);
+	if (rc < 0)
+		return rc;
+	us_steer_rule_build_icmp(ctl_queue, &r);
+	rc = flowctl_add(c, &r, &c->icmp);
+	if (rc < 0) {
+		flowctl_del(c, &c->arp);
+		return rc;
+	}
+	c->started = true;
+	return 0;
+}
+
+static struct us_flowctl_listener *flowctl_find(struct us_flowctl *c, uint16_t lport)
+{
+	for (unsigned i = 0; i < US_FLOWCTL_LISTENERS; i++)
+		if (c->lst[i].refs > 0 && c->lst[i].lport == lport)
+			return &c->lst[i];
+	return NULL;
+}
+
+int us_flowctl_listen(struct us_flowctl *c, uint16_t lport)
+{
+	struct us_flowctl_listener *l = flowctl_find(c, lport);
+	struct us_steer_ctl_rule r;
+	int rc;
+
+	if (l != NULL) {
+		l->refs++;
+		return 0;
+	}
+	for (unsigned i = 0; l == NULL && i < US_FLOWCTL_LISTENERS; i++)
+		if (c->lst[i].refs == 0)
+			l = &c->lst[i];
+	if (l == NULL) {
+		c->stats.ctl_failed++;
+		return -ENOSPC;
+	}
+	rc = us_steer_rule_build_listener(rte_cpu_to_be_32(c->lip), rte_cpu_to_be_16(lport),
+					  c->nb_queues, c->key, c->key_len, &r);
+	if (rc == 0)
+		rc = flowctl_add(c, &r, &l->handle);
+	if (rc < 0)
+		return rc;
+	l->lport = lport;
+	l->refs = 1;
+	return 0;
+}
+
+void us_flowctl_unlisten(struct us_flowctl *c, uint16_t lport)
+{
+	struct us_flowctl_listener *l = flowctl_find(c, lport);
+
+	if (l == NULL || --l->refs > 0)
+		return;
+	flowctl_del(c, &l->handle);
+}
+
+void us_flowctl_stop(struct us_flowctl *c)
+{
+	if (!c->started)
+		return;
+	for (unsigned i = 0; i < US_FLOWCTL_LISTENERS; i++) {
+		if (c->lst[i].refs > 0) {
+			c->lst[i].refs = 0;
+			flowctl_del(c, &c->lst[i].handle);
+		}
+	}
+	flowctl_del(c, &c->icmp);
+	flowctl_del(c, &c->arp);
+	c->started = false;
+}
+
+static int flowctl_rte_install(void *ctx, struct us_steer_ctl_rule *r, void **handle)
+{
+	char msg[96];
+	struct rte_flow *flow;
+	int rc = us_steer_ctl_install(*(const uint16_t *)ctx, r, &flow, msg, sizeof(msg));
+
+	if (rc == 0)
+		*handle = flow;
+	return rc;
+}
+
+static int flowctl_rte_remove(void *ctx, void *handle)
+{
+	return us_steer_remove(*(const uint16_t *)ctx, handle);
+}
+
+const struct us_flowctl_ops us_flowctl_rte_ops = {
+	.install = flowctl_rte_install,
+	.remove = flowctl_rte_remove,
+};

@@ -80,4 +80,67 @@ uint32_t us_flowrule_count(const struct us_flowrules *fr);
 /* rte_flow on a port (nic/steer.h): ctx is a pointer to the port id. */
 extern const struct us_flowrule_ops us_flowrule_rte_ops;
 
+/* Isolated mode ([port] isolate = on): the port delivers only what a rule
+ * matches, so the stack keeps, besides the per-connection rules above, one
+ * set of control rules per port: ARP and ICMP to the control queue (engine
+ * 0), and per listening TCP port a rule whose RSS action spreads SYNs over
+ * every engine's queue exactly as the owner rule does (priority 1, below the
+ * per-connection rules' 0, so an accepted connection's own rule wins).
+ * Installed at start and at listen, on the control path, never per packet. */
+
+#define US_FLOWCTL_LISTENERS 64   /* listening ports with a rule */
+
+#define US_FLOWCTL_COUNTERS(X) \
+	X(ctl_installed, "isolate: control rules installed (ARP, ICMP, listeners)") \
+	X(ctl_removed, "isolate: control rules removed") \
+	X(ctl_failed, "isolate: control rules refused by the NIC")
+
+struct us_flowctl_stats {
+#define US_FLOWCTL_X_FIELD(name, desc) uint64_t name;
+	US_FLOWCTL_COUNTERS(US_FLOWCTL_X_FIELD)
+#undef US_FLOWCTL_X_FIELD
+};
+
+/* A backend for control rules: install a built rule (0 or -errno), remove
+ * what install returned. */
+struct us_flowctl_ops {
+	int (*install)(void *ctx, struct us_steer_ctl_rule *r, void **handle);
+	int (*remove)(void *ctx, void *handle);
+	void *ctx;
+};
+
+struct us_flowctl_listener {
+	uint16_t lport;    /* host order */
+	unsigned refs;     /* engines listening on it */
+	void *handle;
+};
+
+struct us_flowctl {
+	struct us_flowctl_ops ops;
+	bool started;
+	uint32_t lip;                       /* our address, host order */
+	uint16_t ctl_queue;
+	uint16_t nb_queues;                 /* one per engine */
+	uint8_t key[US_STEER_CTL_KEY_MAX];  /* the port's RSS key */
+	uint8_t key_len;
+	void *arp, *icmp;
+	struct us_flowctl_listener lst[US_FLOWCTL_LISTENERS];
+	struct us_flowctl_stats stats;
+};
+
+/* Installs the ARP and ICMP rules to ctl_queue; 0 or -errno (nothing left
+ * installed).  lip host order; key/key_len as the port's RSS uses. */
+int us_flowctl_start(struct us_flowctl *c, const struct us_flowctl_ops *ops, uint32_t lip,
+		     uint16_t ctl_queue, uint16_t nb_queues, const uint8_t *key, uint8_t key_len);
+/* One more engine listens on lport: the first installs the port's rule.
+ * 0, -ENOSPC (US_FLOWCTL_LISTENERS ports) or the backend's -errno. */
+int us_flowctl_listen(struct us_flowctl *c, uint16_t lport);
+/* One engine fewer: the last removes the rule. */
+void us_flowctl_unlisten(struct us_flowctl *c, uint16_t lport);
+/* Removes every control rule. */
+void us_flowctl_stop(struct us_flowctl *c);
+
+/* rte_flow backend: ctx is a pointer to the port id. */
+extern const struct us_flowctl_ops us_flowctl_rte_ops;
+
 #endif

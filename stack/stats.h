@@ -77,7 +77,11 @@
 	X(steer_arp_copies, "ARP frames copied to the other engines") \
 	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
 	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty") \
-	X(steer_rx_own_tcp, "TCP frames (or ICMP errors about TCP) that arrived on their owner's queue")
+	X(steer_rx_own_tcp, "TCP frames (or ICMP errors about TCP) that arrived on their owner's queue") \
+	X(arp_copy_not_answered, "ARP requests for us seen as another engine's copy: learned, not answered") \
+	X(pub_tfo_keys_sent, "TFO server secrets published to the other engines (writer engine)") \
+	X(pub_tfo_keys_applied, "TFO server secrets taken from the writer engine") \
+	X(pub_drop_inbox_full, "dropped: secret not published to an engine, its inbox full")
 
 struct us_stack_stats {
 #define US_STACK_X_FIELD(name, desc) uint64_t name;

@@ -35,7 +35,9 @@ struct telem_snap {
 	uint16_t port_id;
 	int eth_rc;               /* rte_eth_stats_get result */
 	struct rte_eth_stats eth;
-	struct nic_stats nic;
+	struct nic_stats nic;     /* the port: every queue summed */
+	uint16_t nb_queues;
+	struct nic_stats qnic[NIC_MAX_QUEUES];   /* per queue (several engines) */
 	bool has_capture;
 	struct nic_capture_stats capture;
 	bool has_impair[2];             /* [impair] rx, tx */
@@ -100,6 +102,19 @@ static void telem_fill_impair(struct telem_snap *s, const struct us_engine *e)
 	}
 }
 
+/* Several queues count in qstats[] (one writer per queue), not in stats:
+ * the port's figure is their sum, as us_print_stats (nic_port_stats) makes
+ * it.  From the copy just taken, so the total matches the rows shown. */
+static void telem_sum_queues(struct telem_snap *s, const struct nic_port *port)
+{
+	s->nic = port->stats;
+	for (uint16_t q = 0; q < NIC_MAX_QUEUES; q++) {
+#define TELEM_X_SUM(n, desc) s->nic.n += s->qnic[q].n;
+		NIC_COUNTERS(TELEM_X_SUM)
+#undef TELEM_X_SUM
+	}
+}
+
 static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id)
 {
 	struct telem_snap *s = &slot->snap;
@@ -130,7 +145,9 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	if (s->has_port) {
 		/* On the engine's core, like every other read of the port. */
 		s->port_id = slot->port->port_id;
-		s->nic = slot->port->stats;
+		s->nb_queues = RTE_MIN(slot->port->nb_queues, (uint16_t)NIC_MAX_QUEUES);
+		memcpy(s->qnic, slot->port->qstats, sizeof(s->qnic));
+		telem_sum_queues(s, slot->port);
 		s->eth_rc = rte_eth_stats_get(s->port_id, &s->eth);
 	}
 }
@@ -361,6 +378,34 @@ static int telem_build_drops(struct rte_tel_data *d, const struct telem_snap *s)
 	return 0;
 }
 
+/* Several queues: one dict per queue ("0", "1", ...), our counters and
+ * the PMD's per-queue ones (rte_eth_stats q_*, kept for the first
+ * RTE_ETHDEV_QUEUE_STAT_CNTRS queues). */
+static struct rte_tel_data *telem_port_queues(const struct telem_snap *s)
+{
+	struct rte_tel_data *qs = telem_dict();
+
+	for (uint16_t q = 0; qs != NULL && q < s->nb_queues; q++) {
+		struct rte_tel_data *c = telem_dict();
+		char key[8];
+
+		if (c == NULL)
+			break;
+#define TELEM_X_Q_NIC(n, desc) rte_tel_data_add_dict_u64(c, "nic_" #n, s->qnic[q].n);
+		NIC_COUNTERS(TELEM_X_Q_NIC)
+#undef TELEM_X_Q_NIC
+		if (s->eth_rc == 0 && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			rte_tel_data_add_dict_u64(c, "ipackets", s->eth.q_ipackets[q]);
+			rte_tel_data_add_dict_u64(c, "opackets", s->eth.q_opackets[q]);
+			rte_tel_data_add_dict_u64(c, "ibytes", s->eth.q_ibytes[q]);
+			rte_tel_data_add_dict_u64(c, "obytes", s->eth.q_obytes[q]);
+		}
+		snprintf(key, sizeof(key), "%u", (unsigned)q);
+		telem_add_child(qs, key, c);
+	}
+	return qs;
+}
+
 static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 {
 	if (!s->has_port)
@@ -381,6 +426,8 @@ static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 #define TELEM_X_PORT_NIC(n, desc) rte_tel_data_add_dict_u64(d, "nic_" #n, s->nic.n);
 	NIC_COUNTERS(TELEM_X_PORT_NIC)
 #undef TELEM_X_PORT_NIC
+	if (s->nb_queues > 1)
+		telem_add_child(d, "queues", telem_port_queues(s));
 	return 0;
 }
 
@@ -479,7 +526,8 @@ static void telem_register(void)
 		{ "/userstack/drops", telem_cmd_drops,
 		  "userstack drop counters and their total. Parameters: engine id (default 0)" },
 		{ "/userstack/port", telem_cmd_port,
-		  "The engine's port: rte_eth_stats and nic counters. Parameters: engine id" },
+		  "The engine's port: rte_eth_stats and nic counters (summed over queues, "
+		  "per queue under 'queues'). Parameters: engine id" },
 		{ "/userstack/conns", telem_cmd_conns,
 		  "Listeners and connections (ss -ti), 16 rows. Parameters: engine id,first row" },
 	};

@@ -32,6 +32,7 @@ struct rte_ipv4_hdr;
 
 struct tcp_stack;
 struct tcp_conn;
+struct tfo_keys;
 
 /* Room the engine needs in front of a TCP header for IPv4 + Ethernet. */
 #define TCP_HEADROOM_NEEDED 64
@@ -58,6 +59,10 @@ struct tcp_env {
 	 * its rule (stack/flowrule.h).  Must not call back into tcp/. */
 	void (*conn_event)(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
 			   bool open);
+	/* Optional: the Fast Open server secret rotated on this stack (the
+	 * writer, see tcp_tfo_follow); the engine publishes it to the others.
+	 * Must not call back into tcp/. */
+	void (*tfo_keys_rotated)(void *ctx, const struct tfo_keys *k);
 };
 
 /* Congestion control algorithm (tcp/cc.h). */
@@ -334,6 +339,15 @@ bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, uint32_t dst_ip);
 /* Fast Open counters (tcp/fastopen.h TFO_COUNTERS). */
 struct tfo_counters;
 const struct tfo_counters *tcp_stack_tfo_stats(const struct tcp_stack *ts);
+/* RFC 7413 4.1.2 with several engines: one server secret per stack (a
+ * cookie made by one engine is valid on every other).  One engine is the
+ * writer: it draws and rotates the secret, and tfo_keys_rotated reports
+ * each new one; the others follow (no rotation timer of their own) and take
+ * what the writer published with tcp_tfo_keys_set.  Read the current set
+ * with tcp_tfo_keys_get. */
+void tcp_tfo_follow(struct tcp_stack *ts);
+void tcp_tfo_keys_get(const struct tcp_stack *ts, struct tfo_keys *out);
+void tcp_tfo_keys_set(struct tcp_stack *ts, const struct tfo_keys *k);
 void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx);
 /* Copies up to len bytes out; 0 at end of stream; -EAGAIN when nothing is there. */
 ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len);

@@ -22,8 +22,12 @@ static void tfo_rotate_fn(struct us_timer *t, uint64_t now_ns)
 
 	/* RFC 7413 4.1.2: a new secret expires the cookies made two
 	 * rotations ago; the previous one stays valid as the backup. */
-	if (tfo_keys_maybe_rotate(&tf->keys, now_ns))
+	if (tfo_keys_maybe_rotate(&tf->keys, now_ns)) {
 		tf->ctr.key_rotations++;
+		/* One secret per stack: the other engines take it from here. */
+		if (ts->env.tfo_keys_rotated != NULL)
+			ts->env.tfo_keys_rotated(ts->env.ctx, &tf->keys);
+	}
 	us_timer_arm(ts->env.wheel, t, tf->keys.next_rotate_ns);
 }
 
@@ -32,7 +36,7 @@ static void tfo_rotate_arm(struct tcp_stack *ts)
 {
 	struct tcp_tfo_stack *tf = &ts->tfo;
 
-	if (tf->keys.period_ns != 0 && !us_timer_armed(&tf->rotate))
+	if (tf->keys.period_ns != 0 && !tf->follower && !us_timer_armed(&tf->rotate))
 		us_timer_arm(ts->env.wheel, &tf->rotate, tf->keys.next_rotate_ns);
 }
 
@@ -68,6 +72,29 @@ void tcp_tfo_fini(struct tcp_stack *ts)
 	tfo_cache_free(ts->tfo.cache);
 	ts->tfo.cache = NULL;
 	tfo_keys_wipe(&ts->tfo.keys);
+}
+
+void tcp_tfo_follow(struct tcp_stack *ts)
+{
+	ts->tfo.follower = true;
+	us_timer_cancel(ts->env.wheel, &ts->tfo.rotate);
+}
+
+void tcp_tfo_keys_get(const struct tcp_stack *ts, struct tfo_keys *out)
+{
+	*out = ts->tfo.keys;
+}
+
+/* The writer's secret replaces ours whole: primary, backup and schedule
+ * (the schedule only informs; a follower never rotates by itself). */
+void tcp_tfo_keys_set(struct tcp_stack *ts, const struct tfo_keys *k)
+{
+	struct tfo_keys *mine = &ts->tfo.keys;
+
+	memcpy(mine->primary, k->primary, sizeof(mine->primary));
+	memcpy(mine->backup, k->backup, sizeof(mine->backup));
+	mine->has_backup = k->has_backup;
+	mine->next_rotate_ns = k->next_rotate_ns;
 }
 
 const struct tfo_counters *tcp_stack_tfo_stats(const struct tcp_stack *ts)

@@ -51,7 +51,8 @@ struct tcp_tfo_conn {
 
 /* Per engine. */
 struct tcp_tfo_stack {
-	struct tfo_keys keys;      /* server secret: one writer, this engine */
+	struct tfo_keys keys;      /* server secret: the writer's copy (tcp_tfo_follow) */
+	bool follower;             /* keys come from the writer engine, no own rotation */
 	struct tfo_counters ctr;
 	struct tfo_cache *cache;   /* client cookies by server address */
 	struct us_timer rotate;    /* key rotation on the engine's wheel */

@@ -223,6 +223,33 @@ def case_telemetry(env):
     env.expect_server = {"requests": 3, "connections": 41}
 
 
+def case_telemetry_2q(env, conns=8):
+    """Two engines (two queues of the tap): /userstack/port counts the whole
+    port (the queues summed, not the zeros of the single-queue field) and
+    shows each queue under "queues"."""
+    socks = []
+    for i in range(conns):
+        with env.netns():
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.settimeout(20)
+        sock.connect((env.stack_ip, env.port))
+        socks.append(sock)
+        keepalive_request(env, sock, f"q{i}")
+    for sock in socks:
+        sock.close()
+    time.sleep(0.5)  # the FINs and their ACKs: the counters settle
+    for eng in (0, 1):
+        port = tel_query(env, f"/userstack/port,{eng}")
+        say(f"/userstack/port,{eng}: {json.dumps(port)[:700]}")
+        qs = port.get("queues")
+        check(isinstance(qs, dict) and sorted(qs) == ["0", "1"], f"no per-queue stats: {port}")
+        for key in ("nic_rx_pkts", "nic_tx_pkts"):
+            total = sum(q[key] for q in qs.values())
+            check(port[key] >= conns * 3 and port[key] == total,
+                  f"{key} {port[key]} is not the queues' sum {total} (or too small)")
+    env.expect_server = {"requests": conns, "connections": conns}
+
+
 def case_telemetry_load(env, secs=4, readers=3):
     """Readers on several telemetry connections at once while wrk loads the
     engine: every reply complete, every counter monotonic reader by reader
@@ -369,6 +396,7 @@ CASES = {
     "telemetry": (case_telemetry, None, {}),
     "telemetry-nohuge": (case_telemetry, None, {"hugepages": "off"}),
     "telemetry-load": (case_telemetry_load, None, {}),
+    "telemetry-2q": (case_telemetry_2q, None, {"server_args": ["--lcores", "0-1"]}),
     "capture-pcap": (case_capture_pcap, after_capture_pcap,
                      {"hugepages": "off", "sections": CAPTURE_INI}),
     "pdump": (case_pdump, None, {"hugepages": "on", "sections": {"capture": {"pdump": "on"}}}),

@@ -65,6 +65,8 @@ static int count_fds(void)
 
 REJECT(rej_bool_word, MIN "[tcp]\nsack = maybe\n",
        "t.ini: [tcp] sack = 'maybe': must be on or off")
+REJECT(rej_isolate_word, "[port]\ndevice = net_tap0\nisolate = yes please\n" IP,
+       "t.ini: [port] isolate = 'yes please': must be on or off")
 REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
        "t.ini: [tcp] keepalive_idle_ms = '10':")
 REJECT(rej_cc_unknown, MIN "[tcp]\ncc = bbr\n",
@@ -498,10 +500,26 @@ REJECT(rej_fastopen_key_three, MIN "[tcp]\nfastopen_key = "
 REJECT(rej_fastopen_qlen_zero, MIN "[tcp]\nfastopen_qlen = 0\n",
        "t.ini: [tcp] fastopen_qlen = '0':")
 
+/* [port] isolate: off unless asked (issue 8). */
+static void test_port_isolate(void **state)
+{
+	struct us_config cfg;
+	(void)state;
+
+	load_ok(MIN, &cfg);
+	assert_false(cfg.port_isolate);
+	load_ok("[port]\ndevice = net_tap0\nisolate = on\n" IP, &cfg);
+	assert_true(cfg.port_isolate);
+	load_ok("[port]\ndevice = net_tap0\nisolate = off\n" IP, &cfg);
+	assert_false(cfg.port_isolate);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_port_isolate),
+		cmocka_unit_test(rej_isolate_word),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_escape_and_slash31),
