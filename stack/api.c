@@ -206,7 +206,8 @@ static int api_handoff(struct us_stack *st)
 		return -errno;
 	}
 	for (unsigned k = 0; k < st->n; k++)
-		us_engine_set_handoff(st->eng[k].engine, st->ho);
+		if (us_engine_set_handoff(st->eng[k].engine, st->ho) < 0)
+			return -ENOMEM;
 	return api_flowrules(st);
 }
 

@@ -76,7 +76,14 @@
 	X(steer_handoff_in, "frames received by hand-off from another engine") \
 	X(steer_arp_copies, "ARP frames copied to the other engines") \
 	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
-	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty")
+	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty") \
+	X(migrate_out, "connections migrated to another engine (us_migrate)") \
+	X(migrate_in, "connections migrated in and queued on a listener's accept queue") \
+	X(migrate_failed, "us_migrate calls refused, and migrated-in connections reset (no listener, accept queue full)") \
+	X(migrate_redirected, "frames forwarded to the engine their connection migrated to") \
+	X(migrate_held, "frames held while a returning connection's forwarded frames came back") \
+	X(migrate_drop_hold_full, "dropped: frame of a returning connection beyond the hold queue") \
+	X(migrate_markers, "drain markers passed on or returned home")
 
 struct us_stack_stats {
 #define US_STACK_X_FIELD(name, desc) uint64_t name;
