@@ -379,6 +379,15 @@ static void pump_step(struct end *a, struct end *b)
 	step(NULL);
 }
 
+static int64_t ooo_total(void)
+{
+	int64_t n = 0;
+
+	for (unsigned k = 0; k < NSIDES; k++)
+		n += ctr(k, "tcp_ooo_queued");
+	return n;
+}
+
 static void assert_no_rst(void)
 {
 	for (unsigned k = 0; k < NSIDES; k++) {
@@ -422,11 +431,20 @@ static void test_migrate_mid_transfer(void **state)
 	assert_true(c->deadline[TCP_T_RTO] != 0);   /* an RTO pending */
 	assert_true(SEQ_LT(c->snd_una, c->snd_max)); /* our data in flight */
 	assert_true(SEQ_LT(c->rcv_nxt, cli.sent + c->irs + 1)); /* theirs too */
+	struct tcp_conn *pc = sock_of(cli.fd)->tc;
+	uint32_t our_lost_end = c->snd_max, peer_lost_end = pc->snd_max;
+	int64_t ooo_after = -1;
+
 	srv_move(&srv, 1 - home, lfd);
 	moves++;
 	assert_ptr_equal(sock_of(srv.fd)->tc, c); /* the same TCB, now there */
 	for (unsigned i = 0; i < 20000 && (cli.rcvd < cli.total || srv.rcvd < srv.total); i++) {
 		pump_step(&cli, &srv);
+		/* Once both losses are repaired, any segment queued out of order
+		 * would be one the migration reordered. */
+		if (ooo_after < 0 && SEQ_GEQ(c->snd_una, our_lost_end) &&
+		    SEQ_GEQ(pc->snd_una, peer_lost_end) && c->ooo.bytes == 0 && pc->ooo.bytes == 0)
+			ooo_after = ooo_total();
 		if (srv.rcvd >= next_move && srv.rcvd < srv.total) {
 			srv_move(&srv, srv.eng == home ? 1 - home : home, lfd);
 			moves++;
@@ -435,7 +453,10 @@ static void test_migrate_mid_transfer(void **state)
 	}
 	assert_int_equal(cli.rcvd, cli.total);
 	assert_int_equal(srv.rcvd, srv.total);
+	assert_true(ooo_after > 0);
+	assert_int_equal(ooo_total(), ooo_after); /* nothing reordered since */
 	assert_true(moves >= 6);
+	assert_true(ctr(home, "migrate_held") > 0); /* returns held frames back */
 	assert_int_equal(ctr(0, "migrate_out") + ctr(1, "migrate_out"), moves);
 	assert_int_equal(ctr(0, "migrate_in") + ctr(1, "migrate_in"), moves);
 	assert_int_equal(ctr(0, "migrate_failed") + ctr(1, "migrate_failed"), 0);
