@@ -30,6 +30,7 @@
 #include "stack/engine.h"
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
+#include "stack/migrate.h"
 #include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
@@ -731,6 +732,18 @@ int us_conn_abort(struct us_conn *c)
 	int rc = tcp_abort(c->tc);
 	free(c);
 	return api_errno(rc);
+}
+
+/* Inside a handler: the move is deferred to the end of the engine's loop
+ * iteration (stack/migrate.h); the wrapper goes now, like a close. */
+int us_conn_migrate(struct us_conn *c, unsigned engine)
+{
+	int rc = us_migrate_conn(tcp_conn_env_ctx(c->tc), c->tc, engine);
+
+	if (rc < 0)
+		return api_errno(rc);
+	free(c);
+	return 0;
 }
 
 int us_conn_set_nodelay(struct us_conn *c, int on)

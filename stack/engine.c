@@ -366,6 +366,8 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
 	e->polling = false;
+	if (e->mig != NULL && e->mig->ndefer > 0)
+		us_migrate_run_deferred(e);
 	/* Rule changes after the burst went out: the NIC's rule engine never
 	 * delays a segment. */
 	if (e->rules != NULL)

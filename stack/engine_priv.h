@@ -133,11 +133,8 @@ struct us_engine {
 	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
 	struct us_flowrules *rules;
 	/* Migration (stack/migrate.h): the table of migrated tuples (NULL with
-	 * one engine); the socket layer's taker of migrated-in connections
-	 * (0, or -errno and the parcel stays the caller's). */
+	 * one engine). */
 	struct us_migrate *mig;
-	int (*mig_deliver)(void *ctx, struct tcp_parcel *p);
-	void *mig_ctx;
 	bool polling;                /* inside us_engine_poll */
 };
 

@@ -137,8 +137,9 @@ static unsigned mig_rss_owner(const struct us_engine *e, const struct us_mig_tup
 	return us_handoff_owner(e->ho, tu->rip, tu->lip, tu->rport, tu->lport);
 }
 
-/* The application would not take the connection (no listener on its port
- * here, accept queue full, no memory): reset it from here, counted. */
+/* No listener on its port here (or no room for the TCB): reset it from
+ * here, counted.  A listener that refuses it (accept queue full) resets
+ * it itself and counts that. */
 static void mig_refuse(struct us_engine *e, struct tcp_parcel *p)
 {
 	static const struct tcp_callbacks none;
@@ -155,7 +156,7 @@ static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
 {
 	struct us_mig_entry *en = mig_lookup(e->mig, &msg->tu);
 	struct tcp_parcel *p = msg->parcel;
-	int rc = -ENOTCONN;
+	int rc;
 
 	msg->parcel = NULL;
 	if (mig_rss_owner(e, &msg->tu) == e->id) {
@@ -177,8 +178,7 @@ static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
 	if (en != NULL && en->state != US_MIG_DRAINING)
 		en->state = US_MIG_HELD;
 	free(msg);
-	if (e->mig_deliver != NULL)
-		rc = e->mig_deliver(e->mig_ctx, p);
+	rc = tcp_migrate_accept(e->tcp, p);
 	if (rc < 0) {
 		mig_refuse(e, p);
 		return;
@@ -300,8 +300,6 @@ static int mig_check(struct us_engine *e, const struct us_mig_tuple *tu, unsigne
 
 	if (e->ho == NULL || to >= e->ho->n || to == e->id)
 		return -EINVAL;
-	if (e->polling)
-		return -EBUSY;
 	rss = mig_rss_owner(e, tu);
 	*en = mig_lookup(e->mig, tu);
 	if (rss == e->id)
@@ -310,7 +308,15 @@ static int mig_check(struct us_engine *e, const struct us_mig_tuple *tu, unsigne
 	return to == rss && *en != NULL && (*en)->state == US_MIG_HELD ? 0 : -EINVAL;
 }
 
-int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
+static void mig_tuple_of(struct tcp_conn *c, struct us_mig_tuple *tu)
+{
+	tcp_conn_local(c, &tu->lip, &tu->lport);
+	tcp_conn_peer(c, &tu->rip, &tu->rport);
+}
+
+/* Checked: detach c and send it, the REDIRECT in place before the parcel
+ * is on the ring (see the ordering argument in migrate.h). */
+static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
 {
 	struct us_mig_tuple tu;
 	struct us_mig_entry *en;
@@ -318,8 +324,7 @@ int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
 	bool added = false;
 	int rc;
 
-	tcp_conn_local(c, &tu.lip, &tu.lport);
-	tcp_conn_peer(c, &tu.rip, &tu.rport);
+	mig_tuple_of(c, &tu);
 	rc = mig_check(e, &tu, to, &en);
 	/* Our ring is SP: with room now, the parcel's enqueue cannot fail. */
 	if (rc == 0 && (us_handoff_room(e->ho, e->id, to) == 0 ||
@@ -350,4 +355,69 @@ int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
 	mig_send(e, to, msg);
 	US_STAT_INC(e, migrate_out);
 	return 0;
+}
+
+int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	/* Inside the loop, frames of this burst already judged ours would
+	 * meet no TCB here: us_migrate_defer is for that. */
+	if (e->polling)
+		return -EBUSY;
+	return mig_move(e, c, to);
+}
+
+int us_migrate_defer(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	struct us_mig_tuple tu;
+	struct us_mig_entry *en;
+	int rc;
+
+	mig_tuple_of(c, &tu);
+	rc = mig_check(e, &tu, to, &en);
+	if (rc == -EBUSY)
+		rc = 0; /* draining: the deferred move waits for it */
+	if (rc == 0 && e->mig->ndefer == US_MIG_DEFER)
+		rc = -EBUSY;
+	if (rc < 0)
+		return rc;
+	tcp_conn_forget(c);
+	e->mig->defer[e->mig->ndefer].tu = tu;
+	e->mig->defer[e->mig->ndefer++].to = (uint8_t)to;
+	return 0;
+}
+
+/* End of an iteration: every frame judged ours is processed, so a move is
+ * safe.  A full ring or a drain makes one wait for the next iteration;
+ * one that cannot happen any more is reset (nobody owns it now). */
+void us_migrate_run_deferred(struct us_engine *e)
+{
+	struct us_migrate *mg = e->mig;
+	unsigned keep = 0;
+
+	for (unsigned i = 0; i < mg->ndefer; i++) {
+		struct us_mig_defer d = mg->defer[i];
+		struct tcp_conn *c = tcp_conn_find(e->tcp, d.tu.lip, d.tu.lport, d.tu.rip,
+						   d.tu.rport);
+		int rc = c != NULL ? mig_move(e, c, d.to) : -ENOTCONN;
+
+		if (rc == -EBUSY) {
+			mg->defer[keep++] = d;
+			continue;
+		}
+		if (rc < 0) {
+			US_STAT_INC(e, migrate_failed);
+			if (c != NULL)
+				tcp_abort(c);
+		}
+	}
+	mg->ndefer = keep;
+}
+
+int us_migrate_conn(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	int rc = e->polling ? us_migrate_defer(e, c, to) : us_migrate_out(e, c, to);
+
+	if (rc < 0 && e->mig != NULL)
+		US_STAT_INC(e, migrate_failed);
+	return rc;
 }

@@ -50,6 +50,7 @@ struct us_engine;
 
 #define US_MIG_BUCKETS 256  /* power of two */
 #define US_MIG_HOLD 64      /* frames held per draining connection */
+#define US_MIG_DEFER 256    /* moves asked for inside one loop iteration */
 
 struct us_mig_tuple {
 	uint32_t lip, rip; /* host byte order */
@@ -76,8 +77,15 @@ struct us_mig_entry {
 	struct rte_mbuf *hold[US_MIG_HOLD]; /* DRAINING: R's own frames, in order */
 };
 
+struct us_mig_defer {
+	struct us_mig_tuple tu;
+	uint8_t to;
+};
+
 struct us_migrate {
 	LIST_HEAD(, us_mig_entry) b[US_MIG_BUCKETS];
+	struct us_mig_defer defer[US_MIG_DEFER];
+	unsigned ndefer;
 	unsigned n;                    /* entries */
 	STAILQ_HEAD(, us_mig_msg) pending;
 	bool detaching;                /* a detach's conn_event is no end */
@@ -113,5 +121,16 @@ void us_migrate_conn_gone(struct us_engine *e, const struct us_mig_tuple *tu);
  * the target full; the connection's last return still draining), -ENOMEM.
  * On 0 the caller forgets c (its callbacks are never called again). */
 int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to);
+/* The same from inside the loop (a callback-API handler): c's callbacks
+ * stop now (the caller forgets c), the move happens at the end of the
+ * iteration (us_migrate_run_deferred).  0 or -EINVAL as above, -EBUSY
+ * (US_MIG_DEFER moves already waiting).  A move that cannot happen any
+ * more then (the connection changed state) resets it, counted
+ * migrate_failed. */
+int us_migrate_defer(struct us_engine *e, struct tcp_conn *c, unsigned to);
+void us_migrate_run_deferred(struct us_engine *e);
+/* us_migrate_out, or us_migrate_defer inside the loop; refusals counted
+ * (migrate_failed).  With one engine (no table): -EINVAL. */
+int us_migrate_conn(struct us_engine *e, struct tcp_conn *c, unsigned to);
 
 #endif

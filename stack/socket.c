@@ -59,7 +59,6 @@ struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, u
 		tab->free_idx[tab->nfree++] = i;
 	sock_tables[slot] = tab;
 	us_udp_table_init(tab);
-	us_sock_migrate_init(tab);
 	return tab;
 }
 
@@ -259,21 +258,20 @@ static void sock_apply_opts(struct us_sock *s)
 		tcp_set_keepalive(s->tc, true);
 }
 
-/* A connection for listener l's accept queue (a passive open, or one
- * migrated in from another engine): 0, or -ENOBUFS (queue at its backlog)
- * / -ENOMEM, counted; the caller resets it then. */
-int us_sock_queue_accept(struct us_sock *l, struct tcp_conn *tc, struct us_sock **out)
+static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 {
-	struct us_sock *s;
+	struct us_sock *l = lctx, *s;
 
 	if (l->nacceptq >= l->backlog) {
 		l->tab->stats.sock_drop_accept_full++;
-		return -ENOBUFS;
+		tcp_abort(tc); /* visible refusal, like Linux with tcp_abort_on_overflow */
+		return;
 	}
 	s = sock_new(l->tab, US_SK_TCP);
 	if (s == NULL) {
 		l->tab->stats.sock_drop_no_mem++;
-		return -ENOMEM;
+		tcp_abort(tc);
+		return;
 	}
 	s->state = US_SS_CONNECTED;
 	s->tc = tc;
@@ -282,24 +280,11 @@ int us_sock_queue_accept(struct us_sock *l, struct tcp_conn *tc, struct us_sock 
 	tcp_conn_local(tc, &s->lip, &s->lport);
 	tcp_conn_peer(tc, &s->rip, &s->rport);
 	tcp_conn_set_ctx(tc, s);
+	sock_apply_opts(s);
 	s->listener = l;
 	STAILQ_INSERT_TAIL(&l->acceptq, s, accept_link);
 	l->nacceptq++;
 	us_sock_wake(l);
-	*out = s;
-	return 0;
-}
-
-static void sk_on_accept(void *lctx, struct tcp_conn *tc)
-{
-	struct us_sock *l = lctx, *s;
-
-	/* A refusal is visible, like Linux with tcp_abort_on_overflow. */
-	if (us_sock_queue_accept(l, tc, &s) < 0) {
-		tcp_abort(tc);
-		return;
-	}
-	sock_apply_opts(s);
 }
 
 static void sk_on_connected(void *ctx, struct tcp_conn *tc)

@@ -183,12 +183,6 @@ int us_sock_any(int fd, struct us_sock **out);
 /* Moves unread data to s->rest once both FINs are out. */
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
-/* Queues tc on listener l's accept queue: 0 and its socket in *out, or
- * -ENOBUFS/-ENOMEM (counted; the caller resets tc). */
-int us_sock_queue_accept(struct us_sock *l, struct tcp_conn *tc, struct us_sock **out);
-
-/* socket_migrate.c: the engine hands migrated-in connections to tab. */
-void us_sock_migrate_init(struct us_sock_table *tab);
 
 /* socket_tfo.c: RFC 7413 on the socket calls (0/count or -errno). */
 int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len);

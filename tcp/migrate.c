@@ -132,9 +132,41 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p, const struct 
 	return 0;
 }
 
-void *tcp_listener_ctx(struct tcp_stack *ts, uint32_t lip, uint16_t port)
+/* "As if accepted there": the listener's own on_accept takes it (the
+ * socket layer queues it for us_accept, the callback API calls the
+ * application's handler), then on_readable if data or a FIN waits. */
+int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p)
 {
-	struct tcp_conn *l = tcp_listener_lookup(ts, lip, port);
+	struct tcp_conn *l = tcp_listener_lookup(ts, p->c->local_ip, p->c->local_port), *c;
+	int rc;
 
-	return l != NULL ? l->ctx : NULL;
+	if (l == NULL)
+		return -ECONNREFUSED;
+	rc = tcp_migrate_attach(ts, p, &l->cb, l->ctx, &c);
+	if (rc < 0)
+		return rc;
+	tcp_enter(ts);
+	c->ev |= TCP_EV_ACCEPT;
+	if (c->rcvq.bytes > 0 || c->fin_rcvd)
+		c->ev |= TCP_EV_READABLE;
+	tcb_notify(c);
+	tcp_leave(ts);
+	return 0;
+}
+
+struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
+			       uint16_t rport)
+{
+	return tcp_table_lookup(ts, lip, lport, rip, rport);
+}
+
+void tcp_conn_forget(struct tcp_conn *c)
+{
+	c->cb = (struct tcp_callbacks){ 0 };
+	c->ctx = NULL;
+}
+
+void *tcp_conn_env_ctx(const struct tcp_conn *c)
+{
+	return c->ts->env.ctx;
 }

@@ -427,7 +427,17 @@ void tcp_parcel_free(struct tcp_parcel *p);
 /* The parcel's 4-tuple, host byte order. */
 void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
 		      uint32_t *rip, uint16_t *rport);
-/* The ctx given to tcp_listen for the listener lip:port would match, or NULL. */
-void *tcp_listener_ctx(struct tcp_stack *ts, uint32_t lip, uint16_t port);
+/* Attaches the parcel on ts and hands it to the listener on its local
+ * address and port as a new connection (on_accept, then on_readable if
+ * data or a FIN is queued): 0 (the parcel is gone) or -ECONNREFUSED (no
+ * listener), -EEXIST, -ENOBUFS (the parcel stays the caller's). */
+int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p);
+/* The connection TCB of a 4-tuple (host order), or NULL. */
+struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
+			       uint16_t rport);
+/* No more callbacks for c (the application let go of it, c lives on). */
+void tcp_conn_forget(struct tcp_conn *c);
+/* The env.ctx of c's stack (the engine). */
+void *tcp_conn_env_ctx(const struct tcp_conn *c);
 
 #endif
