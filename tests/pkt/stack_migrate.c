@@ -281,6 +281,7 @@ struct end {
 	int dir;
 	size_t total, sent, rcvd;
 	bool eof, shut;
+	bool echo; /* reads back its own pattern */
 };
 
 static void end_pump(struct end *x)
@@ -311,7 +312,7 @@ static void end_pump(struct end *x)
 		return;
 	}
 	for (ssize_t i = 0; i < n; i++)
-		assert_int_equal(buf[i], pat(!x->dir, x->rcvd + (size_t)i));
+		assert_int_equal(buf[i], pat(x->echo ? x->dir : !x->dir, x->rcvd + (size_t)i));
 	x->rcvd += (size_t)n;
 	x->eof = n == 0;
 }
@@ -614,6 +615,87 @@ static void test_migrate_keeps_timers(void **state)
 	world_finish();
 }
 
+
+/* The callback API's way (us_conn_migrate): an echo handler on each
+ * engine's tcp/ moves its connection to the other engine from inside
+ * on_readable every 8 KiB it echoed; the move waits for the end of the
+ * loop iteration, then the other engine's listener takes it (on_accept)
+ * and echoes on.  The peer gets its bytes back exactly. */
+#define ECHO_PORT 81
+static struct {
+	unsigned engine[2];
+	size_t echoed[2], next_move;
+	unsigned moves, accepts[2];
+} ech;
+
+static void ech_readable(void *ctx, struct tcp_conn *c)
+{
+	unsigned k = (unsigned)(uintptr_t)ctx;
+	uint8_t buf[2048];
+	ssize_t n = -1;
+
+	while (tcp_send_space(c) >= sizeof(buf) && (n = tcp_recv(c, buf, sizeof(buf))) > 0) {
+		assert_int_equal(tcp_send(c, buf, (size_t)n), n);
+		ech.echoed[k] += (size_t)n;
+	}
+	if (n == 0) {
+		tcp_close(c); /* the peer is done: so are we */
+		return;
+	}
+	if (ech.echoed[0] + ech.echoed[1] >= ech.next_move) {
+		ech.next_move += 8192;
+		assert_int_equal(us_migrate_defer(w.s[k].e, c, 1 - k), 0);
+		ech.moves++;
+	}
+}
+
+static void ech_accept(void *ctx, struct tcp_conn *c)
+{
+	unsigned k = (unsigned)(uintptr_t)ctx;
+
+	ech.accepts[k]++;
+	tcp_conn_set_ctx(c, ctx);
+}
+
+static void test_migrate_from_handler(void **state)
+{
+	static const struct tcp_callbacks cb = { .on_accept = ech_accept,
+						 .on_readable = ech_readable,
+						 .on_writable = ech_readable };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(ECHO_PORT),
+				 .sin_addr.s_addr = htonl(H_OUR_IP) };
+	struct end cli = { .eng = PEER, .dir = 0, .total = 64 * 1024, .echo = true };
+	(void)state;
+
+	memset(&ech, 0, sizeof(ech));
+	ech.next_move = 8192;
+	world_start(0);
+	for (uintptr_t k = 0; k < 2; k++)
+		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), H_OUR_IP, ECHO_PORT, &cb,
+					    (void *)k), 0);
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	cli.fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(us_connect(cli.fd, (struct sockaddr *)&a, sizeof(a)), -1);
+	run(3);
+	for (unsigned i = 0; i < 5000 && cli.rcvd < cli.total; i++) {
+		end_pump(&cli);
+		step(NULL);
+	}
+	assert_int_equal(cli.rcvd, cli.total);
+	assert_true(ech.moves >= 4);
+	assert_int_equal(ech.accepts[0] + ech.accepts[1], 1 + ech.moves);
+	assert_true(ech.echoed[0] > 0 && ech.echoed[1] > 0); /* both served it */
+	assert_int_equal(ctr(0, "migrate_out") + ctr(1, "migrate_out"), ech.moves);
+	assert_int_equal(ctr(0, "migrate_in") + ctr(1, "migrate_in"), ech.moves);
+	assert_int_equal(ctr(0, "migrate_failed") + ctr(1, "migrate_failed"), 0);
+	assert_no_rst();
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	assert_int_equal(us_close(cli.fd), 0);
+	run(10);
+	assert_no_rst();
+	world_finish();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_close_wait),
 		cmocka_unit_test(test_migrate_failures),
 		cmocka_unit_test(test_migrate_keeps_timers),
+		cmocka_unit_test(test_migrate_from_handler),
 	};
 
 	h_eal_init("us_pkt_migrate");
