@@ -12,6 +12,7 @@
 #include <rte_tcp.h>
 
 #include "stack/engine_priv.h"
+#include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "tcp/tcp.h"
 
@@ -350,6 +351,11 @@ static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
 		free(msg);
 		return rc;
 	}
+	/* The flow rule's removal (queued by the detach) now, before the
+	 * target can queue its own for the same tuple: a NIC takes one rule
+	 * per 5-tuple, so the target's must not meet ours. */
+	if (e->rules != NULL)
+		us_flowrule_apply(e->rules, UINT32_MAX); /* ours is the last queued */
 	en->state = US_MIG_REDIRECT;
 	en->next = (uint8_t)to;
 	mig_send(e, to, msg);

@@ -404,15 +404,59 @@ static void assert_no_rst(void)
  * connection to the other engine and back every 64 KiB it reads.
  * Byte-exact both ways, no RST anywhere, every frame after a move followed
  * the connection (forwarded by the RSS owner, never answered). */
-static void test_migrate_mid_transfer(void **state)
+/* The flow-rule backend over the NIC model. */
+static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
+{
+	*h = NULL;
+	return us_steer_model_insert(ctx, tu, queue);
+}
+
+static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
+{
+	(void)h;
+	return us_steer_model_remove(ctx, tu);
+}
+
+static void use_rules(void)
+{
+	static const struct us_flowrule_ops ops = { .install = model_install,
+						    .remove = model_remove, .ctx = &w.nic };
+	static unsigned seq;
+	char name[16];
+
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "mfr%u", seq++);
+		struct us_flowrules *fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
+
+		assert_non_null(fr);
+		us_engine_set_flowrules(w.s[k].e, fr);
+	}
+}
+
+/* The model's rule for the server's connection: its queue, or -1. */
+static int rule_queue(const struct end *cli)
+{
+	struct sockaddr_in loc;
+	socklen_t len = sizeof(loc);
+
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	assert_int_equal(us_getsockname(cli->fd, (struct sockaddr *)&loc, &len), 0);
+	for (uint32_t i = 0; i < w.nic.capacity; i++)
+		if (w.nic.rules[i].used && w.nic.rules[i].tuple.sport == loc.sin_port)
+			return w.nic.rules[i].queue;
+	return -1;
+}
+
+static void mid_transfer(bool rules)
 {
 	struct end cli, srv;
 	int lfd[2];
 	unsigned home, moves = 0;
 	size_t next_move = 64 * 1024;
-	(void)state;
 
-	world_start(0);
+	world_start(rules ? 16 : 0);
+	if (rules)
+		use_rules();
 	lfd[0] = listen_on(0);
 	lfd[1] = listen_on(1);
 	connect_pair(&cli, &srv, 400 * 1024);
@@ -450,6 +494,10 @@ static void test_migrate_mid_transfer(void **state)
 			srv_move(&srv, srv.eng == home ? 1 - home : home, lfd);
 			moves++;
 			next_move += 64 * 1024;
+			if (rules) { /* the rule followed, applied after the burst */
+				step(NULL);
+				assert_int_equal(rule_queue(&cli), (int)srv.eng);
+			}
 		}
 	}
 	assert_int_equal(cli.rcvd, cli.total);
@@ -457,7 +505,13 @@ static void test_migrate_mid_transfer(void **state)
 	assert_true(ooo_after > 0);
 	assert_int_equal(ooo_total(), ooo_after); /* nothing reordered since */
 	assert_true(moves >= 6);
-	assert_true(ctr(home, "migrate_held") > 0); /* returns held frames back */
+	if (rules) {
+		assert_true(w.nic.stats.classify_rule > 0);
+		assert_true(ctr(0, "flow_rules_installed") + ctr(1, "flow_rules_installed") >=
+			    moves + 1);
+	} else {
+		assert_true(ctr(home, "migrate_held") > 0); /* returns held frames back */
+	}
 	assert_int_equal(ctr(0, "migrate_out") + ctr(1, "migrate_out"), moves);
 	assert_int_equal(ctr(0, "migrate_in") + ctr(1, "migrate_in"), moves);
 	assert_int_equal(ctr(0, "migrate_failed") + ctr(1, "migrate_failed"), 0);
@@ -474,6 +528,20 @@ static void test_migrate_mid_transfer(void **state)
 	run(10);
 	assert_no_rst();
 	world_finish();
+}
+
+static void test_migrate_mid_transfer(void **state)
+{
+	(void)state;
+	mid_transfer(false);
+}
+
+/* The same with a flow rule per connection (NIC model): the rule moves to
+ * the holder's queue with every move, frames then reach it directly. */
+static void test_migrate_mid_transfer_rules(void **state)
+{
+	(void)state;
+	mid_transfer(true);
 }
 
 /* A closing connection: the peer sent everything and its FIN; unread, in
@@ -700,6 +768,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrate_mid_transfer),
+		cmocka_unit_test(test_migrate_mid_transfer_rules),
 		cmocka_unit_test(test_migrate_close_wait),
 		cmocka_unit_test(test_migrate_failures),
 		cmocka_unit_test(test_migrate_keeps_timers),
