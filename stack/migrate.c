@@ -141,16 +141,20 @@ static unsigned mig_rss_owner(const struct us_engine *e, const struct us_mig_tup
 /* No listener on its port here (or no room for the TCB): reset it from
  * here, counted.  A listener that refuses it (accept queue full) resets
  * it itself and counts that. */
-static void mig_refuse(struct us_engine *e, struct tcp_parcel *p)
+static void mig_refuse(struct us_engine *e, struct tcp_parcel *p,
+		       const struct us_mig_tuple *tu)
 {
 	static const struct tcp_callbacks none;
 	struct tcp_conn *c;
 
 	US_STAT_INC(e, migrate_failed);
-	if (tcp_migrate_attach(e->tcp, p, &none, NULL, &c) == 0)
-		tcp_abort(c);
-	else
-		tcp_parcel_free(p);
+	if (tcp_migrate_attach(e->tcp, p, &none, NULL, &c) == 0) {
+		tcp_abort(c); /* its conn_event ends the migration (END) */
+		return;
+	}
+	/* It never entered our table (its tuple is taken): gone silently. */
+	tcp_parcel_free(p);
+	us_migrate_conn_gone(e, tu);
 }
 
 static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
@@ -166,9 +170,9 @@ static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
 			struct us_mig_msg *mk = mig_msg_new(US_MIG_MARKER, &msg->tu);
 
 			en->state = US_MIG_DRAINING;
-			if (mk != NULL)
+			if (mk != NULL) {
 				mig_send(e, en->next, mk);
-			if (mk == NULL) {
+			} else {
 				mig_del(e->mig, en); /* no marker: stop holding */
 				en = NULL;
 			}
@@ -178,13 +182,12 @@ static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
 	}
 	if (en != NULL && en->state != US_MIG_DRAINING)
 		en->state = US_MIG_HELD;
-	free(msg);
 	rc = tcp_migrate_accept(e->tcp, p);
-	if (rc < 0) {
-		mig_refuse(e, p);
-		return;
-	}
-	US_STAT_INC(e, migrate_in);
+	if (rc < 0)
+		mig_refuse(e, p, &msg->tu);
+	else
+		US_STAT_INC(e, migrate_in);
+	free(msg);
 }
 
 /* The marker passes the old holder (its REDIRECT goes: R holds nothing
