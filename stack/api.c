@@ -31,6 +31,7 @@
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "stack/publish.h"
+#include "stack/migrate.h"
 #include "nic/steer.h"
 #include "stack/idle.h"
 #include "stack/socket_priv.h"
@@ -209,7 +210,8 @@ static int api_handoff(struct us_stack *st)
 		return -errno;
 	}
 	for (unsigned k = 0; k < st->n; k++)
-		us_engine_set_handoff(st->eng[k].engine, st->ho);
+		if (us_engine_set_handoff(st->eng[k].engine, st->ho) < 0)
+			return -ENOMEM;
 	/* One TFO secret per stack: engine 0's, published to the others now
 	 * and at each rotation (DESIGN.md: one writer, by message). */
 	st->pub = us_publish_create(st->n, 0, name);
@@ -790,6 +792,18 @@ int us_conn_abort(struct us_conn *c)
 	int rc = tcp_abort(c->tc);
 	free(c);
 	return api_errno(rc);
+}
+
+/* Inside a handler: the move is deferred to the end of the engine's loop
+ * iteration (stack/migrate.h); the wrapper goes now, like a close. */
+int us_conn_migrate(struct us_conn *c, unsigned engine)
+{
+	int rc = us_migrate_conn(tcp_conn_env_ctx(c->tc), c->tc, engine);
+
+	if (rc < 0)
+		return api_errno(rc);
+	free(c);
+	return 0;
 }
 
 int us_conn_set_nodelay(struct us_conn *c, int on)

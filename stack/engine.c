@@ -15,6 +15,7 @@
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "stack/publish.h"
+#include "stack/migrate.h"
 #include "stack/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
@@ -56,6 +57,11 @@ static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t 
 
 	if (e->rules != NULL)
 		us_flowrule_note(e->rules, lip, lport, rip, rport, open);
+	if (!open && e->mig != NULL && e->mig->n > 0) {
+		struct us_mig_tuple tu = { .lip = lip, .rip = rip, .lport = lport, .rport = rport };
+
+		us_migrate_conn_gone(e, &tu);
+	}
 }
 
 /* RFC 7413 4.1.2, one secret per stack: the writer engine's new secret goes
@@ -116,6 +122,7 @@ static void engine_free(struct us_engine *e)
 		tcp_stack_destroy(e->tcp);
 	/* After TCP: its last removals are queued; every rule goes. */
 	us_flowrule_destroy(e->rules);
+	us_migrate_fini(e);
 	us_arp_fini(e);
 	us_ip_fini(e);
 	/* Queued frames are dropped, not sent: the port may be gone already. */
@@ -265,8 +272,14 @@ static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16
 
 	for (uint16_t i = 0; i < n; i++) {
 		unsigned owner = e->id;
-		enum us_handoff_dest d = us_handoff_classify(e->ho, pkts[i], &owner);
+		enum us_handoff_dest d = US_HO_OWNER;
+		enum us_mig_verdict v = e->mig->n > 0 ?
+			us_migrate_steer(e, pkts[i], false, &owner) : US_MIG_PASS;
 
+		if (v == US_MIG_TAKEN)
+			continue;
+		if (v == US_MIG_PASS)
+			d = us_handoff_classify(e->ho, pkts[i], &owner);
 		if (d == US_HO_ALL)
 			engine_copy_arp(e, pkts[i]);
 		if (owner != e->id) {
@@ -283,24 +296,64 @@ static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16
 	return keep;
 }
 
+/* One pointer from engine k's ring: a message (stack/migrate.h), or a
+ * frame for here or, for a migrated connection, for where it went. */
+static void engine_handoff_one(struct us_engine *e, unsigned k, void *p,
+			       struct rte_mbuf *out[][US_RX_BURST], unsigned *nout)
+{
+	struct rte_mbuf *m = p;
+	unsigned to = e->id;
+
+	if (us_handoff_is_msg(p)) {
+		/* Frames forwarded before it stay ahead of whatever it sends. */
+		engine_handoff_flush(e, out, nout);
+		memset(nout, 0, sizeof(*nout) * US_ENGINES_MAX);
+		us_migrate_msg_input(e, k, us_handoff_msg_ptr(p));
+		return;
+	}
+	US_STAT_INC(e, steer_handoff_in);
+	if (e->mig->n > 0) {
+		switch (us_migrate_steer(e, m, true, &to)) {
+		case US_MIG_TAKEN:
+			return;
+		case US_MIG_FORWARD:
+			if (to != e->id) {
+				out[to][nout[to]++] = m;
+				return;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	/* An ARP frame handed over is another engine's copy: learn only. */
+	e->rx_handed = true;
+	us_engine_input(e, m);
+	e->rx_handed = false;
+}
+
 /* Frames the other engines handed to this one, processed like received
  * ones (the owner frees them). */
 static unsigned engine_handoff_input(struct us_engine *e)
 {
-	struct rte_mbuf *pkts[US_HANDOFF_BURST];
+	void *pkts[US_HANDOFF_BURST];
+	struct rte_mbuf *out[US_ENGINES_MAX][US_RX_BURST];
+	unsigned nout[US_ENGINES_MAX] = { 0 };
 	unsigned total = 0;
 
+	us_migrate_flush_pending(e);
 	for (unsigned k = 0; k < e->ho->n; k++) {
 		unsigned got;
 
 		if (k == e->id)
 			continue;
-		got = us_handoff_recv(e->ho, k, e->id, pkts, US_HANDOFF_BURST);
-		US_STAT_ADD(e, steer_handoff_in, got);
-		e->rx_handed = true;
+		/* At most US_RX_BURST forwarded per destination per burst. */
+		got = us_handoff_recv(e->ho, k, e->id, (struct rte_mbuf **)pkts,
+				      RTE_MIN(US_HANDOFF_BURST, US_RX_BURST));
 		for (unsigned i = 0; i < got; i++)
-			us_engine_input(e, pkts[i]);
-		e->rx_handed = false;
+			engine_handoff_one(e, k, pkts[i], out, nout);
+		engine_handoff_flush(e, out, nout);
+		memset(nout, 0, sizeof(nout));
 		total += got;
 	}
 	return total;
@@ -333,6 +386,12 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		e->wheel.now_ns = now_ns;
 	if (unlikely(e->pub != NULL))
 		engine_publish_input(e);
+	e->polling = true;
+	/* Frames other engines handed over first: they left their queues
+	 * before what ours holds now (a migrated connection whose flow rule
+	 * just moved here sees its forwarded frames before its direct ones). */
+	if (e->ho != NULL)
+		handed = engine_handoff_input(e);
 	if (e->port.rx != NULL)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
 	if (unlikely(e->impair_rx != NULL))
@@ -342,11 +401,12 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	local = e->ho != NULL ? engine_steer(e, pkts, n) : n;
 	for (uint16_t i = 0; i < local; i++)
 		us_engine_input(e, pkts[i]);
-	if (e->ho != NULL)
-		handed = engine_handoff_input(e);
 	us_timer_run(&e->wheel, now_ns);
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
+	e->polling = false;
+	if (e->mig != NULL && e->mig->ndefer > 0)
+		us_migrate_run_deferred(e);
 	/* Rule changes after the burst went out: the NIC's rule engine never
 	 * delays a segment. */
 	if (e->rules != NULL)
@@ -359,9 +419,10 @@ void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
 	e->rules = fr;
 }
 
-void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
+int us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
 {
 	e->ho = ho;
+	return e->mig == NULL ? us_migrate_init(e) : 0;
 }
 
 void us_engine_set_publish(struct us_engine *e, struct us_publish *p)

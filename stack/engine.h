@@ -64,9 +64,10 @@ void us_engine_announce(struct us_engine *e);
 
 /* Several engines: e (its id = its queue) hands frames it does not own to
  * their owner through ho and takes those handed to it; active opens pick
- * ports that e owns.  Call before any traffic; ho outlives e. */
+ * ports that e owns.  Call before any traffic; ho outlives e.  0, or
+ * -ENOMEM (the migration table, stack/migrate.h). */
 struct us_handoff;
-void us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho);
+int us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho);
 
 /* Several engines: read-mostly state by message (stack/publish.h).  An
  * engine other than p's writer stops drawing its own TFO secret and takes

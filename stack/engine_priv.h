@@ -139,6 +139,10 @@ struct us_engine {
 	/* Several engines: read-mostly state by message (stack/publish.h);
 	 * NULL with one engine. */
 	struct us_publish *pub;
+	/* Migration (stack/migrate.h): the table of migrated tuples (NULL with
+	 * one engine). */
+	struct us_migrate *mig;
+	bool polling;                /* inside us_engine_poll */
 };
 
 #define US_STAT_INC(e, name) ((e)->stats.name++)

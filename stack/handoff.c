@@ -16,6 +16,8 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
+#include "stack/migrate.h"
+
 static void handoff_free_rings(struct us_handoff *h)
 {
 	struct rte_mbuf *m;
@@ -26,8 +28,12 @@ static void handoff_free_rings(struct us_handoff *h)
 				continue;
 			/* Frames in flight when the engines stopped belong to nobody
 			 * else now. */
-			while (rte_ring_sc_dequeue(h->ring[i][j], (void **)&m) == 0)
-				rte_pktmbuf_free(m);
+			while (rte_ring_sc_dequeue(h->ring[i][j], (void **)&m) == 0) {
+				if (us_handoff_is_msg(m))
+					us_migrate_msg_free(us_handoff_msg_ptr(m));
+				else
+					rte_pktmbuf_free(m);
+			}
 			rte_ring_free(h->ring[i][j]);
 			h->ring[i][j] = NULL;
 		}
@@ -114,8 +120,36 @@ static bool handoff_icmp_owner(const struct us_handoff *h, const struct rte_mbuf
 	return true;
 }
 
-/* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner: a
- * fragment carries no ports (its datagram is reassembled where it arrived),
+/* An unfragmented IPv4 frame's header (and its length), else NULL: a
+ * fragment carries no ports (its datagram is reassembled where it arrived). */
+static const struct rte_ipv4_hdr *handoff_ipv4(const struct rte_mbuf *m, unsigned *ihl)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip;
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip) ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return NULL;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	*ihl = (ip->version_ihl & 0x0f) * 4u;
+	if (*ihl < sizeof(*ip) || rte_ipv4_frag_pkt_is_fragmented(ip))
+		return NULL;
+	return ip;
+}
+
+const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
+					 const struct rte_ipv4_hdr **ip)
+{
+	unsigned ihl;
+
+	*ip = handoff_ipv4(m, &ihl);
+	if (*ip == NULL || (*ip)->next_proto_id != IPPROTO_TCP ||
+	    rte_pktmbuf_data_len(m) < sizeof(struct rte_ether_hdr) + ihl + 4u)
+		return NULL;
+	return (const struct rte_tcp_hdr *)((const uint8_t *)*ip + ihl);
+}
+
+/* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner;
  * everything else is local. */
 enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
 					 unsigned *owner)
@@ -130,19 +164,12 @@ enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struc
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
 		return US_HO_ALL;
-	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip))
-		return US_HO_LOCAL;
-	ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	ihl = (ip->version_ihl & 0x0f) * 4u;
-	if (ihl < sizeof(*ip) || rte_ipv4_frag_pkt_is_fragmented(ip))
-		return US_HO_LOCAL;
-	if (ip->next_proto_id == IPPROTO_ICMP)
+	ip = handoff_ipv4(m, &ihl);
+	if (ip != NULL && ip->next_proto_id == IPPROTO_ICMP)
 		return handoff_icmp_owner(h, m, ip, ihl, owner) ? US_HO_OWNER : US_HO_LOCAL;
-	if (ip->next_proto_id != IPPROTO_TCP ||
-	    rte_pktmbuf_data_len(m) < sizeof(*eth) + ihl + 4u)
+	th = us_handoff_tcp(m, &ip);
+	if (th == NULL)
 		return US_HO_LOCAL;
-	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl);
 	*owner = us_handoff_owner(h, rte_be_to_cpu_32(ip->src_addr),
 				  rte_be_to_cpu_32(ip->dst_addr), rte_be_to_cpu_16(th->src_port),
 				  rte_be_to_cpu_16(th->dst_port));
@@ -159,4 +186,16 @@ unsigned us_handoff_recv(struct us_handoff *h, unsigned from, unsigned to,
 			 struct rte_mbuf **pkts, unsigned n)
 {
 	return rte_ring_sc_dequeue_burst(h->ring[from][to], (void **)pkts, n, NULL);
+}
+
+bool us_handoff_send_msg(struct us_handoff *h, unsigned from, unsigned to, void *msg)
+{
+	void *tagged = (void *)((uintptr_t)msg | 1u);
+
+	return rte_ring_sp_enqueue(h->ring[from][to], tagged) == 0;
+}
+
+unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to)
+{
+	return rte_ring_free_count(h->ring[from][to]);
 }

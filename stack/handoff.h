@@ -27,8 +27,10 @@
 
 #include "nic/rss.h"
 
+struct rte_ipv4_hdr;
 struct rte_mbuf;
 struct rte_ring;
+struct rte_tcp_hdr;
 
 /* Types */
 
@@ -73,5 +75,31 @@ unsigned us_handoff_send(struct us_handoff *h, unsigned from, unsigned to,
 /* Frames handed to engine to by engine from, up to n. */
 unsigned us_handoff_recv(struct us_handoff *h, unsigned from, unsigned to,
 			 struct rte_mbuf **pkts, unsigned n);
+
+/* Messages between engines (stack/migrate.c) travel on the same rings as
+ * frames, as tagged pointers: an mbuf is cache-line aligned, so bit 0 of a
+ * frame's pointer is always clear and a pointer with it set is a message.
+ * One ring per ordered pair, one producer, FIFO: a message and the frames
+ * enqueued around it keep their order (what migration's ordering rests on). */
+static inline bool us_handoff_is_msg(const void *p)
+{
+	return ((uintptr_t)p & 1u) != 0;
+}
+
+static inline void *us_handoff_msg_ptr(void *p)
+{
+	return (void *)((uintptr_t)p & ~(uintptr_t)1u);
+}
+
+/* Enqueues message msg (not tagged yet) behind what from already sent to
+ * to: true if the ring took it. */
+bool us_handoff_send_msg(struct us_handoff *h, unsigned from, unsigned to, void *msg);
+/* Free places in the ring from -> to (from's thread: a later send of that
+ * many cannot fail). */
+unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to);
+/* The IPv4/TCP header of an unfragmented TCP frame m (at Ethernet), with
+ * its IPv4 header in *ip; NULL for anything else.  Reads headers only. */
+const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
+					 const struct rte_ipv4_hdr **ip);
 
 #endif

@@ -81,7 +81,14 @@
 	X(arp_copy_not_answered, "ARP requests for us seen as another engine's copy: learned, not answered") \
 	X(pub_tfo_keys_sent, "TFO server secrets published to the other engines (writer engine)") \
 	X(pub_tfo_keys_applied, "TFO server secrets taken from the writer engine") \
-	X(pub_drop_inbox_full, "dropped: secret not published to an engine, its inbox full")
+	X(pub_drop_inbox_full, "dropped: secret not published to an engine, its inbox full") \
+	X(migrate_out, "connections migrated to another engine (us_migrate)") \
+	X(migrate_in, "connections migrated in and queued on a listener's accept queue") \
+	X(migrate_failed, "us_migrate calls refused, and migrated-in connections reset (no listener, accept queue full)") \
+	X(migrate_redirected, "frames forwarded to the engine their connection migrated to") \
+	X(migrate_held, "frames held while a returning connection's forwarded frames came back") \
+	X(migrate_drop_hold_full, "dropped: frame of a returning connection beyond the hold queue") \
+	X(migrate_markers, "drain markers passed on or returned home")
 
 struct us_stack_stats {
 #define US_STACK_X_FIELD(name, desc) uint64_t name;

@@ -235,6 +235,26 @@ int us_epoll_ctl(int epfd, int op, int fd, struct us_epoll_event *ev);
  * FIN, error).  Returns the number of events. */
 int us_epoll_wait(int epfd, struct us_epoll_event *events, int maxevents, int timeout_ms);
 
+/* Prototypes: migration between engines (several engines, us_launch) */
+
+/* Hands connection fd, ESTABLISHED or CLOSE-WAIT, to engine `engine`.  On
+ * success fd is closed here (no segment sent, its epoll registrations
+ * gone) and the connection appears on the target engine's accept queue of
+ * the listener on the same local port, as if accepted there: the server
+ * thread of that engine takes it with us_accept, with its unread data,
+ * the peer's FIN if one came, and its nodelay/keepalive settings.  If that
+ * engine has no such listener or its accept queue is full, the connection
+ * is reset there (counted migrate_failed).  A connection may live on the
+ * engine RSS gives its 4-tuple or on one other: from the RSS owner to any
+ * engine, and from there back to the RSS owner only.
+ * -1 and errno: EBADF; EINVAL (not a connected TCP socket, another state,
+ * shut down for reading, no such engine or this one, neither this engine
+ * nor the target the tuple's RSS owner, one engine only); EBUSY (called
+ * from inside the engine loop or a callback, the ring to the target full,
+ * or the connection came back here and the frames it had in flight are
+ * still returning: try again after the next us_epoll_wait); ENOMEM. */
+int us_migrate(int fd, unsigned engine);
+
 #ifdef __cplusplus
 }
 #endif

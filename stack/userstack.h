@@ -123,6 +123,13 @@ int us_conn_abort(struct us_conn *c);
 int us_conn_set_nodelay(struct us_conn *c, int on);
 /* SO_KEEPALIVE: probe an idle connection ([tcp] keepalive_* timings). */
 int us_conn_set_keepalive(struct us_conn *c, int on);
+/* Hands an ESTABLISHED or CLOSE-WAIT connection to engine `engine` (rules
+ * and errors as us_migrate in us_socket.h; EBUSY here only when too many
+ * moves wait).  Called from a handler, the move happens when the engine's
+ * loop iteration ends.  On 0, c is gone for the caller (no more handlers,
+ * like us_conn_close) and the target engine's listener on the same port
+ * gets on_accept for it, then on_readable if data or a FIN waits. */
+int us_conn_migrate(struct us_conn *c, unsigned engine);
 /* Number of live connections on the stack (all states). */
 unsigned us_conn_count(const struct us_stack *st);
 

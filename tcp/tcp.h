@@ -424,4 +424,38 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m);
 /* MSG_PEEK: tcp_recv without taking the bytes off the queue. */
 ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len);
 
+/* Prototypes: migration between engines (tcp/migrate.c) */
+
+/* A connection taken out of its stack, in transit to another engine's. */
+struct tcp_parcel;
+/* Takes an ESTABLISHED or CLOSE-WAIT connection out of its stack (table,
+ * flow rule via conn_event, wheel, count): 0 and *out, -EINVAL (another
+ * state, closed by the app, an embryo), -EBUSY (inside a tcp/ callback or
+ * events not yet delivered: someone up the stack holds c), -ENOMEM.  c's
+ * callbacks are never called again; nothing is sent. */
+int tcp_migrate_detach(struct tcp_conn *c, struct tcp_parcel **out);
+/* Puts the parcel's connection into ts (every pending timer re-armed with
+ * the time it had left, against ts's clock): 0 and *out (the parcel is
+ * gone), or -EEXIST (ts has that 4-tuple), -ENOBUFS (max_conns) and the
+ * parcel stays the caller's. */
+int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p,
+		       const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+/* A parcel never attached: its mbufs and TCB freed, nothing sent. */
+void tcp_parcel_free(struct tcp_parcel *p);
+/* The parcel's 4-tuple, host byte order. */
+void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
+		      uint32_t *rip, uint16_t *rport);
+/* Attaches the parcel on ts and hands it to the listener on its local
+ * address and port as a new connection (on_accept, then on_readable if
+ * data or a FIN is queued): 0 (the parcel is gone) or -ECONNREFUSED (no
+ * listener), -EEXIST, -ENOBUFS (the parcel stays the caller's). */
+int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p);
+/* The connection TCB of a 4-tuple (host order), or NULL. */
+struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
+			       uint16_t rport);
+/* No more callbacks for c (the application let go of it, c lives on). */
+void tcp_conn_forget(struct tcp_conn *c);
+/* The env.ctx of c's stack (the engine). */
+void *tcp_conn_env_ctx(const struct tcp_conn *c);
+
 #endif

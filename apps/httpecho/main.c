@@ -24,6 +24,7 @@ struct echo_opts {
 	unsigned fastopen_qlen; /* 0: off */
 	const char *lcores;     /* --lcores: one engine per lcore; NULL: config */
 	unsigned engines;
+	unsigned migrate_every; /* --migrate-every: 0 off */
 };
 
 #define ECHO_MAX_ENGINES 16
@@ -42,7 +43,7 @@ static void echo_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 		"usage: %s [--config FILE] [--port N] [--max-body BYTES] [--max-header BYTES]\n"
-		"          [--fastopen[=QLEN]] [--lcores LIST]\n"
+		"          [--fastopen[=QLEN]] [--lcores LIST] [--migrate-every N]\n"
 		"HTTP/1.1 echo server on userstack: every request gets 200 with its raw\n"
 		"bytes (request line, headers, body as received) as the body.\n"
 		"  --config FILE       userstack INI config (default: config/tap.ini,\n"
@@ -54,6 +55,8 @@ static void echo_usage(FILE *out, const char *prog)
 		"                      in the SYN, at most QLEN pending (default: %u)\n"
 		"  --lcores LIST       one engine per lcore of LIST (e.g. 0-1: two engines,\n"
 		"                      engine 0 on the main lcore), each on its own queue\n"
+		"  --migrate-every N   after N requests on a connection, hand it to the\n"
+		"                      next engine (us_conn_migrate; a test of migration)\n"
 		"  --help              this text\n"
 		"SIGINT or SIGTERM stops it and prints the counters.\n",
 		prog, (unsigned long long)HTTP_MAX_BODY_DEFAULT, HTTP_MAX_HEADER_DEFAULT,
@@ -111,6 +114,7 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 		{ "max-header", required_argument, NULL, 'H' },
 		{ "fastopen", optional_argument, NULL, 'f' },
 		{ "lcores", required_argument, NULL, 'l' },
+		{ "migrate-every", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -153,6 +157,11 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 				return -EINVAL;
 			}
 			break;
+		case 'm':
+			if (echo_number("--migrate-every", optarg, 1u << 30, &v) < 0)
+				return -EINVAL;
+			o->migrate_every = (unsigned)v;
+			break;
 		case 'h':
 			echo_usage(stdout, argv[0]);
 			return 1;
@@ -191,6 +200,9 @@ static int echo_start(struct us_stack *st, const struct echo_opts *o)
 				strerror(errno));
 			return -1;
 		}
+		echo_srv[k].migrate_every = o->migrate_every;
+		echo_srv[k].engine = k;
+		echo_srv[k].nengines = n;
 	}
 	if (o->fastopen_qlen > 0 && us_listen_set_fastopen(st, o->port, o->fastopen_qlen) < 0) {
 		fprintf(stderr, "us-httpecho: --fastopen: %s\n", strerror(errno));
@@ -218,10 +230,12 @@ static void echo_stop_all(struct us_stack *st)
 		echo_server_add(&total, &echo_srv[k]);
 	echo_server_print_stats(&total, stdout);
 	for (unsigned k = 0; n > 1 && k < n; k++)
-		printf("httpecho.e%u: %llu requests on %llu connections, %llu errors\n", k,
+		printf("httpecho.e%u: %llu requests on %llu connections, %llu errors, "
+		       "%llu migrated away\n", k,
 		       (unsigned long long)echo_srv[k].ctr.requests,
 		       (unsigned long long)echo_srv[k].ctr.connections,
-		       (unsigned long long)echo_server_errors(&echo_srv[k]));
+		       (unsigned long long)echo_server_errors(&echo_srv[k]),
+		       (unsigned long long)echo_srv[k].ctr.migrated);
 }
 
 int main(int argc, char **argv)

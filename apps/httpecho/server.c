@@ -38,6 +38,7 @@ struct echo_conn {
 	bool closing;        /* last response queued: no more requests */
 	bool write_shut;     /* FIN queued */
 	bool peer_eof;
+	unsigned served;     /* requests answered here (--migrate-every) */
 	struct http_parser parser; /* last: it holds the line buffer */
 };
 
@@ -155,6 +156,7 @@ static int echo_respond(struct echo_conn *ec)
 	if (rc == 0 && !r->head)
 		rc = echo_queue(ec, ec->in + r->lead_len, (size_t)r->raw_len);
 	ec->srv->ctr.requests++;
+	ec->served++;
 	if (!r->keep_alive)
 		ec->closing = true;
 	return rc;
@@ -279,6 +281,26 @@ static int echo_read(struct echo_conn *ec)
 	}
 }
 
+/* --migrate-every: a connection that answered its share and holds nothing
+ * (no output pending, no bytes of a next request) goes to the next engine,
+ * whose listener accepts it afresh.  true when it went (ec is gone). */
+static bool echo_maybe_migrate(struct echo_conn *ec)
+{
+	struct echo_server *srv = ec->srv;
+
+	if (srv->migrate_every == 0 || srv->nengines < 2 || ec->served < srv->migrate_every ||
+	    echo_pending(ec) > 0 || ec->in_len > 0 || ec->closing || ec->peer_eof)
+		return false;
+	if (us_conn_migrate(ec->c, (srv->engine + 1) % srv->nengines) < 0) {
+		srv->ctr.migrate_refused++;
+		ec->served = 0; /* try again after another share */
+		return false;
+	}
+	srv->ctr.migrated++;
+	echo_free(ec);
+	return true;
+}
+
 /* Everything there is to do now: frame, read, send, settle.  Framing
  * paused by back-pressure resumes here once the output drained.  false
  * when ec is gone. */
@@ -304,7 +326,7 @@ static bool echo_pump(struct echo_conn *ec)
 		echo_end(ec, true);
 		return false;
 	}
-	return echo_settle(ec);
+	return echo_settle(ec) && !echo_maybe_migrate(ec);
 }
 
 /* Handlers */
@@ -380,6 +402,8 @@ void echo_server_add(struct echo_server *into, const struct echo_server *from)
 {
 	into->ctr.requests += from->ctr.requests;
 	into->ctr.connections += from->ctr.connections;
+	into->ctr.migrated += from->ctr.migrated;
+	into->ctr.migrate_refused += from->ctr.migrate_refused;
 	for (unsigned e = 0; e < HTTP_ERR_COUNT; e++)
 		into->ctr.refused[e] += from->ctr.refused[e];
 #define ECHO_CTR_ADD(name, desc) into->ctr.name += from->ctr.name;
@@ -409,6 +433,9 @@ void echo_server_print_stats(const struct echo_server *srv, FILE *out)
 	fprintf(out, "us-httpecho: served %llu requests on %llu connections, %llu errors\n",
 		(unsigned long long)srv->ctr.requests, (unsigned long long)srv->ctr.connections,
 		(unsigned long long)echo_server_errors(srv));
+	fprintf(out, "httpecho.migrated %llu\nhttpecho.migrate_refused %llu\n",
+		(unsigned long long)srv->ctr.migrated,
+		(unsigned long long)srv->ctr.migrate_refused);
 	for (unsigned e = 1; e < HTTP_ERR_COUNT; e++)
 		fprintf(out, "httpecho.refused.%s %llu\n", http_error_name(e),
 			(unsigned long long)srv->ctr.refused[e]);

@@ -27,7 +27,9 @@
 
 struct echo_counters {
 	uint64_t requests;    /* echo responses queued */
-	uint64_t connections; /* accepted */
+	uint64_t connections; /* accepted (migrated-in ones included) */
+	uint64_t migrated;    /* handed to another engine (--migrate-every) */
+	uint64_t migrate_refused; /* us_conn_migrate said no: served on here */
 	uint64_t refused[HTTP_ERR_COUNT]; /* error responses, per parser reason */
 #define ECHO_CTR_FIELD(name, desc) uint64_t name;
 	ECHO_COUNTERS(ECHO_CTR_FIELD)
@@ -43,6 +45,9 @@ struct echo_server {
 	struct echo_counters ctr;
 	struct echo_conn_list conns; /* live connections, closed at stop */
 	unsigned live;
+	/* --migrate-every: after that many requests an idle connection goes
+	 * to engine (engine + 1) % nengines; 0: never. */
+	unsigned migrate_every, engine, nengines;
 };
 
 /* Prototypes */

@@ -32,6 +32,13 @@ Cases:
               byte-checked; fanout spreads the kernel's answers its own way,
               so hand-offs happen; active opens per engine and hand-offs
               counted, no error, no drop.
+  memif-migrate  as memif-2x2, but us-httpecho --migrate-every 5: after every
+              5 requests a connection moves to the other engine (and back),
+              while us-loadgen keeps it busy.  Zero errors (every response
+              byte-exact), migrate_out/in counted on both engines and equal
+              across them, no migration failed, no RST, and both engines
+              served requests on migrated connections (the old owner only
+              forwards their frames).
 
 Per-engine counters and the steering probe's line are printed for the lead.
     multi_interop.py --loadgen L --httpecho H CASE...
@@ -56,6 +63,9 @@ STEER_KEYS = ("nic.rx_pkts", "tcp_passive_opens", "tcp_active_opens", "steer_rx_
 # The wrong-queue cases' table: the above plus what proves "served by its
 # owner only" and "nothing lost".
 OWNER_KEYS = STEER_KEYS + ("steer_rx_own_tcp", "steer_drop_no_mbuf", "tcp_retrans_segs")
+MIGRATE_KEYS = ("migrate_out", "migrate_in", "migrate_failed", "migrate_redirected",
+                "migrate_held", "migrate_drop_hold_full", "migrate_markers",
+                "tcp_resets_sent", "tcp_resets_rcvd", "tcp_drop_no_conn")
 
 
 def engine_counters(text, n=2):
@@ -73,7 +83,7 @@ def show(who, ctr):
         ei.say(f"  {who} engine {k}: " + ", ".join(f"{n} {c.get(n, '?')}" for n in STEER_KEYS))
 
 
-def case_memif(args, run, secs=5, conns=64):
+def case_memif(args, run, secs=5, conns=64, migrate_every=0):
     base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
             "[port]\nmbufs = 16383\n[ip]\n"
             "[engine]\nidle_sleep_max_us = 200\n")
@@ -83,8 +93,9 @@ def case_memif(args, run, secs=5, conns=64):
                      ip={"addr": "10.79.0.2/24"})
     cli = run.config("cli", base, port={"device": dev.format("client")},
                      ip={"addr": "10.79.0.1/24"})
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080", "--lcores", "0-1"],
-                     "httpecho.log")
+    extra = ["--migrate-every", str(migrate_every)] if migrate_every else []
+    echo = run.start([args.httpecho, "--config", srv, "--port", "8080", "--lcores", "0-1"] +
+                     extra, "httpecho.log")
     li.wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
                 20, "us-httpecho's listening line")
     ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-800:]}")
@@ -102,6 +113,9 @@ def case_memif(args, run, secs=5, conns=64):
         for ln in run.log(name).splitlines():
             if ln.startswith("httpecho.e") or "steering:" in ln:
                 ei.say(f"  {who}: " + ln.strip())
+    if migrate_every:
+        check_migrated(srv_c, run.log("httpecho.log"), conns)
+        return res
     for who, ctr in (("us-httpecho", srv_c), ("us-loadgen", cli_c)):
         for k in (0, 1):
             c = ctr[k]
@@ -120,6 +134,41 @@ def case_memif(args, run, secs=5, conns=64):
                  f"engine {k}: {srv_c[k].get('tcp_passive_opens')} accepted for {opens} "
                  "opened by its peer engine")
     return res
+
+
+def check_migrated(ctr, log, conns):
+    """memif-migrate: both engines moved connections out and took them in,
+    each move arrived, none failed, we sent no RST and found no frame
+    without its connection, and each engine served requests (httpecho.e<k>
+    lines) after taking some in.  The RSTs we receive: one per connection
+    when us-loadgen exits (memif-2x2 shows the same without migration)."""
+    for k, c in sorted(ctr.items()):
+        ei.say(f"  us-httpecho engine {k}: " +
+               ", ".join(f"{n} {c.get(n, '?')}" for n in MIGRATE_KEYS))
+    rst_in = sum(ctr[k].get("tcp_resets_rcvd", 0) for k in (0, 1))
+    ei.check(rst_in <= conns, f"us-httpecho received {rst_in} RSTs for {conns} connections")
+    served = {}
+    for ln in log.splitlines():
+        m = re.match(r"httpecho\.e(\d+): (\d+) requests on (\d+) connections, (\d+) errors, "
+                     r"(\d+) migrated away", ln)
+        if m:
+            served[int(m.group(1))] = [int(x) for x in m.groups()[1:]]
+    ei.check(sorted(served) == [0, 1], f"no per-engine httpecho lines: {served}")
+    for k in (0, 1):
+        c, o = ctr[k], ctr[1 - k]
+        ei.check(c.get("migrate_out", 0) > 0 and c.get("migrate_in", 0) > 0,
+                 f"engine {k}: migrate_out {c.get('migrate_out')}, in {c.get('migrate_in')}")
+        ei.check(c.get("migrate_in") == o.get("migrate_out"),
+                 f"engine {k} took in {c.get('migrate_in')} of {o.get('migrate_out')} sent")
+        for name in ("migrate_failed", "migrate_drop_hold_full", "steer_drop_ring_full",
+                     "tcp_resets_sent", "tcp_drop_no_conn"):
+            ei.check(c.get(name) == 0, f"engine {k}: {name} {c.get(name)}")
+        # Its accepts beyond its own passive opens are migrated-in ones, and
+        # it answered requests on them (5 per move before it moves again).
+        ei.check(served[k][1] == c.get("tcp_passive_opens", 0) + c.get("migrate_in", 0),
+                 f"engine {k}: {served[k][1]} connections, passive "
+                 f"{c.get('tcp_passive_opens')} + migrated in {c.get('migrate_in')}")
+        ei.check(served[k][0] > 0 and served[k][2] == 0, f"engine {k}: served {served[k]}")
 
 
 class Run(li.Run):
@@ -153,6 +202,10 @@ def run_case(args, name):
                 case_afpacket_active(args, run)
             elif name == "echo-corrupt":
                 case_echo_corrupt(args, run)
+            elif name == "memif-migrate":
+                res = case_memif(args, run, secs=5, conns=32, migrate_every=5)
+                ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
+                       f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1
@@ -537,7 +590,7 @@ def case_afpacket_active(args, run, conns=200, secs=3):
     check_handoff_books("us-loadgen", cli_c, in_flight=1024)  # US_HANDOFF_RING
 
 
-CASES = ("memif-2x2", "afpacket-2", "memif-wrongq", "afpacket-active-200", "echo-corrupt")
+CASES = ("memif-2x2", "afpacket-2", "memif-wrongq", "afpacket-active-200", "echo-corrupt", "memif-migrate")
 
 
 def main():

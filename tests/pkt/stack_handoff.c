@@ -63,7 +63,7 @@ static void multi_start(struct multi *t, unsigned n)
 		h_prepare(&t->h[k]);
 		t->h[k].e = us_engine_create(k, &t->h[k].cfg, h_pool, &t->h[k].ops, t->h[k].now);
 		assert_non_null(t->h[k].e);
-		us_engine_set_handoff(t->h[k].e, t->ho);
+		assert_int_equal(us_engine_set_handoff(t->h[k].e, t->ho), 0);
 		/* Every engine knows the peer's MAC (as ARP copies would teach). */
 		us_engine_input(t->h[k].e, h_arp(1, &h_peer_mac, H_PEER_IP, &h_our_mac, H_OUR_IP,
 						 &h_bcast_mac));

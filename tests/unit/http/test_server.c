@@ -31,6 +31,7 @@ struct us_conn {
 	size_t space;        /* bytes us_conn_send may still take */
 	bool want_writable;  /* us_conn_send failed with EAGAIN */
 	bool shut, closed, aborted;
+	int migrated_to;     /* us_conn_migrate's engine + 1, 0: not migrated */
 	int nodelay;         /* us_conn_set_nodelay was called with this */
 	void *ctx;
 };
@@ -123,6 +124,13 @@ int us_conn_abort(struct us_conn *c)
 	return 0;
 }
 
+int us_conn_migrate(struct us_conn *c, unsigned engine)
+{
+	assert_false(c->closed || c->aborted || c->migrated_to);
+	c->migrated_to = (int)engine + 1;
+	return 0;
+}
+
 /* The peer's side */
 
 static struct echo_server srv;
@@ -139,7 +147,7 @@ static struct us_conn *peer_connect(size_t space)
 
 static bool peer_gone(const struct us_conn *c)
 {
-	return c->closed || c->aborted;
+	return c->closed || c->aborted || c->migrated_to;
 }
 
 static void peer_write_n(struct us_conn *c, const char *s, size_t n)
@@ -244,6 +252,27 @@ static void test_get_echoed_keep_alive(void **state)
 	assert_int_equal(srv.ctr.connections, 1);
 	assert_int_equal(echo_server_errors(&srv), 0);
 	free(want);
+	peer_free(c);
+}
+
+/* --migrate-every 2 with 2 engines: after its second answer, with nothing
+ * pending and no next request read, the connection goes to engine 1 and
+ * its state here is freed; a pipelined third request keeps it here until
+ * that one is answered too. */
+static void test_migrate_every(void **state)
+{
+	(void)state;
+	srv.migrate_every = 2;
+	srv.nengines = 2;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, REQ_GET);
+	assert_int_equal(c->migrated_to, 0);
+	peer_write(c, REQ_GET REQ_GET);
+	assert_int_equal(c->migrated_to, 2); /* engine 1 */
+	assert_int_equal(srv.ctr.requests, 3);
+	assert_int_equal(srv.ctr.migrated, 1);
+	assert_int_equal(srv.live, 0);
+	assert_false(c->closed || c->aborted);
 	peer_free(c);
 }
 
@@ -431,6 +460,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_get_echoed_keep_alive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_every, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_by_byte_and_partial_sends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_close_lingers_until_fin, setup,
 						teardown),
