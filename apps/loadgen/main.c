@@ -65,7 +65,15 @@ static void lg_usage(FILE *out)
 		"  --lcores LIST        EAL lcores for the engines (default 0-(N-1))\n"
 		"  --download           one GET of --path on one connection: the body's\n"
 		"                       length, SHA-256 and rate printed, then exit (1 if\n"
-		"                       it failed); --duration and --timeout-ms bound it\n");
+		"                       it failed); --duration and --timeout-ms bound it\n"
+		"  --idle N             first open N connections that then stay idle (no\n"
+		"                       request), then run the load (e.g. bench/: the rate\n"
+		"                       with 100 K idle connections open)\n"
+		"  --idle-ports P       the idle connections go to the P ports after the\n"
+		"                       target's, round robin (one client address reaches\n"
+		"                       ~28 K connections per server port; default 0: the\n"
+		"                       target's port)\n"
+		"  --idle-wait S        poll S seconds before and after opening them (default 0)\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -121,6 +129,9 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "lcores", required_argument, NULL, 'l' },
 		{ "requests", required_argument, NULL, 'N' },
 		{ "download", no_argument, NULL, 'G' },
+		{ "idle", required_argument, NULL, 'I' },
+		{ "idle-ports", required_argument, NULL, 'P' },
+		{ "idle-wait", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false, dur_set = false;
@@ -157,6 +168,9 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
 		case 'G': o->download = true; break;
+		case 'I': o->idle = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'P': o->idle_ports = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'W': o->idle_wait_s = strtod(optarg, NULL); break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -173,6 +187,11 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 	}
 	if (lg_download_opts(o) < 0)
 		return -1;
+	if (o->idle > 4000000 || o->idle_ports > 1000 || o->idle_wait_s < 0) {
+		fprintf(stderr, "us-loadgen: --idle 0..4000000, --idle-ports 0..1000, "
+			"--idle-wait >= 0\n");
+		return -1;
+	}
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
 	if (o->mode == LG_RAW && !req_set)
@@ -234,6 +253,11 @@ static void lg_loop(struct lg_run *r)
 		us_epoll_wait(r->ep, evs, LG_EVENTS, 10);
 		now = lg_now_ns();
 	}
+	if (lg_idle_start(r) < 0) {
+		lg_stop = 1;
+		return;
+	}
+	now = lg_now_ns();
 	t_sec = now;
 	r->t0 = r->t_tokens = now;
 	r->t_end = now + (uint64_t)(r->o.duration_s * 1e9);
@@ -279,6 +303,19 @@ static void lg_report_download(const struct lg_run *r, FILE *out, bool json, dou
 			r->body_hex, (double)r->body_bytes / secs / 1e6);
 }
 
+/* --idle: how many of the idle connections opened. */
+static void lg_report_idle(const struct lg_run *r, FILE *out, bool json)
+{
+	if (r->o.idle == 0)
+		return;
+	if (!json)
+		fprintf(out, "idle connections: %u established, %u failed\n", r->idle_open,
+			r->idle_failed);
+	else
+		fprintf(out, ",\n  \"idle\": {\n    \"wanted\": %u,\n    \"established\": %u,\n"
+			"    \"failed\": %u\n  }", r->o.idle, r->idle_open, r->idle_failed);
+}
+
 static void lg_report(const struct lg_run *r, FILE *out, bool json)
 {
 	double secs = (double)(r->t_end - r->t0) / 1e9;
@@ -309,6 +346,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 			fprintf(out, " %s %.1f", pname[i], (double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
 		lg_report_download(r, out, false, secs);
+		lg_report_idle(r, out, false);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -336,6 +374,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 			(double)lg_hist_percentile(&r->lat, pct[i]) / 1e3);
 	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
 	lg_report_download(r, out, true, secs);
+	lg_report_idle(r, out, true);
 	fprintf(out, "\n}\n");
 }
 
@@ -352,6 +391,7 @@ static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
 	if (o->max_requests > 0) /* --requests: the total, split like the connections */
 		r->o.max_requests = o->max_requests / n + (k < o->max_requests % n);
 	r->o.quiet = o->quiet || k > 0;
+	r->o.idle = o->idle / n + (k < o->idle % n);
 	if (lg_build_request(r) < 0)
 		return -1;
 	r->c = calloc(r->o.conns, sizeof(*r->c));
@@ -379,6 +419,7 @@ static int lg_engine_main(struct us_stack *st, unsigned k, void *arg)
 	lg_loop(r);
 	for (unsigned i = 0; i < r->o.conns; i++)
 		lg_conn_close(r, &r->c[i]);
+	lg_idle_stop(r);
 	us_close(r->ep);
 	return 0;
 }
@@ -396,6 +437,8 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 		total->bytes_rcvd += r->bytes_rcvd;
 		total->tfo_syn_requests += r->tfo_syn_requests;
 		total->tfo_cookie_requests += r->tfo_cookie_requests;
+		total->idle_open += r->idle_open;
+		total->idle_failed += r->idle_failed;
 #define LG_X_ADD(name, desc) total->err.name += r->err.name;
 		LG_ERRORS(LG_X_ADD)
 #undef LG_X_ADD
