@@ -295,15 +295,13 @@ class Bench:
         port = PORT + 1 + self.n % 1000
         self.n += 1
         cmd = ["taskset", "-c", SERVER_CPU, self.a.kserver, "--port", str(port)]
-        if idle:
-            cmd = ["prlimit", f"--nofile={idle + 4096}"] + cmd
         srv = self.start(cmd, "ks.log", ns=ns_s)
         holder = junk = None
         extra = {}
         try:
             self.wait_log(srv, "ks.log", "listening on")
             if idle:
-                holder, extra = bench_more.kernel_idle_open(self, srv, port, idle)
+                holder, extra = bench_more.kernel_idle_open(self, self.a.kserver, idle)
             if link == "flood":
                 snmp0 = bench_more.snmp(ns_s)
                 junk = bench_more.start_junk(self, self.flood_ifs, "k_s", secs + 1.5)
@@ -319,7 +317,7 @@ class Bench:
             r = parse_wrk(self.log("wrk.log"), body)
         finally:
             if holder:
-                bench_more.kernel_idle_close(holder)
+                bench_more.kernel_idle_close(self, holder)
             if junk:
                 self.stop(junk, wait=30)
             self.stop(srv)

@@ -36,7 +36,9 @@ import time
 
 IDLE_FULL, IDLE_QUICK = 100000, 20000
 IDLE_PORTS = 4                 # the idle ones on PORT+1..PORT+4: ~25 K each at 100 K
-IDLE_SRC = ["127.0.0.%d" % i for i in range(11, 16)]  # kernel holder's sources
+IDLE_SRC = ["127.0.0.%d" % i for i in range(11, 31)]  # kernel holders' sources
+KERNEL_PER_PROC = 19000        # RLIMIT_NOFILE is 20000 and cannot be raised here
+KERNEL_IDLE_PORT = 20000       # the kernel's idle servers' ports, from here
 FLOOD_PPS = 100000             # junk frames per second (paced; --flood-pps)
 FLOOD_NET = {"k": ("10.88.0.2", "10.88.0.1"), "us": ("10.88.1.2", "10.88.1.1")}
 
@@ -97,16 +99,25 @@ def hold_main(srcs, dst, port, n, timeout):
     want = n + 256
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(hard, want)))
-    socks, pending, failed = [], {}, 0
+    # from 30000: clear of the kservers' ports (8081.., 20000..)
+    socks, pending, failed, lport = [], {}, 0, 29999
     poller = select.poll()
     deadline = time.monotonic() + timeout
     for start in range(0, n, 500):
         for i in range(start, min(n, start + 500)):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            # IP_BIND_ADDRESS_NO_PORT (24): the port is picked at connect,
-            # per 4-tuple, so each source address has the whole range.
-            s.setsockopt(socket.IPPROTO_IP, 24, 1)
-            s.bind((srcs[i % len(srcs)], 0))
+            # Explicit ports: the kernel's own choice scans its bind hash
+            # for each connect (16 s of system time for 19 K here).
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            while True:
+                lport += 1
+                try:
+                    s.bind((srcs[i % len(srcs)], lport))
+                    break
+                except OSError:
+                    if lport >= 65535:
+                        raise
+
             s.setblocking(False)
             socks.append(s)
             if s.connect_ex((dst, port)) not in (0, 115):  # EINPROGRESS
@@ -154,24 +165,43 @@ def ours_idle_watch(b, lg, echo, prefix, n):
             "tcbs_added": m1["tcbs"] - m0["tcbs"]}
 
 
-def kernel_idle_open(b, srv, port, n):
-    """Holder process with n idle loopback connections; (holder, fields)."""
-    slab0, rss0 = slab_bytes(), rss_kb(srv.pid)
-    t0 = time.monotonic()
-    holder = subprocess.Popen(["taskset", "-c", "0", sys.executable, os.path.abspath(__file__),
-                               "--hold", ",".join(IDLE_SRC), "127.0.0.1", str(port), str(n),
-                               str(60 + n // 1000)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = holder.stdout.readline().split()
-    dt = time.monotonic() - t0
-    if len(line) != 3 or line[0] != "held":
-        holder.kill()
-        holder.wait()
-        raise RuntimeError(f"idle holder: {line}")
-    time.sleep(0.5)
-    est = int(line[1])
-    slab1, rss1 = slab_bytes(), rss_kb(srv.pid)
-    return holder, {
+def kernel_idle_open(b, kserver, n):
+    """n idle loopback connections to kernel sockets.  RLIMIT_NOFILE is
+    20000 (hard) here and cannot be raised (no CAP_SYS_RESOURCE), so they
+    go to their own bench/kserver processes, at most KERNEL_PER_PROC each
+    on ports of their own, from holder processes (one source address each);
+    the measured server keeps only the 32 active ones.  Returns (processes
+    to close, fields)."""
+    k = -(-n // KERNEL_PER_PROC)
+    base = KERNEL_IDLE_PORT + (b.n % 500) * 10
+    procs, holders = [], []
+    try:
+        for j in range(k):
+            p = b.start(["taskset", "-c", "1", kserver, "--port", str(base + j)], f"ksi{j}.log")
+            procs.append(p)
+            b.wait_log(p, f"ksi{j}.log", "listening on")
+        slab0, rss0 = slab_bytes(), sum(rss_kb(p.pid) for p in procs)
+        t0 = time.monotonic()
+        for j in range(k):
+            cnt = min(KERNEL_PER_PROC, n - j * KERNEL_PER_PROC)
+            holders.append(subprocess.Popen(
+                ["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), "--hold",
+                 IDLE_SRC[j % len(IDLE_SRC)], "127.0.0.1", str(base + j), str(cnt),
+                 str(60 + cnt // 1000)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                text=True))
+        est = 0
+        for h in holders:
+            line = h.stdout.readline().split()
+            if len(line) != 3 or line[0] != "held":
+                raise RuntimeError(f"idle holder: {line}")
+            est += int(line[1])
+        dt = time.monotonic() - t0
+        time.sleep(0.5)
+        slab1, rss1 = slab_bytes(), sum(rss_kb(p.pid) for p in procs)
+    except BaseException:
+        kernel_idle_close(b, (holders, procs))
+        raise
+    return (holders, procs), {
         "idle_est": est, "idle_open_s": dt,
         # both ends are kernel sockets: half the slab growth is the server's
         "mem_per_idle": ((slab1 - slab0) / 2 + (rss1 - rss0) * 1024) / est if est else None,
@@ -180,13 +210,17 @@ def kernel_idle_open(b, srv, port, n):
     }
 
 
-def kernel_idle_close(holder):
-    try:
-        holder.stdin.close()
-        holder.wait(120)
-    except (OSError, subprocess.TimeoutExpired):
-        holder.kill()
-        holder.wait()
+def kernel_idle_close(b, held):
+    holders, procs = held
+    for h in holders:
+        try:
+            h.stdin.close()
+            h.wait(120)
+        except (OSError, subprocess.TimeoutExpired):
+            h.kill()
+            h.wait()
+    for p in procs:
+        b.stop(p)
 
 
 # -- flood --------------------------------------------------------------------
