@@ -11,6 +11,7 @@ Every measurement runs pinned: the server on core 1, the client on core 0.
             second dpdk-testpmd in flowgen mode (packets/s forwarded)
   wire      (--wire) us-loadgen -> testpmd io-forward -> us-httpecho: three
             busy pollers on two cores, labelled oversubscribed
+  idle, flood, memory per idle connection: bench_more.py
 
 The machine is shared and memif rates swing: the systems alternate within
 each pair (ours, k-lo, k-veth, ours, ...), and the report gives medians and
