@@ -117,7 +117,6 @@ def hold_main(srcs, dst, port, n, timeout):
                 except OSError:
                     if lport >= 65535:
                         raise
-
             s.setblocking(False)
             socks.append(s)
             if s.connect_ex((dst, port)) not in (0, 115):  # EINPROGRESS
