@@ -412,6 +412,8 @@ def machine():
         "dpdk": out(["pkg-config", "--modversion", "libdpdk"]),
         "wrk": out(["wrk", "-v"]).splitlines()[0] if out(["wrk", "-v"]) else "?",
         "commit": out(["git", "-C", HERE, "rev-parse", "--short", "HEAD"]),
+        # the machine is shared: its load when the run ended, next to the numbers
+        "loadavg": open("/proc/loadavg", encoding="utf-8").read().split(" ", 3)[:3],
     }
 
 
@@ -488,6 +490,7 @@ def main():
     finally:
         b.close()
     doc = {"machine": machine(), "secs": secs, "pairs": a.pairs, "idle_n": b.idle_n,
+           "quick": a.quick,
            "flood_pps": bench_more.FLOOD_PPS,
            "workloads": {w: WORKLOADS[w] for w in wls}, "runs": runs}
     doc["summary"] = bench_report.summarize(doc)

@@ -115,11 +115,13 @@ def markdown(doc):
     lines = [f"# userstack benchmark, {m['date']} on {m['host']}", "",
              f"- CPU: {m['cpu']} ({m['cpus']} CPUs, hypervisor {m['hypervisor']}); "
              f"kernel {m['kernel']}; DPDK {m['dpdk']}; {m['wrk']}; commit {m['commit']}",
+             f"- load average at the end (1, 5, 15 min): {' '.join(m.get('loadavg', ['?']))}"
+             + (f"; {doc['note']}" if doc.get("note") else ""),
              f"- {doc['pairs']} alternating pairs of {doc['secs']} s runs; server on core 1, "
              "client on core 0; medians, and the median of the pairwise ratios (n = pairs).",
              "- ours: us-loadgen <-> us-httpecho over net_memif (busy polling); k-lo / k-veth: "
              "wrk -t1 -> bench/kserver (epoll) over loopback / a veth pair; 32 connections "
-             "(bulk: 1, 1 MiB POST echoed).",
+             "(bulk: 1, bulk-4 / bulk-16: 4 / 16, 1 MiB POSTs echoed).",
              f"- ceiling: dpdk-testpmd io-forward fed by testpmd flowgen over memif: "
              f"{_fmt(s['ceiling_pps'])} packets/s each way (median).", "",
              "| workload | metric | ours | k-lo | k-veth | ours/k-lo | ours/k-veth | "
@@ -250,7 +252,9 @@ def plot(doc, path):
 def write(doc, outdir):
     os.makedirs(outdir, exist_ok=True)
     m = doc["machine"]
-    base = os.path.join(outdir, f"{m['date'][:10]}-{m['host']}")
+    # --quick runs get their own name: they do not replace the day's full run
+    base = os.path.join(outdir, f"{m['date'][:10]}-{m['host']}" +
+                        ("-quick" if doc.get("quick") else ""))
     with open(base + ".json", "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
     with open(base + ".md", "w", encoding="utf-8") as f:
