@@ -259,6 +259,12 @@ def make_flood_net(b):
         ifs[name] = (ns[side], name, mac)
     subprocess.run(["ip", "-n", ns["s"], "addr", "add", FLOOD_NET["k"][0] + "/24", "dev", "k_s"],
                    check=True)
+    # RPS: the kernel server's receive processing (the junk's included) on
+    # the server's core, as a NIC's interrupt there would put it; without
+    # it a veth runs it on the sender's core (the junk sender's, core 0)
+    # and the kernel's server core never sees the flood.
+    subprocess.run(["ip", "netns", "exec", ns["s"], "sh", "-c",
+                    "echo 2 > /sys/class/net/k_s/queues/rx-0/rps_cpus"], check=True)
     subprocess.run(["ip", "-n", ns["c"], "addr", "add", FLOOD_NET["k"][1] + "/24", "dev", "k_c"],
                    check=True)
     return ifs
