@@ -18,7 +18,10 @@ def _med(xs):
 def _pairwise(a_runs, b_runs, ka, kb):
     """Median of a[i][ka] / b[i][kb] over the pairs both have."""
     b_by = {r["pair"]: r[kb] for r in b_runs if r.get(kb)}
-    ratios = [r[ka] / b_by[r["pair"]] for r in a_runs if r["pair"] in b_by and r.get(ka)]
+    # A run that measured 0 (e.g. flooded to a standstill) is a result, not
+    # a missing value: only None is left out.
+    ratios = [r[ka] / b_by[r["pair"]] for r in a_runs
+              if r["pair"] in b_by and r.get(ka) is not None]
     return (_med(ratios), len(ratios))
 
 
@@ -94,6 +97,7 @@ def _summarize_flood(runs, w):
             "junk_pps": _med([r["junk_sent"] / r["junk_secs"] for r in rs
                               if r.get("junk_secs")]),
             "junk_sent": sum(r.get("junk_sent") or 0 for r in rs),
+            "per_pair": [(r["pair"], round(r["rps"])) for r in rs],
             "drops": drops,
         })
 
@@ -189,8 +193,9 @@ def _flood_lines(doc):
     lines = ["", f"### Flood: junk at {doc.get('flood_pps', 0):,} frames/s (paced, core 0) "
              "while ka-64 runs, af_packet veths on a bridge",
              "", "| system | req/s clean | req/s flooded | flooded / clean (pairwise) | "
-             "junk frames/s reached | drop counters (sum over runs; junk sent) |",
-             "|---|---|---|---|---|---|"]
+             "flooded req/s per pair | junk frames/s reached | "
+             "drop counters (sum over runs; junk sent) |",
+             "|---|---|---|---|---|---|---|"]
     for name in ("ours", "k-veth"):
         d = sy.get(name)
         if not d:
@@ -198,7 +203,9 @@ def _flood_lines(doc):
         drops = ", ".join(f"{k} {v:,}" for k, v in sorted(d.get("drops", {}).items()))
         clean = sy.get(name + "-clean", {}).get("median")
         lines.append(f"| {name} | {_fmt(clean)} | {_fmt(d['median'])} | "
-                     f"{_ratio(d.get('vs_clean'))} | {_fmt(d.get('junk_pps'))} | "
+                     f"{_ratio(d.get('vs_clean'))} | "
+                     f"{' '.join(f'{v:,}' for _p, v in d.get('per_pair', []))} | "
+                     f"{_fmt(d.get('junk_pps'))} | "
                      f"{drops or '-'}; sent {d.get('junk_sent', 0):,} |")
     return lines
 
