@@ -11,6 +11,7 @@ Every measurement runs pinned: the server on core 1, the client on core 0.
             second dpdk-testpmd in flowgen mode (packets/s forwarded)
   wire      (--wire) us-loadgen -> testpmd io-forward -> us-httpecho: three
             busy pollers on two cores, labelled oversubscribed
+  idle, flood, memory per idle connection: bench_more.py
 
 The machine is shared and memif rates swing: the systems alternate within
 each pair (ours, k-lo, k-veth, ours, ...), and the report gives medians and
@@ -34,6 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench_more  # noqa: E402
 import bench_report  # noqa: E402
 
 SERVER_CPU, CLIENT_CPU = "1", "0"
@@ -48,8 +50,14 @@ WORKLOADS = {
     "ka-1k": (1024, True, 32, "rps"),
     "close": (0, False, 32, "cps"),
     "bulk": (1 << 20, True, 1, "gbps"),
+    "bulk-4": (1 << 20, True, 4, "gbps"),
+    "bulk-16": (1 << 20, True, 16, "gbps"),
+    # ka-64 with 100 K (--quick: 20 K) idle connections open (bench_more.py)
+    "idle": (64, True, 32, "rps"),
+    # ka-64 over af_packet veths on a bridge, with and without junk (bench_more.py)
+    "flood": (64, True, 32, "rps"),
 }
-QUICK_WORKLOADS = ("ka-64", "close", "bulk")
+QUICK_WORKLOADS = ("ka-64", "close", "bulk", "bulk-4", "idle", "flood")
 
 
 def say(msg):
@@ -147,26 +155,35 @@ class Bench:
         self.drop_prefixes()
 
     # -- userstack ---------------------------------------------------------
-    def us_config(self, name, role, sock, addr, lcore):
+    def us_config(self, name, role, sock, addr, lcore, device=None, extra=""):
+        device = device or f"net_memif0,role={role},socket={sock},socket-abstract=no"
+        self.last_prefix = self.prefix(name)
         text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
-                f"file_prefix = {self.prefix(name)}\nlog_level = warning\n"
-                f"[port]\ndevice = net_memif0,role={role},socket={sock},socket-abstract=no\n"
-                f"mbufs = 8191\n[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 0\n")
+                f"file_prefix = {self.last_prefix}\nlog_level = warning\n"
+                f"[port]\ndevice = {device}\n"
+                f"mbufs = 8191\n[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 0\n"
+                + extra)
         path = os.path.join(self.tmp, f"{name}.ini")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
 
-    def loadgen(self, wl, cfg, secs):
+    def loadgen(self, wl, cfg, secs, target=MEMIF_SRV, ns=None, idle=None):
+        """idle: (n, server process, server prefix): n idle connections
+        first, the server's memory sampled around their opening."""
         body, keepalive, conns, _ = WORKLOADS[wl]
         out = os.path.join(self.tmp, "lg.json")
         cmd = ["taskset", "-c", CLIENT_CPU, self.a.loadgen, "--config", cfg,
-               "--target", f"{MEMIF_SRV}:{PORT}", "--connections", str(conns),
+               "--target", f"{target}:{PORT}", "--connections", str(conns),
                "--duration", str(secs), "--delay", "1", "--request-size", str(body),
                "--quiet", "--stats", "--json", out]
         if not keepalive:
             cmd.append("--close")
-        p = self.start(cmd, "lg.log")
+        if idle:
+            cmd += ["--idle", str(idle[0]), "--idle-ports", str(bench_more.IDLE_PORTS),
+                    "--idle-wait", "1"]
+        p = self.start(cmd, "lg.log", ns=ns)
+        mem = bench_more.ours_idle_watch(self, p, idle[1], idle[2], idle[0]) if idle else {}
         try:
             p.wait(secs + 40)
         except subprocess.TimeoutExpired as e:
@@ -185,27 +202,62 @@ class Bench:
             "p999": res["latency_us"]["p99.9"], "errors": res["errors"]["total"],
             # packets each way per second: the unit of testpmd's forward rate
             "pps": pkts / 2 / res["duration_s"],
+            **mem,
         }
 
     def run_ours(self, wl, secs, wire=False):
+        idle = self.idle_n if wl == "idle" else 0
+        extra = f"[tcp]\nmax_conns = {idle + 8192}\n" if idle else ""
         sock = os.path.join(self.tmp, f"m{self.n}.sock")
         srv_sock, tp = sock, None
         if wire:
             srv_sock = sock + ".b"
             tp = self.testpmd_wire(sock, srv_sock)
         srv = self.us_config("srv", "client" if wire else "server", srv_sock, MEMIF_SRV,
-                             SERVER_CPU)
-        cli = self.us_config("cli", "client", sock, MEMIF_CLI, CLIENT_CPU)
+                             SERVER_CPU, extra=extra)
+        srv_prefix = self.last_prefix
+        cli = self.us_config("cli", "client", sock, MEMIF_CLI, CLIENT_CPU, extra=extra)
+        ports = ["--ports", str(bench_more.IDLE_PORTS + 1)] if idle else []
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
-                           "--port", str(PORT)], "echo.log")
+                           "--port", str(PORT)] + ports, "echo.log")
         try:
             self.wait_log(echo, "echo.log", "listening on")
-            return self.loadgen(wl, cli, secs)
+            return self.loadgen(wl, cli, secs,
+                                idle=(idle, echo, srv_prefix) if idle else None)
         finally:
             self.stop(echo)
             if tp:
                 self.stop(tp, signal.SIGINT)
             self.reap()
+
+    def run_ours_flood(self, secs, flood):
+        """us-httpecho and us-loadgen on net_af_packet over the flood bridge,
+        with (flood) or without the junk sender."""
+        ifs = self.flood_ifs
+        srv_ip, cli_ip = bench_more.FLOOD_NET["us"]
+        srv = self.us_config("fsrv", None, None, srv_ip, SERVER_CPU,
+                             device="net_af_packet0,iface=us_s,qpairs=1")
+        cli = self.us_config("fcli", None, None, cli_ip, CLIENT_CPU,
+                             device="net_af_packet0,iface=us_c,qpairs=1")
+        echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
+                           "--port", str(PORT)], "echo.log", ns=ifs["us_s"][0])
+        junk = None
+        try:
+            self.wait_log(echo, "echo.log", "listening on")
+            if flood:
+                junk = bench_more.start_junk(self, ifs, "us_s", secs + 1.5)
+            r = self.loadgen("flood", cli, secs, target=srv_ip, ns=ifs["us_c"][0])
+        finally:
+            if junk:
+                self.stop(junk, wait=30)
+            self.stop(echo)
+            self.reap()
+        ctr = {k: int(v) for k, v in re.findall(r"^([a-z][a-z0-9_.]*) (\d+)", self.log("echo.log"),
+                                                 re.M)}
+        r["drops"] = {k: v for k, v in ctr.items() if v and bench_more.OURS_DROP_RE.search(k)}
+        if junk:
+            r["junk_sent"], r["junk_secs"] = bench_more.junk_sent(self.log("junk.log"))
+        return r
 
     # -- kernel ------------------------------------------------------------
     def make_veth(self):
@@ -231,15 +283,30 @@ class Bench:
         return path
 
     def run_kernel(self, wl, secs, link):
+        """link: lo, veth, or flood / flood-clean (the flood bridge, with or
+        without junk); wl idle: the idle connections held first (lo)."""
         body, keepalive, conns, _ = WORKLOADS[wl]
-        ns_s, ns_c = self.veth if link == "veth" else (None, None)
-        addr = VETH_SRV if link == "veth" else "127.0.0.1"
+        ns_s, ns_c, addr = None, None, "127.0.0.1"
+        if link == "veth":
+            (ns_s, ns_c), addr = self.veth, VETH_SRV
+        elif link.startswith("flood"):
+            ns_s, ns_c = self.flood_ifs["k_s"][0], self.flood_ifs["k_c"][0]
+            addr = bench_more.FLOOD_NET["k"][0]
+        idle = self.idle_n if wl == "idle" else 0
         port = PORT + 1 + self.n % 1000
         self.n += 1
-        srv = self.start(["taskset", "-c", SERVER_CPU, self.a.kserver, "--port", str(port)],
-                         "ks.log", ns=ns_s)
+        cmd = ["taskset", "-c", SERVER_CPU, self.a.kserver, "--port", str(port)]
+        srv = self.start(cmd, "ks.log", ns=ns_s)
+        holder = junk = None
+        extra = {}
         try:
             self.wait_log(srv, "ks.log", "listening on")
+            if idle:
+                holder, extra = bench_more.kernel_idle_open(self, self.a.kserver, idle)
+            if link == "flood":
+                snmp0 = bench_more.snmp(ns_s)
+                junk = bench_more.start_junk(self, self.flood_ifs, "k_s", secs + 1.5)
+                time.sleep(0.5)
             cmd = ["taskset", "-c", CLIENT_CPU, "wrk", "-t1", f"-c{conns}", f"-d{max(1, round(secs))}s",
                    "--latency", "--timeout", "5s"]
             if body:
@@ -248,10 +315,22 @@ class Bench:
                 cmd += ["-H", "Connection: close"]
             p = self.start(cmd + [f"http://{addr}:{port}/"], "wrk.log", ns=ns_c)
             p.wait(secs + 30)
-            return parse_wrk(self.log("wrk.log"), body)
+            r = parse_wrk(self.log("wrk.log"), body)
         finally:
+            if holder:
+                bench_more.kernel_idle_close(self, holder)
+            if junk:
+                self.stop(junk, wait=30)
             self.stop(srv)
             self.reap()
+        r.update(extra)
+        if junk:
+            snmp1 = bench_more.snmp(ns_s)
+            r["drops"] = {k: snmp1.get(k, 0) - snmp0.get(k, 0)
+                          for k in bench_more.KERNEL_DROP_KEYS
+                          if snmp1.get(k, 0) - snmp0.get(k, 0)}
+            r["junk_sent"], r["junk_secs"] = bench_more.junk_sent(self.log("junk.log"))
+        return r
 
     # -- testpmd -----------------------------------------------------------
     def testpmd(self, cpu, vdevs, mode, log):
@@ -333,6 +412,8 @@ def machine():
         "dpdk": out(["pkg-config", "--modversion", "libdpdk"]),
         "wrk": out(["wrk", "-v"]).splitlines()[0] if out(["wrk", "-v"]) else "?",
         "commit": out(["git", "-C", HERE, "rev-parse", "--short", "HEAD"]),
+        # the machine is shared: its load when the run ended, next to the numbers
+        "loadavg": open("/proc/loadavg", encoding="utf-8").read().split(" ", 3)[:3],
     }
 
 
@@ -348,6 +429,14 @@ def attempt(runs, key, fn, pair):
         say(f"  {key:<16} FAILED: {str(e)[-300:]}")
 
 
+def run_flood_pair(b, runs, secs, i):
+    """Ours and the kernel on the flood bridge, each without and with junk."""
+    attempt(runs, "flood/ours-clean", lambda: b.run_ours_flood(secs, False), i)
+    attempt(runs, "flood/ours", lambda: b.run_ours_flood(secs, True), i)
+    attempt(runs, "flood/k-veth-clean", lambda: b.run_kernel("flood", secs, "flood-clean"), i)
+    attempt(runs, "flood/k-veth", lambda: b.run_kernel("flood", secs, "flood"), i)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", required=True, help="build dir with apps/ and kserver")
@@ -358,6 +447,11 @@ def main():
     ap.add_argument("--no-veth", action="store_true")
     ap.add_argument("--no-ceiling", action="store_true")
     ap.add_argument("--wire", action="store_true", help="also testpmd as the wire (ka-64)")
+    ap.add_argument("--idle", type=int, default=None,
+                    help=f"idle connections of the idle workload (default {bench_more.IDLE_FULL}, "
+                    f"--quick {bench_more.IDLE_QUICK})")
+    ap.add_argument("--flood-pps", type=int, default=bench_more.FLOOD_PPS,
+                    help="junk frames per second of the flood workload")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
@@ -368,6 +462,8 @@ def main():
                                                       else tuple(WORKLOADS))
     links = ["lo"] + ([] if a.no_veth else ["veth"])
     b = Bench(a)
+    bench_more.FLOOD_PPS = a.flood_pps
+    b.idle_n = a.idle or (bench_more.IDLE_QUICK if a.quick else bench_more.IDLE_FULL)
 
     def on_signal(signum, _frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -376,11 +472,16 @@ def main():
     try:
         if not a.no_veth:
             b.make_veth()
+        if "flood" in wls:
+            b.flood_ifs = bench_more.make_flood_net(b)
         for i in range(a.pairs):
             say(f"== pair {i + 1}/{a.pairs}")
             for wl in wls:
+                if wl == "flood":
+                    run_flood_pair(b, runs, secs, i)
+                    continue
                 attempt(runs, f"{wl}/ours", lambda: b.run_ours(wl, secs), i)
-                for link in links:
+                for link in (["lo"] if wl == "idle" else links):
                     attempt(runs, f"{wl}/k-{link}", lambda: b.run_kernel(wl, secs, link), i)
             if a.wire:
                 attempt(runs, "ka-64/wire", lambda: b.run_ours("ka-64", secs, wire=True), i)
@@ -388,7 +489,9 @@ def main():
                 attempt(runs, "ceiling", lambda: b.run_ceiling(max(secs, 2.0)), i)
     finally:
         b.close()
-    doc = {"machine": machine(), "secs": secs, "pairs": a.pairs,
+    doc = {"machine": machine(), "secs": secs, "pairs": a.pairs, "idle_n": b.idle_n,
+           "quick": a.quick,
+           "flood_pps": bench_more.FLOOD_PPS,
            "workloads": {w: WORKLOADS[w] for w in wls}, "runs": runs}
     doc["summary"] = bench_report.summarize(doc)
     paths = bench_report.write(doc, a.out)

@@ -18,7 +18,10 @@ def _med(xs):
 def _pairwise(a_runs, b_runs, ka, kb):
     """Median of a[i][ka] / b[i][kb] over the pairs both have."""
     b_by = {r["pair"]: r[kb] for r in b_runs if r.get(kb)}
-    ratios = [r[ka] / b_by[r["pair"]] for r in a_runs if r["pair"] in b_by and r.get(ka)]
+    # A run that measured 0 (e.g. flooded to a standstill) is a result, not
+    # a missing value: only None is left out.
+    ratios = [r[ka] / b_by[r["pair"]] for r in a_runs
+              if r["pair"] in b_by and r.get(ka) is not None]
     return (_med(ratios), len(ratios))
 
 
@@ -44,14 +47,59 @@ def summarize(doc):
             if k in w["systems"]:
                 w["vs_" + k.replace("-", "_")] = _pairwise(ours, runs[wl + "/" + k],
                                                           metric, metric)
-        if metric != "gbps" and ceiling:
+        if metric != "gbps" and ceiling and wl not in ("idle", "flood"):
             w["vs_ceiling_pps"] = _pairwise(ours, ceiling, "pps", "pps")
             w["ours_pps"] = _med([r.get("pps") for r in ours])
+        if wl == "idle":
+            _summarize_idle(runs, w)
+        if wl == "flood":
+            _summarize_flood(runs, w)
         goal = GOALS.get(metric)
-        if goal and w.get("vs_k_lo", (None,))[0] is not None:
+        if goal and wl not in ("idle", "flood") and w.get("vs_k_lo", (None,))[0] is not None:
             w["goal"] = {"vs": goal[0], "want": goal[1], "met": w["vs_k_lo"][0] >= goal[1]}
         out["workloads"][wl] = w
     return out
+
+
+def _summarize_idle(runs, w):
+    """Rate with the idle connections open against ka-64 in the same pair
+    (the same load without them), and memory per idle connection."""
+    for sy, base in (("ours", "ours"), ("k-lo", "k-lo")):
+        rs = runs.get("idle/" + sy, [])
+        if not rs or sy not in w["systems"]:
+            continue
+        w["systems"][sy].update({
+            "vs_no_idle": _pairwise(rs, runs.get("ka-64/" + base, []), "rps", "rps"),
+            "idle_est": _med([r.get("idle_est") for r in rs]),
+            "idle_open_s": _med([r.get("idle_open_s") for r in rs]),
+            "mem_per_idle": _med([r.get("mem_per_idle") for r in rs]),
+            "mbufs_per_idle": _med([r.get("mbufs_per_idle") for r in rs]),
+            "slab_per_idle_both": _med([r.get("slab_per_idle_both") for r in rs]),
+        })
+    o, k = w["systems"].get("ours", {}), w["systems"].get("k-lo", {})
+    if o.get("mem_per_idle") and k.get("mem_per_idle"):
+        w["mem_ratio_ours_k"] = o["mem_per_idle"] / k["mem_per_idle"]
+
+
+def _summarize_flood(runs, w):
+    """Rate under the flood against the same system without it (pairwise),
+    the junk rate reached and the drop counters summed over the runs."""
+    for sy in ("ours", "k-veth"):
+        rs = runs.get("flood/" + sy, [])
+        if not rs or sy not in w["systems"]:
+            continue
+        drops = {}
+        for r in rs:
+            for k, v in (r.get("drops") or {}).items():
+                drops[k] = drops.get(k, 0) + v
+        w["systems"][sy].update({
+            "vs_clean": _pairwise(rs, runs.get(f"flood/{sy}-clean", []), "rps", "rps"),
+            "junk_pps": _med([r["junk_sent"] / r["junk_secs"] for r in rs
+                              if r.get("junk_secs")]),
+            "junk_sent": sum(r.get("junk_sent") or 0 for r in rs),
+            "per_pair": [(r["pair"], round(r["rps"])) for r in rs],
+            "drops": drops,
+        })
 
 
 def _fmt(x, nd=1):
@@ -71,11 +119,13 @@ def markdown(doc):
     lines = [f"# userstack benchmark, {m['date']} on {m['host']}", "",
              f"- CPU: {m['cpu']} ({m['cpus']} CPUs, hypervisor {m['hypervisor']}); "
              f"kernel {m['kernel']}; DPDK {m['dpdk']}; {m['wrk']}; commit {m['commit']}",
+             f"- load average at the end (1, 5, 15 min): {' '.join(m.get('loadavg', ['?']))}"
+             + (f"; {doc['note']}" if doc.get("note") else ""),
              f"- {doc['pairs']} alternating pairs of {doc['secs']} s runs; server on core 1, "
              "client on core 0; medians, and the median of the pairwise ratios (n = pairs).",
              "- ours: us-loadgen <-> us-httpecho over net_memif (busy polling); k-lo / k-veth: "
              "wrk -t1 -> bench/kserver (epoll) over loopback / a veth pair; 32 connections "
-             "(bulk: 1, 1 MiB POST echoed).",
+             "(bulk: 1, bulk-4 / bulk-16: 4 / 16, 1 MiB POSTs echoed).",
              f"- ceiling: dpdk-testpmd io-forward fed by testpmd flowgen over memif: "
              f"{_fmt(s['ceiling_pps'])} packets/s each way (median).", "",
              "| workload | metric | ours | k-lo | k-veth | ours/k-lo | ours/k-veth | "
@@ -95,6 +145,7 @@ def markdown(doc):
                      f"{med('k-veth')} | {_ratio(w.get('vs_k_lo'))} | "
                      f"{_ratio(w.get('vs_k_veth'))} | {_ratio(w.get('vs_ceiling_pps'))} | "
                      f"{lat('ours')} | {lat('k-lo')} | {goal} |")
+    lines += _idle_lines(doc) + _flood_lines(doc)
     wire = doc["runs"].get("ka-64/wire")
     if wire:
         lines += ["", f"testpmd as the wire (OVERSUBSCRIBED: 3 busy pollers on 2 cores), "
@@ -110,6 +161,64 @@ def markdown(doc):
     return "\n".join(lines) + "\n"
 
 
+def _idle_lines(doc):
+    w = doc["summary"]["workloads"].get("idle")
+    if not w:
+        return []
+    n = doc.get("idle_n")
+    lines = ["", f"### Many idle + few active: {n:,} idle connections open, ka-64 on 32 others",
+             "", "| system | idle established | opened in s | ka-64 req/s with idle | "
+             "with / without idle (pairwise vs ka-64) | memory per idle connection (bytes) |",
+             "|---|---|---|---|---|---|"]
+    how = {"ours": "server VmRSS growth / N (mbufs held per idle: {mb})",
+           "k-lo": "slab growth / 2 / N + kserver VmRSS growth / N (slab both ends: {sb} B)"}
+    for sy, d in w["systems"].items():
+        if "idle_est" not in d:
+            continue
+        note = how.get(sy, "").format(mb=_fmt(d.get("mbufs_per_idle"), 2),
+                                      sb=_fmt(d.get("slab_per_idle_both"), 0))
+        lines.append(f"| {sy} | {_fmt(d['idle_est'])} | {_fmt(d['idle_open_s'])} | "
+                     f"{_fmt(d['median'])} | {_ratio(d.get('vs_no_idle'))} | "
+                     f"{_fmt(d.get('mem_per_idle'), 0)}: {note} |")
+    if w.get("mem_ratio_ours_k"):
+        lines.append(f"\nMemory per idle connection, ours / kernel: {w['mem_ratio_ours_k']:.2f}x")
+    return lines
+
+
+def _flood_lines(doc):
+    w = doc["summary"]["workloads"].get("flood")
+    if not w:
+        return []
+    sy = w["systems"]
+    lines = ["", f"### Flood: junk at {doc.get('flood_pps', 0):,} frames/s (paced, core 0) "
+             "while ka-64 runs, af_packet veths on a bridge",
+             "", "| system | req/s clean | req/s flooded | flooded / clean (pairwise) | "
+             "flooded req/s per pair | junk frames/s reached | "
+             "drop counters (sum over runs; junk sent) |",
+             "|---|---|---|---|---|---|---|"]
+    for name in ("ours", "k-veth"):
+        d = sy.get(name)
+        if not d:
+            continue
+        drops = ", ".join(f"{k} {v:,}" for k, v in sorted(d.get("drops", {}).items()))
+        clean = sy.get(name + "-clean", {}).get("median")
+        lines.append(f"| {name} | {_fmt(clean)} | {_fmt(d['median'])} | "
+                     f"{_ratio(d.get('vs_clean'))} | "
+                     f"{' '.join(f'{v:,}' for _p, v in d.get('per_pair', []))} | "
+                     f"{_fmt(d.get('junk_pps'))} | "
+                     f"{drops or '-'}; sent {d.get('junk_sent', 0):,} |")
+    return lines
+
+
+def _bars(ax, s, wls, systems):
+    width = 0.8 / len(systems)
+    for i, sy in enumerate(systems):
+        vals = [s[w]["systems"].get(sy, {}).get("median") or 0 for w in wls]
+        ax.bar([x + (i - (len(systems) - 1) / 2) * width for x in range(len(wls))], vals, width,
+               label=sy)
+    ax.set_xticks(range(len(wls)))
+
+
 def plot(doc, path):
     try:
         import matplotlib
@@ -118,22 +227,29 @@ def plot(doc, path):
     except ImportError:
         return None
     s = doc["summary"]["workloads"]
-    wls = [w for w in s if s[w]["metric"] != "gbps"]
-    systems = ["ours", "k-lo", "k-veth"]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    width = 0.25
-    for i, sy in enumerate(systems):
-        vals = [s[w]["systems"].get(sy, {}).get("median") or 0 for w in wls]
-        ax.bar([x + (i - 1) * width for x in range(len(wls))], vals, width, label=sy)
-    ax.set_xticks(range(len(wls)))
-    ax.set_xticklabels([f"{w}\n({METRIC_TEXT[s[w]['metric']]})" for w in wls])
+    rates = [w for w in s if s[w]["metric"] != "gbps"]
+    bulks = [w for w in s if s[w]["metric"] == "gbps"]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), gridspec_kw={"width_ratios": [3, 1.3, 1]})
+    ax = axes[0]
+    _bars(ax, s, rates, ["ours", "k-lo", "k-veth", "ours-clean", "k-veth-clean"])
+    ax.set_xticklabels([f"{w}\n({METRIC_TEXT[s[w]['metric']]})" for w in rates], fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("per second (median, log scale)")
     cp = doc["summary"].get("ceiling_pps")
     if cp:
         ax.axhline(cp, color="grey", linestyle="--", label="testpmd ceiling (pkt/s)")
-    ax.legend()
-    ax.set_title(f"userstack vs kernel, {doc['machine']['host']} {doc['machine']['date'][:10]}")
+    ax.legend(fontsize=7)
+    ax.set_title("rates (flood: af_packet; *-clean: without junk)", fontsize=9)
+    _bars(axes[1], s, bulks, ["ours", "k-lo", "k-veth"])
+    axes[1].set_xticklabels(bulks, fontsize=8)
+    axes[1].set_ylabel("Gbit/s each way (median)")
+    axes[1].set_title("bulk, 1 / 4 / 16 flows", fontsize=9)
+    idle = s.get("idle", {}).get("systems", {})
+    names = [sy for sy in ("ours", "k-lo") if idle.get(sy, {}).get("mem_per_idle")]
+    axes[2].bar(names, [idle[sy]["mem_per_idle"] for sy in names], color=["C0", "C1"][:len(names)])
+    axes[2].set_ylabel("bytes per idle connection (server side)")
+    axes[2].set_title(f"memory, {doc.get('idle_n') or 0:,} idle", fontsize=9)
+    fig.suptitle(f"userstack vs kernel, {doc['machine']['host']} {doc['machine']['date'][:10]}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -143,7 +259,9 @@ def plot(doc, path):
 def write(doc, outdir):
     os.makedirs(outdir, exist_ok=True)
     m = doc["machine"]
-    base = os.path.join(outdir, f"{m['date'][:10]}-{m['host']}")
+    # --quick runs get their own name: they do not replace the day's full run
+    base = os.path.join(outdir, f"{m['date'][:10]}-{m['host']}" +
+                        ("-quick" if doc.get("quick") else ""))
     with open(base + ".json", "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
     with open(base + ".md", "w", encoding="utf-8") as f:

@@ -38,10 +38,12 @@ static int port_lookup(const struct us_config *cfg, uint16_t *port_id, char *err
 		nic_device_name(cfg->device, name, sizeof(name));
 		if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
 			return 0;
+		/* The name (the device's first field) says which device; the
+		 * whole device string (up to 255 bytes) could not fit in err. */
 		snprintf(err, errlen,
-			 "[port] device = '%s': no port named '%s' (did EAL probe it? "
+			 "[port] device: no port named '%s' (did EAL probe it? "
 			 "a PCI NIC must be bound to vfio-pci; check the EAL log above)",
-			 cfg->device, name);
+			 name);
 		return -ENODEV;
 	}
 	n = rte_eth_dev_count_avail();

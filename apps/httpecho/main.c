@@ -20,6 +20,7 @@
 struct echo_opts {
 	const char *config;
 	uint16_t port;
+	unsigned ports;         /* --ports: port .. port + ports - 1 */
 	struct http_limits lim;
 	unsigned fastopen_qlen; /* 0: off */
 	const char *lcores;     /* --lcores: one engine per lcore; NULL: config */
@@ -44,11 +45,14 @@ static void echo_usage(FILE *out, const char *prog)
 	fprintf(out,
 		"usage: %s [--config FILE] [--port N] [--max-body BYTES] [--max-header BYTES]\n"
 		"          [--fastopen[=QLEN]] [--lcores LIST] [--migrate-every N]\n"
+		"          [--ports N]\n"
 		"HTTP/1.1 echo server on userstack: every request gets 200 with its raw\n"
 		"bytes (request line, headers, body as received) as the body.\n"
 		"  --config FILE       userstack INI config (default: config/tap.ini,\n"
 		"                      relative to the current directory)\n"
 		"  --port N            TCP port (default: 8080)\n"
+		"  --ports N           listen on N ports from --port on (default: 1; one\n"
+		"                      client address reaches ~28 K connections per port)\n"
 		"  --max-body BYTES    larger bodies get 413 (default: %llu)\n"
 		"  --max-header BYTES  larger header sections get 431 (default: %u)\n"
 		"  --fastopen[=QLEN]   TCP Fast Open (RFC 7413) on the listener: requests\n"
@@ -115,13 +119,14 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 		{ "fastopen", optional_argument, NULL, 'f' },
 		{ "lcores", required_argument, NULL, 'l' },
 		{ "migrate-every", required_argument, NULL, 'm' },
+		{ "ports", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
 	int opt;
 
-	*o = (struct echo_opts){ .config = "config/tap.ini", .port = 8080 };
+	*o = (struct echo_opts){ .config = "config/tap.ini", .port = 8080, .ports = 1 };
 	while ((opt = getopt_long(argc, argv, "c:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -131,6 +136,11 @@ static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 			if (echo_number("--port", optarg, 65535, &v) < 0)
 				return -EINVAL;
 			o->port = (uint16_t)v;
+			break;
+		case 'P':
+			if (echo_number("--ports", optarg, 64, &v) < 0 || v == 0)
+				return -EINVAL;
+			o->ports = (unsigned)v;
 			break;
 		case 'b':
 			if (echo_number("--max-body", optarg, 1ull << 40, &v) < 0)
@@ -203,6 +213,14 @@ static int echo_start(struct us_stack *st, const struct echo_opts *o)
 		echo_srv[k].migrate_every = o->migrate_every;
 		echo_srv[k].engine = k;
 		echo_srv[k].nengines = n;
+		for (unsigned i = 1; i < o->ports; i++) {
+			if (o->port + i > 65535 ||
+			    echo_server_listen(&echo_srv[k], k, (uint16_t)(o->port + i)) < 0) {
+				fprintf(stderr, "us-httpecho: cannot listen on port %u: %s\n",
+					o->port + i, strerror(errno));
+				return -1;
+			}
+		}
 	}
 	if (o->fastopen_qlen > 0 && us_listen_set_fastopen(st, o->port, o->fastopen_qlen) < 0) {
 		fprintf(stderr, "us-httpecho: --fastopen: %s\n", strerror(errno));

@@ -398,6 +398,11 @@ int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned eng
 	return us_tcp_listen_engine(st, engine, port, &echo_handlers, srv);
 }
 
+int echo_server_listen(struct echo_server *srv, unsigned engine, uint16_t port)
+{
+	return us_tcp_listen_engine(srv->st, engine, port, &echo_handlers, srv);
+}
+
 void echo_server_add(struct echo_server *into, const struct echo_server *from)
 {
 	into->ctr.requests += from->ctr.requests;

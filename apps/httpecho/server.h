@@ -56,6 +56,9 @@ struct echo_server {
 /* Listens on port on one engine (the server's connections all live on it). */
 int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned engine,
 		      uint16_t port, const struct http_limits *lim);
+/* One more listening port for a started server (us-httpecho --ports: more
+ * than one port's ~28 K ephemeral ports of connections from one client). */
+int echo_server_listen(struct echo_server *srv, unsigned engine, uint16_t port);
 /* Adds from's counters to into's (the summary over engines). */
 void echo_server_add(struct echo_server *into, const struct echo_server *from);
 /* Gracefully closes every live connection and frees its state. */

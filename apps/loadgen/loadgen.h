@@ -47,6 +47,9 @@ struct lg_opts {
 	char lcores[32];      /* --lcores, default 0-(N-1) */
 	bool download;        /* --download: one GET, the body hashed, then stop */
 	bool check_echo;      /* --check-echo: each response body == its request */
+	unsigned idle;        /* --idle: connections opened first, then left idle */
+	unsigned idle_ports;  /* --idle-ports: spread over the P ports after target's */
+	double idle_wait_s;   /* --idle-wait: pause before and after opening them */
 };
 
 /* X(name, description): error kinds, each its own counter and JSON key. */
@@ -114,6 +117,9 @@ struct lg_run {
 	uint64_t body_bytes;
 	bool finished;
 	char body_hex[2 * crypto_hash_sha256_BYTES + 1];
+	/* --idle (idle.c): descriptors, -1 when none; established and failed. */
+	int *idle_fd;
+	unsigned idle_open, idle_failed;
 };
 
 /* Prototypes */
@@ -127,5 +133,9 @@ void lg_conn_event(struct lg_run *r, struct lg_conn *c, uint32_t events, uint64_
 void lg_conn_tick(struct lg_run *r, struct lg_conn *c, uint64_t now);
 void lg_conn_close(struct lg_run *r, struct lg_conn *c);
 uint64_t lg_errors_total(const struct lg_errors *e);
+/* idle.c: opens the --idle connections (after --delay, before the load);
+ * 0, or -1 without memory.  lg_idle_stop closes them. */
+int lg_idle_start(struct lg_run *r);
+void lg_idle_stop(struct lg_run *r);
 
 #endif

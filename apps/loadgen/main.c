@@ -68,7 +68,15 @@ static void lg_usage(FILE *out)
 		"                       it failed); --duration and --timeout-ms bound it\n"
 		"  --check-echo         every response body (raw: the response) must be the\n"
 		"                       request's bytes, as an echo server sends them back;\n"
-		"                       a difference counts as error echo_mismatch\n");
+		"                       a difference counts as error echo_mismatch\n"
+		"  --idle N             first open N connections that then stay idle (no\n"
+		"                       request), then run the load (e.g. bench/: the rate\n"
+		"                       with 100 K idle connections open)\n"
+		"  --idle-ports P       the idle connections go to the P ports after the\n"
+		"                       target's, round robin (one client address reaches\n"
+		"                       ~28 K connections per server port; default 0: the\n"
+		"                       target's port)\n"
+		"  --idle-wait S        poll S seconds before and after opening them (default 0)\n");
 }
 
 static int lg_parse_target(struct lg_opts *o, const char *s)
@@ -136,6 +144,9 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		{ "requests", required_argument, NULL, 'N' },
 		{ "download", no_argument, NULL, 'G' },
 		{ "check-echo", no_argument, NULL, 'E' },
+		{ "idle", required_argument, NULL, 'I' },
+		{ "idle-ports", required_argument, NULL, 'P' },
+		{ "idle-wait", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool req_set = false, resp_set = false, dur_set = false;
@@ -173,6 +184,9 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
 		case 'G': o->download = true; break;
 		case 'E': o->check_echo = true; break;
+		case 'I': o->idle = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'P': o->idle_ports = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'W': o->idle_wait_s = strtod(optarg, NULL); break;
 		case 'h': lg_usage(stdout); exit(0);
 		default: lg_usage(stderr); return -1;
 		}
@@ -189,6 +203,11 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 	}
 	if (lg_download_opts(o) < 0)
 		return -1;
+	if (o->idle > 4000000 || o->idle_ports > 1000 || o->idle_wait_s < 0) {
+		fprintf(stderr, "us-loadgen: --idle 0..4000000, --idle-ports 0..1000, "
+			"--idle-wait >= 0\n");
+		return -1;
+	}
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
 	if (o->mode == LG_RAW && !req_set)
@@ -252,6 +271,11 @@ static void lg_loop(struct lg_run *r)
 		us_epoll_wait(r->ep, evs, LG_EVENTS, 10);
 		now = lg_now_ns();
 	}
+	if (lg_idle_start(r) < 0) {
+		lg_stop = 1;
+		return;
+	}
+	now = lg_now_ns();
 	t_sec = now;
 	r->t0 = r->t_tokens = now;
 	r->t_end = now + (uint64_t)(r->o.duration_s * 1e9);
@@ -308,6 +332,17 @@ static void lg_report_echo(const struct lg_run *r, FILE *out, bool json)
 			(unsigned long long)r->err.echo_mismatch);
 	else
 		fprintf(out, ",\n  \"echo_checked\": %llu", (unsigned long long)r->echo_checked);
+/* --idle: how many of the idle connections opened. */
+static void lg_report_idle(const struct lg_run *r, FILE *out, bool json)
+{
+	if (r->o.idle == 0)
+		return;
+	if (!json)
+		fprintf(out, "idle connections: %u established, %u failed\n", r->idle_open,
+			r->idle_failed);
+	else
+		fprintf(out, ",\n  \"idle\": {\n    \"wanted\": %u,\n    \"established\": %u,\n"
+			"    \"failed\": %u\n  }", r->o.idle, r->idle_open, r->idle_failed);
 }
 
 static void lg_report(const struct lg_run *r, FILE *out, bool json)
@@ -341,6 +376,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 		fprintf(out, " max %.1f\n", (double)r->lat.max / 1e3);
 		lg_report_download(r, out, false, secs);
 		lg_report_echo(r, out, false);
+		lg_report_idle(r, out, false);
 		return;
 	}
 	fprintf(out, "{\n  \"target\": \"%s\",\n  \"mode\": \"%s\",\n  \"keepalive\": %s,\n"
@@ -369,6 +405,7 @@ static void lg_report(const struct lg_run *r, FILE *out, bool json)
 	fprintf(out, ",\n    \"max\": %.1f\n  }", (double)r->lat.max / 1e3);
 	lg_report_download(r, out, true, secs);
 	lg_report_echo(r, out, true);
+	lg_report_idle(r, out, true);
 	fprintf(out, "\n}\n");
 }
 
@@ -385,6 +422,7 @@ static int lg_run_init(struct lg_run *r, const struct lg_opts *o, unsigned k)
 	if (o->max_requests > 0) /* --requests: the total, split like the connections */
 		r->o.max_requests = o->max_requests / n + (k < o->max_requests % n);
 	r->o.quiet = o->quiet || k > 0;
+	r->o.idle = o->idle / n + (k < o->idle % n);
 	if (lg_build_request(r) < 0)
 		return -1;
 	r->c = calloc(r->o.conns, sizeof(*r->c));
@@ -412,6 +450,7 @@ static int lg_engine_main(struct us_stack *st, unsigned k, void *arg)
 	lg_loop(r);
 	for (unsigned i = 0; i < r->o.conns; i++)
 		lg_conn_close(r, &r->c[i]);
+	lg_idle_stop(r);
 	us_close(r->ep);
 	return 0;
 }
@@ -430,6 +469,8 @@ static void lg_merge(struct lg_run *total, const struct lg_run *runs, unsigned n
 		total->tfo_syn_requests += r->tfo_syn_requests;
 		total->tfo_cookie_requests += r->tfo_cookie_requests;
 		total->echo_checked += r->echo_checked;
+		total->idle_open += r->idle_open;
+		total->idle_failed += r->idle_failed;
 #define LG_X_ADD(name, desc) total->err.name += r->err.name;
 		LG_ERRORS(LG_X_ADD)
 #undef LG_X_ADD

@@ -10,6 +10,7 @@ Cases:
   memif-64-idle    the same with the idle back-off on in both stacks
                    ([engine] idle_sleep_max_us = 200).
   memif-rate       --rate 1000 for 4 s: about 4000 requests (70 % .. 102 %).
+  memif-idle-ports --idle 29000 over --idle-ports 2 (us-httpecho --ports 3): all open
   tap-keepalive    us-loadgen in a namespace over its tap against a small
                    Python HTTP/1.1 keep-alive server on the kernel side.
   tap-close        the same, one connection per request (Connection: close).
@@ -238,7 +239,7 @@ def run_loadgen(run, cmd, secs, ns=False):
         return json.load(f)
 
 
-def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=()):
+def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=(), srv_extra=()):
     base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
             "[port]\nmbufs = 8191\n[ip]\n"
             f"[engine]\nidle_sleep_max_us = {idle_us}\n")
@@ -248,7 +249,8 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=()):
                      ip={"addr": "10.79.0.2/24"})
     cli = run.config("cli", base, port={"device": dev.format("client")},
                      ip={"addr": "10.79.0.1/24"})
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080"], "httpecho.log")
+    echo = run.start([args.httpecho, "--config", srv, "--port", "8080"] + list(srv_extra),
+                     "httpecho.log")
     wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
              20, "us-httpecho's listening line")
     ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-500:]}")
@@ -328,6 +330,17 @@ def run_case(args, name):
                 check_clean(res, 1)
                 ei.check(2800 <= res["requests"] <= 4100,
                          f"{res['requests']} requests at --rate 1000 for 4 s")
+            elif name == "memif-idle-ports":
+                # 29000 idle connections: more than one server port's ~28 K
+                # ephemeral ports from one address, so only --idle-ports 2
+                # (us-httpecho --ports 3: 8081 and 8082) opens them all.
+                res = case_memif(args, run, secs=2, conns=8, idle_us=200,
+                                 extra=("--idle", "29000", "--idle-ports", "2"),
+                                 srv_extra=("--ports", "3"))
+                check_clean(res, 80)
+                ei.check(res["idle"] == {"wanted": 29000, "established": 29000, "failed": 0},
+                         f"idle: {res['idle']}")
+                ei.check(res["connects"] == 8, f"{res['connects']} active connections, want 8")
             elif name == "tap-keepalive":
                 res = case_tap(args, run)
                 check_clean(res, 200)
@@ -378,7 +391,7 @@ def run_case(args, name):
     return 0
 
 
-CASES = ("memif-64", "memif-64-idle", "memif-rate", "tap-keepalive", "tap-close", "tap-raw", "tap-refused",
+CASES = ("memif-64", "memif-64-idle", "memif-rate", "memif-idle-ports", "tap-keepalive", "tap-close", "tap-raw", "tap-refused",
          "tap-timeout", "tap-download-256m")
 
 
