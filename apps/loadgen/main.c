@@ -332,6 +332,8 @@ static void lg_report_echo(const struct lg_run *r, FILE *out, bool json)
 			(unsigned long long)r->err.echo_mismatch);
 	else
 		fprintf(out, ",\n  \"echo_checked\": %llu", (unsigned long long)r->echo_checked);
+}
+
 /* --idle: how many of the idle connections opened. */
 static void lg_report_idle(const struct lg_run *r, FILE *out, bool json)
 {
