@@ -43,6 +43,8 @@ struct echo_server {
 	struct echo_counters ctr;
 	struct echo_conn_list conns; /* live connections, closed at stop */
 	unsigned live;
+	struct echo_conn_list spare; /* freed connections kept for reuse */
+	unsigned nspare;
 };
 
 /* Prototypes */

@@ -279,6 +279,35 @@ static void test_one_send_per_small_response(void **state)
 	peer_free(c);
 }
 
+/* A closed connection's state waits on srv.spare and serves the next
+ * accept (no malloc per connection); stop frees the spares (ASan's leak
+ * check in the sanitizer build). */
+static void test_closed_connection_is_reused(void **state)
+{
+	(void)state;
+	struct us_conn *a = peer_connect(1 << 20), *b;
+	void *first = a->ctx;
+	char *want = echo_of(REQ_CLOSE, true);
+
+	peer_write(a, REQ_CLOSE);
+	assert_out(a, want);
+	peer_fin(a);
+	assert_true(a->closed);
+	assert_int_equal(srv.live, 0);
+	assert_int_equal(srv.nspare, 1);
+	b = peer_connect(1 << 20);
+	assert_ptr_equal(b->ctx, first);
+	assert_int_equal(srv.nspare, 0);
+	peer_write(b, REQ_CLOSE);
+	assert_out(b, want); /* fresh state: nothing left from a */
+	peer_fin(b);
+	assert_true(b->closed);
+	assert_int_equal(srv.nspare, 1);
+	free(want);
+	peer_free(a);
+	peer_free(b);
+}
+
 static void test_byte_by_byte_and_partial_sends(void **state)
 {
 	(void)state;
@@ -464,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_get_echoed_keep_alive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_send_per_small_response, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_closed_connection_is_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_by_byte_and_partial_sends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_close_lingers_until_fin, setup,
 						teardown),
