@@ -542,6 +542,9 @@ static void test_line_end_errors_at_byte(void **state)
 		{ "\r\n\rGET / HTTP/1.1\r\n", NULL, HTTP_ERR_bad_line_end, 4 },
 		{ "GET /0123456789abcdef HTTP/1.1\r\n", &tiny, HTTP_ERR_request_line_too_long, 15 },
 		{ "GET /0123456789\r\n", &tiny, HTTP_ERR_request_line_too_long, 15 },
+		/* A CR at the last byte the limit allows, then no LF. */
+		{ "GET /012345678\rX HTTP/1.1\r\n", &tiny, HTTP_ERR_bad_line_end, 16 },
+		{ "GET /012345678\r\n", &tiny, HTTP_ERR_bad_request_line, 16 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t len = strlen(cases[i].req);
