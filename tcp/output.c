@@ -5,6 +5,11 @@
  * to the send queue's mbufs: the queue keeps its reference, so sending and
  * retransmitting never copy payload and an acknowledged buffer is freed only
  * when the last segment referencing it has left the NIC.
+ *
+ * Except small payloads (TCP_TX_COPY_MAX): they are copied into the header
+ * mbuf.  An indirect mbuf costs an allocation, a refcount update, a second
+ * checksum piece, a second NIC descriptor and a detach on free, several
+ * times a ~100-byte memcpy (bench/PERF.md).
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +19,9 @@
 
 #include "stack/csum.h"
 #include "tcp/tcb.h"
+
+/* Payloads up to this many bytes are copied, not referenced (see above). */
+#define TCP_TX_COPY_MAX 512u
 
 uint16_t tcp_our_mss(const struct tcp_stack *ts)
 {
@@ -57,15 +65,44 @@ uint32_t tcp_rcv_window(struct tcp_conn *c)
 	return c->rcv_adv - c->rcv_nxt;
 }
 
-/* Attaches [off, off + len) of the send queue to h as indirect mbufs. */
-static int attach_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+/* The send queue mbuf holding byte off of the queue; *off becomes the
+ * offset inside it. */
+static struct rte_mbuf *sndq_seek(struct tcp_conn *c, uint32_t *off)
 {
 	struct rte_mbuf *q = c->sndq.head;
 
-	while (q != NULL && off >= q->data_len) {
-		off -= q->data_len;
+	while (q != NULL && *off >= q->data_len) {
+		*off -= q->data_len;
 		q = q->next;
 	}
+	return q;
+}
+
+/* Copies [off, off + len) of the send queue behind h's header. */
+static int copy_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+{
+	struct rte_mbuf *q = sndq_seek(c, &off);
+	char *dst = rte_pktmbuf_append(h, (uint16_t)len);
+
+	if (dst == NULL)
+		return -ENOBUFS;
+	while (len > 0 && q != NULL) {
+		uint32_t n = RTE_MIN(len, (uint32_t)q->data_len - off);
+
+		memcpy(dst, rte_pktmbuf_mtod_offset(q, const char *, off), n);
+		dst += n;
+		len -= n;
+		off = 0;
+		q = q->next;
+	}
+	return len == 0 ? 0 : -EINVAL;
+}
+
+/* Attaches [off, off + len) of the send queue to h as indirect mbufs. */
+static int attach_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+{
+	struct rte_mbuf *q = sndq_seek(c, &off);
+
 	while (len > 0 && q != NULL) {
 		uint32_t n = RTE_MIN(len, (uint32_t)q->data_len - off);
 		struct rte_mbuf *mi = rte_pktmbuf_alloc(c->ts->env.pool);
@@ -85,6 +122,13 @@ static int attach_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, 
 		q = q->next;
 	}
 	return len == 0 ? 0 : -EINVAL;
+}
+
+static int add_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+{
+	if (len <= TCP_TX_COPY_MAX && len <= rte_pktmbuf_tailroom(h))
+		return copy_payload(c, h, off, len);
+	return attach_payload(c, h, off, len);
 }
 
 struct seg_spec {
@@ -158,7 +202,7 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 		return -ENOBUFS;
 	}
 	/* A SYN's data (RFC 7413) starts after the SYN's sequence number. */
-	if (len > 0 && attach_payload(c, h, seq + !!(flags & TH_SYN) - c->sndq_seq, len) < 0) {
+	if (len > 0 && add_payload(c, h, seq + !!(flags & TH_SYN) - c->sndq_seq, len) < 0) {
 		rte_pktmbuf_free(h);
 		ts->stats.drop_no_mbuf++;
 		return -ENOBUFS;

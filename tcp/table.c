@@ -2,7 +2,8 @@
  * ports.
  *
  * An open hash with chaining (LIST per bucket) sized from max_conns; the hash
- * of the 4-tuple is keyed (SipHash, libsodium) so a peer cannot aim its
+ * of the 4-tuple is keyed (SipHash-1-3 with a per-boot random key, see
+ * tcp/tuple_hash.h for why that is safe) so a peer cannot aim its
  * connections at one bucket, and stored in the TCB so removal needs no
  * rehash.  Listeners are few: 64 buckets by port.
  */
@@ -10,25 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "tcp/tcb.h"
+#include "tcp/tuple_hash.h"
 
 #define TCP_LISTEN_BUCKETS 64u
 
 static uint32_t tuple_hash(const struct tcp_stack *ts, uint32_t lip, uint16_t lport,
 			   uint32_t rip, uint16_t rport)
 {
-	uint8_t in[12], out[crypto_shorthash_BYTES];
-	uint32_t h;
-
-	memcpy(in, &lip, 4);
-	memcpy(in + 4, &rip, 4);
-	memcpy(in + 8, &lport, 2);
-	memcpy(in + 10, &rport, 2);
-	crypto_shorthash(out, in, sizeof(in), ts->hash_key);
-	memcpy(&h, out, sizeof(h));
-	return h;
+	return tcp_tuple_hash(ts->hash_key, lip, lport, rip, rport);
 }
 
 int tcp_table_init(struct tcp_stack *ts)

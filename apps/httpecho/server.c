@@ -9,7 +9,9 @@
  * would cause and lets the client see the whole response.
  *
  * Buffer ownership: ec->in and ec->out belong to the connection and are
- * freed with it in echo_free, on every path (close, abort, on_closed, stop).
+ * freed with it in echo_free, on every path (close, abort, on_closed, stop);
+ * up to ECHO_SPARE_MAX freed connections (with an input buffer of the first
+ * size) wait on srv->spare for the next accept instead, and go at stop.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -24,6 +26,10 @@
 #define ECHO_READ_MIN 2048u        /* read no less than this at a time */
 #define ECHO_OUT_HIGH (256u << 10) /* stop framing pipelined requests above this */
 #define ECHO_KEEP_MAX (64u << 10)  /* shrink idle buffers bigger than this */
+/* Connections kept for reuse: malloc/realloc/free of the connection and its
+ * input buffer were ~1,000 of ~18,000 instructions of a connection per
+ * request (bench/PERF.md). */
+#define ECHO_SPARE_MAX 128u
 
 struct echo_conn {
 	LIST_ENTRY(echo_conn) link;
@@ -46,11 +52,45 @@ struct echo_conn {
 
 static void echo_free(struct echo_conn *ec)
 {
+	struct echo_server *srv = ec->srv;
+
 	LIST_REMOVE(ec, link);
-	ec->srv->live--;
-	free(ec->in);
+	srv->live--;
 	free(ec->out);
+	if (srv->nspare < ECHO_SPARE_MAX && ec->in_cap <= ECHO_IN_MIN) {
+		LIST_INSERT_HEAD(&srv->spare, ec, link);
+		srv->nspare++;
+		return;
+	}
+	free(ec->in);
 	free(ec);
+}
+
+/* A spare connection (its input buffer kept) or a new one; the fields
+ * before the parser zeroed either way. */
+static struct echo_conn *echo_conn_get(struct echo_server *srv)
+{
+	struct echo_conn *ec = LIST_FIRST(&srv->spare);
+	uint8_t *in = NULL;
+	size_t in_cap = 0;
+
+	if (ec != NULL) {
+		LIST_REMOVE(ec, link);
+		srv->nspare--;
+		in = ec->in;
+		in_cap = ec->in_cap;
+	} else {
+		/* Not calloc: the parser's line buffer (8 KiB) needs no zeroing,
+		 * line_len says what it holds, and zeroing it was 28 % of the
+		 * instructions of a connection per request (bench/PERF.md). */
+		ec = malloc(sizeof(*ec));
+		if (ec == NULL)
+			return NULL;
+	}
+	memset(ec, 0, offsetof(struct echo_conn, parser));
+	ec->in = in;
+	ec->in_cap = in_cap;
+	return ec;
 }
 
 /* The application ends it: us_conn_close is graceful, us_conn_abort sends RST. */
@@ -144,17 +184,31 @@ static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
 
 /* Responses */
 
+/* Head and echo in one us_conn_send when both fit here: as two sends they
+ * left as two segments (the server sets NODELAY), each paying the whole
+ * TCP/IP/NIC path, ~1,500 instructions of ~7,900 per keep-alive request
+ * (bench/PERF.md).  Bigger echoes are sent from ec->in, not copied. */
+#define ECHO_ONE_SEND 4096u
+#define ECHO_HEAD_MAX 160u
+
 static int echo_respond(struct echo_conn *ec)
 {
 	const struct http_request *r = &ec->parser.req;
-	char head[160];
-	int n = http_echo_head(head, sizeof(head), r->raw_len, !r->keep_alive);
+	char buf[ECHO_ONE_SEND];
+	/* RFC 9110 9.3.2: HEAD gets the same header fields and no content. */
+	size_t body = r->head ? 0 : (size_t)r->raw_len;
+	int n = http_echo_head(buf, ECHO_HEAD_MAX, r->raw_len, !r->keep_alive);
+	int rc;
 	if (n < 0)
 		return n;
-	int rc = echo_queue(ec, head, (size_t)n);
-	/* RFC 9110 9.3.2: HEAD gets the same header fields and no content. */
-	if (rc == 0 && !r->head)
-		rc = echo_queue(ec, ec->in + r->lead_len, (size_t)r->raw_len);
+	if ((size_t)n + body <= sizeof(buf)) {
+		memcpy(buf + n, ec->in + r->lead_len, body);
+		rc = echo_queue(ec, buf, (size_t)n + body);
+	} else {
+		rc = echo_queue(ec, buf, (size_t)n);
+		if (rc == 0 && body > 0)
+			rc = echo_queue(ec, ec->in + r->lead_len, body);
+	}
 	ec->srv->ctr.requests++;
 	ec->served++;
 	if (!r->keep_alive)
@@ -355,16 +409,12 @@ static void echo_on_closed(void *ctx, struct us_conn *c, int err)
 static void echo_on_accept(void *listen_ctx, struct us_conn *c)
 {
 	struct echo_server *srv = listen_ctx;
-	/* Not calloc: the parser's line buffer (8 KiB) needs no zeroing,
-	 * line_len says what it holds, and zeroing it was 28 % of the
-	 * instructions of a connection per request (bench/PERF.md). */
-	struct echo_conn *ec = malloc(sizeof(*ec));
+	struct echo_conn *ec = echo_conn_get(srv);
 	if (ec == NULL) {
 		srv->ctr.no_memory++;
 		us_conn_abort(c);
 		return;
 	}
-	memset(ec, 0, offsetof(struct echo_conn, parser));
 	ec->srv = srv;
 	ec->c = c;
 	http_parser_init(&ec->parser, &srv->lim);
@@ -372,8 +422,8 @@ static void echo_on_accept(void *listen_ctx, struct us_conn *c)
 	srv->live++;
 	srv->ctr.connections++;
 	us_conn_set_ctx(c, ec);
-	/* A response goes out as a header write and a body write: with Nagle
-	 * the body would wait for the peer's delayed ACK (~40 ms per request). */
+	/* A big response goes out as a header write and a body write: with
+	 * Nagle the body would wait for the peer's delayed ACK (~40 ms). */
 	us_conn_set_nodelay(c, 1);
 }
 
@@ -395,6 +445,7 @@ int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned eng
 	http_parser_init(&probe, lim);
 	srv->lim = probe.lim;
 	LIST_INIT(&srv->conns);
+	LIST_INIT(&srv->spare);
 	return us_tcp_listen_engine(st, engine, port, &echo_handlers, srv);
 }
 
@@ -420,6 +471,14 @@ void echo_server_stop(struct echo_server *srv)
 {
 	while (!LIST_EMPTY(&srv->conns))
 		echo_end(LIST_FIRST(&srv->conns), false);
+	while (!LIST_EMPTY(&srv->spare)) {
+		struct echo_conn *ec = LIST_FIRST(&srv->spare);
+
+		LIST_REMOVE(ec, link);
+		free(ec->in);
+		free(ec);
+	}
+	srv->nspare = 0;
 }
 
 uint64_t echo_server_errors(const struct echo_server *srv)

@@ -48,6 +48,8 @@ struct echo_server {
 	/* --migrate-every: after that many requests an idle connection goes
 	 * to engine (engine + 1) % nengines; 0: never. */
 	unsigned migrate_every, engine, nengines;
+	struct echo_conn_list spare; /* freed connections kept for reuse */
+	unsigned nspare;
 };
 
 /* Prototypes */

@@ -521,6 +521,47 @@ static void test_random_splits_agree(void **state)
 	}
 }
 
+/* Line ends found with memchr (http_gather): the refusal and the byte it
+ * comes at are the same whatever the pieces, CR and LF split apart
+ * included.  used counts the bytes up to and including the offending one. */
+static void test_line_end_errors_at_byte(void **state)
+{
+	(void)state;
+	static const struct http_limits tiny = { .max_header = 16 };
+	static const struct {
+		const char *req;
+		const struct http_limits *lim;
+		enum http_error err;
+		size_t used;
+	} cases[] = {
+		{ "GET / HTTP/1.1\r\rHost: h\r\n\r\n", NULL, HTTP_ERR_bad_line_end, 16 },
+		{ "GET / HTTP/1.1\rXHost: h\r\n\r\n", NULL, HTTP_ERR_bad_line_end, 16 },
+		{ "GET / HTTP/1.1\nHost: h\r\n\r\n", NULL, HTTP_ERR_bad_line_end, 15 },
+		{ "GET / HTTP/1.1\r\nHost: h\n\r\n", NULL, HTTP_ERR_bad_line_end, 24 },
+		{ "GET / HTTP/1.1\r\nHost: h\r\n\n", NULL, HTTP_ERR_bad_line_end, 26 },
+		{ "\r\n\rGET / HTTP/1.1\r\n", NULL, HTTP_ERR_bad_line_end, 4 },
+		{ "GET /0123456789abcdef HTTP/1.1\r\n", &tiny, HTTP_ERR_request_line_too_long, 15 },
+		{ "GET /0123456789\r\n", &tiny, HTTP_ERR_request_line_too_long, 15 },
+		/* A CR at the last byte the limit allows, then no LF. */
+		{ "GET /012345678\rX HTTP/1.1\r\n", &tiny, HTTP_ERR_bad_line_end, 16 },
+		{ "GET /012345678\r\n", &tiny, HTTP_ERR_bad_request_line, 16 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = strlen(cases[i].req);
+		for (size_t step = 1; step <= len; step++) {
+			struct http_parser *p = new_parser(cases[i].lim);
+			size_t used;
+			enum http_event ev = feed_steps(p, cases[i].req, len, step, &used);
+			if (ev != HTTP_ERROR || p->error != cases[i].err || used != cases[i].used)
+				print_error("case %zu step %zu: ev %d err %d used %zu\n", i, step, ev, p->error, used);
+			assert_int_equal(ev, HTTP_ERROR);
+			assert_int_equal(p->error, cases[i].err);
+			assert_int_equal(used, cases[i].used);
+			free(p);
+		}
+	}
+}
+
 /* Responses */
 
 static void test_echo_head_exact(void **state)
@@ -589,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_header_limits),
 		cmocka_unit_test(test_error_table),
 		cmocka_unit_test(test_random_splits_agree),
+		cmocka_unit_test(test_line_end_errors_at_byte),
 		cmocka_unit_test(test_echo_head_exact),
 		cmocka_unit_test(test_error_response_exact),
 	};

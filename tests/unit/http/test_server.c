@@ -33,6 +33,7 @@ struct us_conn {
 	bool shut, closed, aborted;
 	int migrated_to;     /* us_conn_migrate's engine + 1, 0: not migrated */
 	int nodelay;         /* us_conn_set_nodelay was called with this */
+	unsigned sends;      /* us_conn_send calls that took bytes */
 	void *ctx;
 };
 
@@ -95,6 +96,7 @@ ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len)
 	memcpy(c->out + c->out_len, buf, n);
 	c->out_len += n;
 	c->space -= n;
+	c->sends++;
 	return (ssize_t)n;
 }
 
@@ -274,6 +276,65 @@ static void test_migrate_every(void **state)
 	assert_int_equal(srv.live, 0);
 	assert_false(c->closed || c->aborted);
 	peer_free(c);
+}
+
+/* A response that fits ECHO_ONE_SEND goes in one us_conn_send (one
+ * segment with NODELAY); a bigger one as head, then the echo. */
+static void test_one_send_per_small_response(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	peer_write(c, REQ_POST);
+	char *want = echo_of(REQ_POST, false);
+	assert_out(c, want);
+	assert_int_equal(c->sends, 1);
+	free(want);
+
+	static char big[8192];
+	size_t body = 5000;
+	int off = sprintf(big, "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: %zu\r\n\r\n", body);
+	memset(big + off, 'b', body);
+	big[off + (int)body] = '\0';
+	c->out_len = 0;
+	c->sends = 0;
+	peer_write(c, big);
+	want = echo_of(big, false);
+	assert_out(c, want);
+	assert_int_equal(c->sends, 2);
+	free(want);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(echo_server_errors(&srv), 0);
+	peer_free(c);
+}
+
+/* A closed connection's state waits on srv.spare and serves the next
+ * accept (no malloc per connection); stop frees the spares (ASan's leak
+ * check in the sanitizer build). */
+static void test_closed_connection_is_reused(void **state)
+{
+	(void)state;
+	struct us_conn *a = peer_connect(1 << 20), *b;
+	void *first = a->ctx;
+	char *want = echo_of(REQ_CLOSE, true);
+
+	peer_write(a, REQ_CLOSE);
+	assert_out(a, want);
+	peer_fin(a);
+	assert_true(a->closed);
+	assert_int_equal(srv.live, 0);
+	assert_int_equal(srv.nspare, 1);
+	b = peer_connect(1 << 20);
+	assert_ptr_equal(b->ctx, first);
+	assert_int_equal(srv.nspare, 0);
+	peer_write(b, REQ_CLOSE);
+	assert_out(b, want); /* fresh state: nothing left from a */
+	peer_fin(b);
+	assert_true(b->closed);
+	assert_int_equal(srv.nspare, 1);
+	free(want);
+	peer_free(a);
+	peer_free(b);
 }
 
 static void test_byte_by_byte_and_partial_sends(void **state)
@@ -461,6 +522,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_get_echoed_keep_alive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_every, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_send_per_small_response, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_closed_connection_is_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_by_byte_and_partial_sends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_close_lingers_until_fin, setup,
 						teardown),
