@@ -12,7 +12,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 77
 fi
 [ -f "$build/build.ninja" ] || meson setup "$build" "$src" --buildtype=release \
-	-Db_ndebug=true -Dwerror=false -Dtests=false
+	-Db_ndebug=true -Dtests=false
 ninja -C "$build" -j2 apps/httpecho/us-httpecho apps/loadgen/us-loadgen
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3

@@ -27,7 +27,7 @@ if [ $asan = 1 ]; then
 else
 	build=${US_SOAK_BUILD:-$src/build-bench}
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$src" --buildtype=release \
-		-Db_ndebug=true -Dwerror=false -Dtests=false
+		-Db_ndebug=true -Dtests=false
 fi
 ninja -C "$build" -j2 apps/httpecho/us-httpecho apps/loadgen/us-loadgen
 py=/usr/bin/python3

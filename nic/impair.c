@@ -535,12 +535,14 @@ static int spec_item(const char *key, const char *val, struct nic_impair_params 
 		return spec_u64(val, UINT64_MAX, &p->seed, why, len);
 	if (strcmp(key, "limit") == 0) {
 		rc = spec_u64(val, 10000000, &u, why, len);
-		if (rc == 0 && u == 0) {
+		if (rc < 0)
+			return rc;
+		if (u == 0) {
 			snprintf(why, len, "the limit must be at least 1 packet");
-			rc = -EINVAL;
+			return -EINVAL;
 		}
 		p->limit = (uint32_t)u;
-		return rc;
+		return 0;
 	}
 	snprintf(why, len, "unknown key (known: delay, jitter, loss, ge, reorder, "
 		 "reorder_gap, dup, rate, queue, limit, seed)");

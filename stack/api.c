@@ -249,6 +249,8 @@ static int api_isolate(struct us_stack *st)
 			(unsigned)st->port.port_id, strerror(-rc));
 		return rc;
 	}
+	for (unsigned k = 0; k < st->n; k++)
+		us_engine_set_flowctl(st->eng[k].engine, &st->ctl);
 	if (!st->steer.flow_queue)
 		fprintf(stderr, "userstack: port %u is isolated but takes no 5-tuple rules: "
 			"passive opens work (listener rules), replies to active opens will not "

@@ -419,6 +419,22 @@ void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
 	e->rules = fr;
 }
 
+void us_engine_set_flowctl(struct us_engine *e, struct us_flowctl *ctl)
+{
+	e->ctl = ctl;
+}
+
+int us_engine_listen_rule(struct us_engine *e, uint16_t port)
+{
+	return e->ctl != NULL && e->ctl->started ? us_flowctl_listen(e->ctl, port) : 0;
+}
+
+void us_engine_unlisten_rule(struct us_engine *e, uint16_t port)
+{
+	if (e->ctl != NULL && e->ctl->started)
+		us_flowctl_unlisten(e->ctl, port);
+}
+
 int us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
 {
 	e->ho = ho;

@@ -83,6 +83,14 @@ int us_engine_publish_tfo_keys(struct us_engine *e);
 struct us_flowrules;
 void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr);
 
+/* Isolated port (stack/flowrule.h): the stack's control rules, so that a
+ * listener made through e's sockets gets its RSS rule (without it no SYN
+ * arrives).  Listen/unlisten: 0 or -errno; nothing to do without ctl. */
+struct us_flowctl;
+void us_engine_set_flowctl(struct us_engine *e, struct us_flowctl *ctl);
+int us_engine_listen_rule(struct us_engine *e, uint16_t port);
+void us_engine_unlisten_rule(struct us_engine *e, uint16_t port);
+
 struct tcp_stack *us_engine_tcp(struct us_engine *e);
 struct us_timer_wheel *us_engine_wheel(struct us_engine *e);
 uint32_t us_engine_addr(const struct us_engine *e);

@@ -132,6 +132,9 @@ struct us_engine {
 	struct us_handoff *ho;
 	/* Per-connection flow rules (stack/flowrule.h), owned; NULL without. */
 	struct us_flowrules *rules;
+	/* Isolated port: the stack's control rules (ARP, ICMP, listeners),
+	 * shared by the engines; NULL when the port is not isolated. */
+	struct us_flowctl *ctl;
 	/* True while frames handed over by another engine are processed: an
 	 * ARP frame among them is a copy (the receiving engine answers it),
 	 * so this engine only learns from it. */

@@ -191,6 +191,7 @@ int us_flowctl_start(struct us_flowctl *c, const struct us_flowctl_ops *ops, uin
 	    nb_queues > US_STEER_CTL_QUEUES_MAX || ctl_queue >= nb_queues)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
+	rte_spinlock_init(&c->lock);
 	c->ops = *ops;
 	c->lip = lip;
 	c->ctl_queue = ctl_queue;
@@ -221,7 +222,7 @@ static struct us_flowctl_listener *flowctl_find(struct us_flowctl *c, uint16_t l
 	return NULL;
 }
 
-int us_flowctl_listen(struct us_flowctl *c, uint16_t lport)
+static int flowctl_listen_locked(struct us_flowctl *c, uint16_t lport)
 {
 	struct us_flowctl_listener *l = flowctl_find(c, lport);
 	struct us_steer_ctl_rule r;
@@ -249,13 +250,25 @@ int us_flowctl_listen(struct us_flowctl *c, uint16_t lport)
 	return 0;
 }
 
+int us_flowctl_listen(struct us_flowctl *c, uint16_t lport)
+{
+	int rc;
+
+	rte_spinlock_lock(&c->lock);
+	rc = flowctl_listen_locked(c, lport);
+	rte_spinlock_unlock(&c->lock);
+	return rc;
+}
+
 void us_flowctl_unlisten(struct us_flowctl *c, uint16_t lport)
 {
-	struct us_flowctl_listener *l = flowctl_find(c, lport);
+	struct us_flowctl_listener *l;
 
-	if (l == NULL || --l->refs > 0)
-		return;
-	flowctl_del(c, &l->handle);
+	rte_spinlock_lock(&c->lock);
+	l = flowctl_find(c, lport);
+	if (l != NULL && --l->refs == 0)
+		flowctl_del(c, &l->handle);
+	rte_spinlock_unlock(&c->lock);
 }
 
 void us_flowctl_stop(struct us_flowctl *c)

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 #include "nic/steer.h"
 
 struct rte_hash;
@@ -126,6 +128,10 @@ struct us_flowctl {
 	void *arp, *icmp;
 	struct us_flowctl_listener lst[US_FLOWCTL_LISTENERS];
 	struct us_flowctl_stats stats;
+	/* Listener rules come from the main thread (us_tcp_listen) and from
+	 * every engine's application (us_listen on its sockets): a control-path
+	 * lock, never taken on the data path. */
+	rte_spinlock_t lock;
 };
 
 /* Installs the ARP and ICMP rules to ctl_queue; 0 or -errno (nothing left

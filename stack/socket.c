@@ -448,6 +448,9 @@ int us_listen(int fd, int backlog)
 	rc = tcp_listen(s->tab->ts, s->lip, s->lport, &us_sock_callbacks, s);
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
 		tcp_unlisten(s->tab->ts, s->lport);
+	/* Isolated port: without the listener's rule no SYN would arrive. */
+	if (rc == 0 && (rc = us_engine_listen_rule(s->tab->e, s->lport)) < 0)
+		tcp_unlisten(s->tab->ts, s->lport);
 	if (rc < 0)
 		return us_sock_fail(rc);
 	s->state = US_SS_LISTEN;

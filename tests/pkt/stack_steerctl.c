@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "stack/flowrule.h"
 #include "stack/handoff.h"
 #include "stack/publish.h"
+#include "stack/socket_priv.h"
 #include "tests/unit/stack/harness.h"
 #include "tcp/fastopen.h"
 #include "tcp/tcp.h"
@@ -358,6 +360,70 @@ static void isolate_unwanted(struct multi *t)
 	assert_int_equal(frames, 0);
 }
 
+/* The socket layer's driver: these scripts poll the engines themselves. */
+static uint64_t sock_now(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void sock_poll(void *ctx)
+{
+	(void)ctx;
+}
+
+/* A listener made with us_listen on an engine's own sockets (not
+ * us_tcp_listen) of an isolated port gets the listener's RSS rule too, or no
+ * SYN would arrive; the last listener's close takes it away. */
+static void test_isolate_socket_listener_rule(void **state)
+{
+	static struct multi t;
+	static struct us_flowctl ctl;
+	const struct us_flowctl_ops cops = { .install = model_ctl_install,
+					     .remove = model_ctl_remove, .ctx = &t.nic };
+	const struct us_sock_driver drv = { .now_ns = sock_now, .poll = sock_poll };
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(OUR_PORT) };
+	struct us_sock_table *tab[2];
+	int fd[2];
+	(void)state;
+
+	multi_start(&t, 2);
+	assert_int_equal(us_steer_model_init(&t.nic, &t.sym, 64), 0);
+	t.has_nic = true;
+	t.nic.isolated = true;
+	assert_int_equal(us_flowctl_start(&ctl, &cops, H_OUR_IP, 0, (uint16_t)t.n,
+					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
+	assert_int_equal(wire(&t, seg_to(0, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 7, 0, 0)), -1);
+	for (unsigned k = 0; k < t.n; k++) {
+		us_engine_set_flowctl(t.h[k].e, &ctl);
+		tab[k] = us_sock_table_create(t.h[k].e, k, 16, &drv);
+		assert_non_null(tab[k]);
+		us_sock_table_bind_thread(tab[k]);
+		fd[k] = us_socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fd[k] >= 0);
+		assert_int_equal(us_bind(fd[k], (struct sockaddr *)&sin, sizeof(sin)), 0);
+		assert_int_equal(us_listen(fd[k], 16), 0);
+	}
+	assert_int_equal(ctl.stats.ctl_installed, 3); /* ARP, ICMP, one listener */
+	isolate_control(&t); /* the peer's address learned: SYN-ACKs need no ARP */
+	assert_int_equal(wire(&t, seg_to(0, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 7, 0, 0)),
+			 owner_of(&t, 0));
+	run_engines(&t);
+	assert_int_equal(count_proto(&t, owner_of(&t, 0), IPPROTO_TCP,
+				     RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG), 1);
+	for (unsigned k = 0; k < t.n; k++) {
+		us_sock_table_bind_thread(tab[k]);
+		assert_int_equal(us_close(fd[k]), 0);
+		assert_int_equal(ctl.stats.ctl_removed, k); /* the last close removes it */
+	}
+	assert_int_equal(wire(&t, seg_to(1, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 9, 0, 0)), -1);
+	assert_int_equal(t.nic.stats.isolate_drop, 2);
+	for (unsigned k = 0; k < t.n; k++)
+		us_sock_table_destroy(tab[k]);
+	us_flowctl_stop(&ctl);
+	multi_finish(&t);
+}
+
 /* [port] isolate = on: ARP and ICMP reach engine 0 only, each listener SYN
  * reaches the engine the owner rule names (the listener rule's RSS), the
  * rest of each connection comes by its own 5-tuple rule, and nothing else
@@ -589,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_arp_request_one_reply),
 		cmocka_unit_test(test_arp_reply_learned_by_all),
 		cmocka_unit_test(test_isolate_only_ruled_traffic),
+		cmocka_unit_test(test_isolate_socket_listener_rule),
 		cmocka_unit_test(test_tfo_cookie_valid_on_every_engine),
 	};
 
