@@ -359,7 +359,7 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on)
 	c->nodelay = on;
 	if (on) {
 		tcp_enter(c->ts);
-		tcp_output(c);
+		tcp_output_soon(c);
 		tcp_leave(c->ts);
 	}
 	return 0;

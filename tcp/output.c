@@ -428,6 +428,48 @@ void tcp_output(struct tcp_conn *c)
 		tcp_send_ack(c);
 }
 
+/* An application call made from a callback (depth > 1: inside input or a
+ * timer, which hold depth 1) waits for that entry point's end.  A request
+ * answered from on_readable then leaves as one segment carrying the ACK,
+ * the header and body writes and the FIN, instead of a window-update ACK
+ * and one segment per call (bench/PERF.md: 6 segments per connection
+ * became 3).  RFC 9293 3.7.4 and 3.8.6.3 allow holding data and ACKs this
+ * briefly; nothing waits beyond the current segment's processing. */
+void tcp_output_soon(struct tcp_conn *c)
+{
+	struct tcp_stack *ts = c->ts;
+
+	if (ts->depth <= 1) {
+		tcp_output(c);
+		return;
+	}
+	if (c->out_deferred)
+		return;
+	c->out_deferred = true;
+	c->defer_next = NULL;
+	if (ts->defer_tail != NULL)
+		ts->defer_tail->defer_next = c;
+	else
+		ts->defer_head = c;
+	ts->defer_tail = c;
+}
+
+/* Dead TCBs stay allocated until depth reaches 0, after this runs. */
+void tcp_output_flush(struct tcp_stack *ts)
+{
+	struct tcp_conn *c;
+
+	while ((c = ts->defer_head) != NULL) {
+		ts->defer_head = c->defer_next;
+		if (ts->defer_head == NULL)
+			ts->defer_tail = NULL;
+		c->out_deferred = false;
+		c->defer_next = NULL;
+		if (!c->dead && c->state != TCP_CLOSED)
+			tcp_output(c);
+	}
+}
+
 /* RFC 9293 3.8.6.1: one byte beyond a zero window.  It is counted as a
  * probe, not a retransmission, and SND.NXT stays put: the byte is sent
  * for real only when the window opens (SND.MAX covers it so that the

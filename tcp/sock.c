@@ -59,7 +59,7 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 		/* Same rule as tcp_recv: announce the opened window. */
 		tcp_enter(c->ts);
 		c->ack_now = true;
-		tcp_output(c);
+		tcp_output_soon(c);
 		tcp_leave(c->ts);
 	}
 	return head;
@@ -101,7 +101,7 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m)
 			tcp_mq_push(&c->sndq, s);
 	}
 	tcp_enter(c->ts);
-	tcp_output(c);
+	tcp_output_soon(c);
 	tcp_leave(c->ts);
 	return (ssize_t)len;
 }

@@ -186,6 +186,10 @@ void tcp_leave(struct tcp_stack *ts)
 {
 	struct tcp_conn *c;
 
+	/* Deferred output first, still inside (depth 1): its segments may
+	 * free nothing a caller holds, and dead TCBs are skipped. */
+	if (ts->depth == 1 && ts->defer_head != NULL)
+		tcp_output_flush(ts);
 	if (--ts->depth != 0)
 		return;
 	while ((c = LIST_FIRST(&ts->dead)) != NULL) {

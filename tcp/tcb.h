@@ -280,6 +280,11 @@ struct tcp_conn {
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 
 	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/tfo.c) */
+
+	/* Output asked for by an application call made from a callback,
+	 * run when the outermost entry point returns (tcp_output_soon). */
+	bool out_deferred;
+	struct tcp_conn *defer_next;
 };
 
 LIST_HEAD(tcp_conn_list, tcp_conn);
@@ -307,6 +312,8 @@ struct tcp_stack {
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
 	uint8_t hash_key[16];           /* table hash key */
 	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
+	/* TCBs with deferred output, in the order they asked (output.c). */
+	struct tcp_conn *defer_head, *defer_tail;
 };
 
 /* Prototypes */
@@ -382,6 +389,12 @@ unsigned tcp_sack_blocks(struct tcp_conn *c, uint32_t (*blk)[2], unsigned max);
 /* output.c */
 /* Sends what the windows allow, then a pure ACK if one is owed. */
 void tcp_output(struct tcp_conn *c);
+/* tcp_output for application calls: run now, or, inside another entry
+ * point (a callback of input or a timer), once that one returns, so that
+ * an ACK, several writes and a FIN leave as one segment. */
+void tcp_output_soon(struct tcp_conn *c);
+/* Runs the deferred outputs (tcp_leave, at the outermost level). */
+void tcp_output_flush(struct tcp_stack *ts);
 /* One segment: flags, seq, payload [seq, seq + len) from the send queue. */
 int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len);
 int tcp_send_ack(struct tcp_conn *c);

@@ -18,7 +18,7 @@ static void window_update(struct tcp_conn *c)
 	space = RTE_MIN(space, tcp_max_rcv_wnd(c)); /* scaled when wscale is on */
 	if (space >= 2 * old && space - old >= step) {
 		c->ack_now = true;
-		tcp_output(c);
+		tcp_output_soon(c);
 	}
 }
 
@@ -117,7 +117,7 @@ ssize_t tcp_send(struct tcp_conn *c, const void *buf, size_t len)
 	if (done == 0 && len > 0)
 		return -ENOBUFS;
 	tcp_enter(c->ts);
-	tcp_output(c);
+	tcp_output_soon(c);
 	tcp_leave(c->ts);
 	return (ssize_t)done;
 }
@@ -142,7 +142,7 @@ static int queue_fin(struct tcp_conn *c)
 	}
 	c->fin_queued = true;
 	c->fin_seq = tcp_sndq_end(c);
-	tcp_output(c);
+	tcp_output_soon(c);
 	return 0;
 }
 

@@ -118,11 +118,19 @@ static int echo_reserve(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* A 16 MiB request should not pin 16 MiB for the rest of a keep-alive
- * connection: give big buffers back when they hold little. */
-static void echo_shrink(uint8_t **buf, size_t *cap, size_t len)
+bool echo_should_shrink(size_t cap, size_t used, size_t len)
 {
-	if (*cap <= ECHO_KEEP_MAX || len > ECHO_IN_MIN)
+	return cap > ECHO_KEEP_MAX && len <= ECHO_IN_MIN && used < cap / 4;
+}
+
+/* A 16 MiB request should not pin 16 MiB for the rest of a keep-alive
+ * connection: give big buffers back when they hold little and the last
+ * request (or response) used little of them.  Back-to-back big ones keep
+ * theirs: regrowing from 4 KiB each time cost realloc copies and fresh
+ * pages (bench/PERF.md, bulk). */
+static void echo_shrink(uint8_t **buf, size_t *cap, size_t used, size_t len)
+{
+	if (!echo_should_shrink(*cap, used, len))
 		return;
 	uint8_t *b = realloc(*buf, ECHO_IN_MIN);
 	if (b != NULL) {
@@ -145,8 +153,9 @@ static int echo_flush(struct echo_conn *ec)
 			return 0; /* never expected; do not spin */
 		ec->out_off += (size_t)n;
 	}
+	size_t used = ec->out_len;
 	ec->out_off = ec->out_len = 0;
-	echo_shrink(&ec->out, &ec->out_cap, 0);
+	echo_shrink(&ec->out, &ec->out_cap, used, 0);
 	return 0;
 }
 
@@ -229,11 +238,11 @@ static int echo_refuse(struct echo_conn *ec)
 /* Drop the finished request (and its leading empty lines) from ec->in. */
 static void echo_next_request(struct echo_conn *ec)
 {
-	size_t rest = ec->in_len - ec->in_parsed;
+	size_t rest = ec->in_len - ec->in_parsed, used = ec->in_parsed;
 	memmove(ec->in, ec->in + ec->in_parsed, rest);
 	ec->in_len = rest;
 	ec->in_parsed = 0;
-	echo_shrink(&ec->in, &ec->in_cap, rest);
+	echo_shrink(&ec->in, &ec->in_cap, used, rest);
 	http_parser_reset(&ec->parser);
 	ec->continue_sent = false;
 }

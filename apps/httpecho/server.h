@@ -54,6 +54,12 @@ struct echo_server {
 
 /* Prototypes */
 
+/* Whether a request or response buffer of cap bytes, of which the last
+ * request (response) used `used` and `len` are still held, goes back to
+ * its minimum size: big (> 64 KiB), nearly empty, and the last use small
+ * (< cap / 4).  Pure, for the unit test. */
+bool echo_should_shrink(size_t cap, size_t used, size_t len);
+
 /* Listens on port; lim may be NULL for the parser defaults. */
 /* Listens on port on one engine (the server's connections all live on it). */
 int echo_server_start(struct echo_server *srv, struct us_stack *st, unsigned engine,

@@ -517,6 +517,22 @@ static void test_stop_closes_live(void **state)
 	peer_free(b);
 }
 
+/* Buffers: small ones stay; a big one stays while requests keep filling it
+ * (bulk: no regrowth from 4 KiB per request); it goes back after a small
+ * request, or when bytes read ahead still need it. */
+static void test_shrink_policy(void **state)
+{
+	(void)state;
+	assert_false(echo_should_shrink(4096, 10, 0));
+	assert_false(echo_should_shrink(64 << 10, 10, 0)); /* not above 64 KiB */
+	assert_false(echo_should_shrink(2 << 20, (1 << 20) + 80, 0)); /* bulk */
+	assert_false(echo_should_shrink(2 << 20, 512 << 10, 0));     /* = cap / 4 */
+	assert_true(echo_should_shrink(2 << 20, (512 << 10) - 1, 0));
+	assert_true(echo_should_shrink(16 << 20, 100, 0));          /* after 16 MiB */
+	assert_true(echo_should_shrink(16 << 20, 100, 4096));
+	assert_false(echo_should_shrink(16 << 20, 100, 4097));      /* read ahead */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +551,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_big_body_back_pressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_frees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_closes_live, setup, teardown),
+		cmocka_unit_test(test_shrink_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
