@@ -196,6 +196,8 @@ void us_engine_tx(struct us_engine *e, struct rte_mbuf *m)
 		us_engine_flush(e);
 	e->tx[e->ntx++] = m;
 	US_STAT_INC(e, eth_tx_frames);
+	if (e->ntx >= US_TX_FLUSH && e->impair_tx == NULL)
+		us_engine_flush(e);
 }
 
 void us_engine_flush(struct us_engine *e)
