@@ -235,10 +235,11 @@ class Bench:
         with (flood) or without the junk sender."""
         ifs = self.flood_ifs
         srv_ip, cli_ip = bench_more.FLOOD_NET["us"]
+        afp = f"framecnt={bench_more.FLOOD_AFP_FRAMES}"
         srv = self.us_config("fsrv", None, None, srv_ip, SERVER_CPU,
-                             device="net_af_packet0,iface=us_s,qpairs=1")
+                             device=f"net_af_packet0,iface=us_s,qpairs=1,{afp}")
         cli = self.us_config("fcli", None, None, cli_ip, CLIENT_CPU,
-                             device="net_af_packet0,iface=us_c,qpairs=1")
+                             device=f"net_af_packet0,iface=us_c,qpairs=1,{afp}")
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
                            "--port", str(PORT)], "echo.log", ns=ifs["us_s"][0])
         junk = None
@@ -452,6 +453,8 @@ def main():
                     f"--quick {bench_more.IDLE_QUICK})")
     ap.add_argument("--flood-pps", type=int, default=bench_more.FLOOD_PPS,
                     help="junk frames per second of the flood workload")
+    ap.add_argument("--afp-frames", type=int, default=bench_more.FLOOD_AFP_FRAMES,
+                    help="af_packet RX ring frames of ours in the flood (PMD framecnt)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
@@ -463,6 +466,7 @@ def main():
     links = ["lo"] + ([] if a.no_veth else ["veth"])
     b = Bench(a)
     bench_more.FLOOD_PPS = a.flood_pps
+    bench_more.FLOOD_AFP_FRAMES = a.afp_frames
     b.idle_n = a.idle or (bench_more.IDLE_QUICK if a.quick else bench_more.IDLE_FULL)
 
     def on_signal(signum, _frame):
