@@ -246,7 +246,8 @@ class Bench:
         try:
             self.wait_log(echo, "echo.log", "listening on")
             if flood:
-                junk = bench_more.start_junk(self, ifs, "us_s", secs + 1.5)
+                junk = bench_more.start_junk(self, ifs, "decoy" if flood == "decoy" else "us_s",
+                                             secs + 1.5)
             r = self.loadgen("flood", cli, secs, target=srv_ip, ns=ifs["us_c"][0])
         finally:
             if junk:
@@ -434,6 +435,8 @@ def run_flood_pair(b, runs, secs, i):
     """Ours and the kernel on the flood bridge, each without and with junk."""
     attempt(runs, "flood/ours-clean", lambda: b.run_ours_flood(secs, False), i)
     attempt(runs, "flood/ours", lambda: b.run_ours_flood(secs, True), i)
+    if b.a.flood_decoy:
+        attempt(runs, "flood/ours-decoy", lambda: b.run_ours_flood(secs, "decoy"), i)
     attempt(runs, "flood/k-veth-clean", lambda: b.run_kernel("flood", secs, "flood-clean"), i)
     attempt(runs, "flood/k-veth", lambda: b.run_kernel("flood", secs, "flood"), i)
 
@@ -453,6 +456,8 @@ def main():
                     f"--quick {bench_more.IDLE_QUICK})")
     ap.add_argument("--flood-pps", type=int, default=bench_more.FLOOD_PPS,
                     help="junk frames per second of the flood workload")
+    ap.add_argument("--flood-decoy", action="store_true",
+                    help="flood: also ours with the junk sent to no server (the client's share)")
     ap.add_argument("--afp-frames", type=int, default=bench_more.FLOOD_AFP_FRAMES,
                     help="af_packet RX ring frames of ours in the flood (PMD framecnt)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))

@@ -363,9 +363,13 @@ def junk_main(iface, dst_mac, dst_ip, port, pps, secs):
 
 
 def start_junk(b, ifs, target, secs):
-    """The junk sender at the server interface target ('us_s' or 'k_s')."""
+    """The junk sender at the server interface target ('us_s' or 'k_s'),
+    or 'decoy': the same junk at the sender's own MAC, which the bridge
+    drops at once (never sent back out of the port it came in by), so that
+    core 0 pays the sending and no server sees a frame: what is left of
+    the fall then is the client's lost CPU (bench.py --flood-decoy)."""
     ns, iface, _ = ifs["junk"]
-    mac = ifs[target][2]
+    mac = ifs["junk" if target == "decoy" else target][2]
     ip = FLOOD_NET["us" if target == "us_s" else "k"][0]
     return b.start(["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), "--junk",
                     iface, mac, ip, "8080", str(FLOOD_PPS), str(secs)], "junk.log", ns=ns)
