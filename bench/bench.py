@@ -235,17 +235,19 @@ class Bench:
         with (flood) or without the junk sender."""
         ifs = self.flood_ifs
         srv_ip, cli_ip = bench_more.FLOOD_NET["us"]
+        afp = f"framecnt={bench_more.FLOOD_AFP_FRAMES}"
         srv = self.us_config("fsrv", None, None, srv_ip, SERVER_CPU,
-                             device="net_af_packet0,iface=us_s,qpairs=1")
+                             device=f"net_af_packet0,iface=us_s,qpairs=1,{afp}")
         cli = self.us_config("fcli", None, None, cli_ip, CLIENT_CPU,
-                             device="net_af_packet0,iface=us_c,qpairs=1")
+                             device=f"net_af_packet0,iface=us_c,qpairs=1,{afp}")
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
                            "--port", str(PORT)], "echo.log", ns=ifs["us_s"][0])
         junk = None
         try:
             self.wait_log(echo, "echo.log", "listening on")
             if flood:
-                junk = bench_more.start_junk(self, ifs, "us_s", secs + 1.5)
+                junk = bench_more.start_junk(self, ifs, "decoy" if flood == "decoy" else "us_s",
+                                             secs + 1.5)
             r = self.loadgen("flood", cli, secs, target=srv_ip, ns=ifs["us_c"][0])
         finally:
             if junk:
@@ -433,6 +435,8 @@ def run_flood_pair(b, runs, secs, i):
     """Ours and the kernel on the flood bridge, each without and with junk."""
     attempt(runs, "flood/ours-clean", lambda: b.run_ours_flood(secs, False), i)
     attempt(runs, "flood/ours", lambda: b.run_ours_flood(secs, True), i)
+    if b.a.flood_decoy:
+        attempt(runs, "flood/ours-decoy", lambda: b.run_ours_flood(secs, "decoy"), i)
     attempt(runs, "flood/k-veth-clean", lambda: b.run_kernel("flood", secs, "flood-clean"), i)
     attempt(runs, "flood/k-veth", lambda: b.run_kernel("flood", secs, "flood"), i)
 
@@ -452,6 +456,10 @@ def main():
                     f"--quick {bench_more.IDLE_QUICK})")
     ap.add_argument("--flood-pps", type=int, default=bench_more.FLOOD_PPS,
                     help="junk frames per second of the flood workload")
+    ap.add_argument("--flood-decoy", action="store_true",
+                    help="flood: also ours with the junk sent to no server (the client's share)")
+    ap.add_argument("--afp-frames", type=int, default=bench_more.FLOOD_AFP_FRAMES,
+                    help="af_packet RX ring frames of ours in the flood (PMD framecnt)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
@@ -463,6 +471,7 @@ def main():
     links = ["lo"] + ([] if a.no_veth else ["veth"])
     b = Bench(a)
     bench_more.FLOOD_PPS = a.flood_pps
+    bench_more.FLOOD_AFP_FRAMES = a.afp_frames
     b.idle_n = a.idle or (bench_more.IDLE_QUICK if a.quick else bench_more.IDLE_FULL)
 
     def on_signal(signum, _frame):

@@ -40,6 +40,13 @@ IDLE_SRC = ["127.0.0.%d" % i for i in range(11, 31)]  # kernel holders' sources
 KERNEL_PER_PROC = 19000        # RLIMIT_NOFILE is 20000 and cannot be raised here
 KERNEL_IDLE_PORT = 20000       # the kernel's idle servers' ports, from here
 FLOOD_PPS = 100000             # junk frames per second (paced; --flood-pps)
+# af_packet RX ring of ours in the flood (PMD devargs framecnt; its default
+# is 512 frames, ~3 ms of a 100 K/s flood plus the real traffic: one
+# time slice of anything else on the server's core and the ring overflows,
+# real segments with the junk, and each lost one costs an RTO).  4096 frames
+# (8 MiB) is ~25 ms, like a NIC's 4096 RX descriptors; the kernel server
+# has its backlog and socket buffers for the same purpose.
+FLOOD_AFP_FRAMES = 4096
 FLOOD_NET = {"k": ("10.88.0.2", "10.88.0.1"), "us": ("10.88.1.2", "10.88.1.1")}
 
 
@@ -356,9 +363,13 @@ def junk_main(iface, dst_mac, dst_ip, port, pps, secs):
 
 
 def start_junk(b, ifs, target, secs):
-    """The junk sender at the server interface target ('us_s' or 'k_s')."""
+    """The junk sender at the server interface target ('us_s' or 'k_s'),
+    or 'decoy': the same junk at the sender's own MAC, which the bridge
+    drops at once (never sent back out of the port it came in by), so that
+    core 0 pays the sending and no server sees a frame: what is left of
+    the fall then is the client's lost CPU (bench.py --flood-decoy)."""
     ns, iface, _ = ifs["junk"]
-    mac = ifs[target][2]
+    mac = ifs["junk" if target == "decoy" else target][2]
     ip = FLOOD_NET["us" if target == "us_s" else "k"][0]
     return b.start(["taskset", "-c", "0", sys.executable, os.path.abspath(__file__), "--junk",
                     iface, mac, ip, "8080", str(FLOOD_PPS), str(secs)], "junk.log", ns=ns)

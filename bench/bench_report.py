@@ -81,10 +81,15 @@ def _summarize_idle(runs, w):
         w["mem_ratio_ours_k"] = o["mem_per_idle"] / k["mem_per_idle"]
 
 
+def _clean_of(sy):
+    """The run without junk that a flooded system is compared with."""
+    return sy.replace("-decoy", "") + "-clean"
+
+
 def _summarize_flood(runs, w):
     """Rate under the flood against the same system without it (pairwise),
     the junk rate reached and the drop counters summed over the runs."""
-    for sy in ("ours", "k-veth"):
+    for sy in ("ours", "k-veth", "ours-decoy"):  # decoy: junk to no server
         rs = runs.get("flood/" + sy, [])
         if not rs or sy not in w["systems"]:
             continue
@@ -93,7 +98,7 @@ def _summarize_flood(runs, w):
             for k, v in (r.get("drops") or {}).items():
                 drops[k] = drops.get(k, 0) + v
         w["systems"][sy].update({
-            "vs_clean": _pairwise(rs, runs.get(f"flood/{sy}-clean", []), "rps", "rps"),
+            "vs_clean": _pairwise(rs, runs.get(f"flood/{_clean_of(sy)}", []), "rps", "rps"),
             "junk_pps": _med([r["junk_sent"] / r["junk_secs"] for r in rs
                               if r.get("junk_secs")]),
             "junk_sent": sum(r.get("junk_sent") or 0 for r in rs),
@@ -196,12 +201,12 @@ def _flood_lines(doc):
              "flooded req/s per pair | junk frames/s reached | "
              "drop counters (sum over runs; junk sent) |",
              "|---|---|---|---|---|---|---|"]
-    for name in ("ours", "k-veth"):
+    for name in ("ours", "k-veth", "ours-decoy"):
         d = sy.get(name)
         if not d:
             continue
         drops = ", ".join(f"{k} {v:,}" for k, v in sorted(d.get("drops", {}).items()))
-        clean = sy.get(name + "-clean", {}).get("median")
+        clean = sy.get(_clean_of(name), {}).get("median")
         lines.append(f"| {name} | {_fmt(clean)} | {_fmt(d['median'])} | "
                      f"{_ratio(d.get('vs_clean'))} | "
                      f"{' '.join(f'{v:,}' for _p, v in d.get('per_pair', []))} | "

@@ -128,6 +128,8 @@ static const struct cfg_key cfg_keys[] = {
 	/* RFC 5961 7 (Linux's tcp_challenge_ack_limit defaults to 1000). */
 	CFG_TCP(challenge_ack_limit, 1, 1000000),
 	CFG_TCP_BOOL(challenge_ack_jitter),
+	/* RSTs for closed ports per second per engine, 0 = no limit. */
+	CFG_TCP(rst_closed_limit, 0, 10000000),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
 	/* RFC 7413 TCP Fast Open. */
 	CFG_NUM("tcp", "fastopen", CFG_T_TFO, tcp.fastopen, 0, 0),

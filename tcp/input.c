@@ -73,7 +73,7 @@ static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 		return;
 	}
 	ts->stats.drop_no_conn++;
-	tcp_send_rst_for(ts, seg);
+	tcp_send_rst_closed(ts, seg); /* rate limited (output.c) */
 }
 
 /* RFC 6191 / RFC 1122 4.2.2.13 (timer.c decides): a SYN that may end a

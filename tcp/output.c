@@ -272,6 +272,34 @@ void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg)
 	finish_and_output(ts, h, &sp);
 }
 
+/* A flood of segments to closed ports must not become a flood of RSTs
+ * that fills our TX ring ahead of real answers: like ICMP errors (RFC 1812
+ * 4.3.2.8, RFC 1122 3.2.2) and FreeBSD's closed-port RSTs (icmplim), at
+ * most rst_closed_limit a second per engine; the second is the wheel's. */
+static bool rst_closed_allowed(struct tcp_stack *ts)
+{
+	uint64_t sec = us_timer_now(ts->env.wheel) / US_SEC(1);
+
+	if (ts->cfg.rst_closed_limit == 0)
+		return true;
+	if (sec != ts->rst_closed_sec) {
+		ts->rst_closed_sec = sec;
+		ts->rst_closed_count = 0;
+	}
+	if (ts->rst_closed_count >= ts->cfg.rst_closed_limit) {
+		ts->stats.rst_closed_ratelimited++;
+		return false;
+	}
+	ts->rst_closed_count++;
+	return true;
+}
+
+void tcp_send_rst_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
+{
+	if (rst_closed_allowed(ts))
+		tcp_send_rst_for(ts, seg);
+}
+
 static bool can_send_data(const struct tcp_conn *c)
 {
 	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||

@@ -314,6 +314,9 @@ struct tcp_stack {
 	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
 	/* TCBs with deferred output, in the order they asked (output.c). */
 	struct tcp_conn *defer_head, *defer_tail;
+	/* RSTs for closed ports sent in the current second (output.c). */
+	uint64_t rst_closed_sec;
+	uint32_t rst_closed_count;
 };
 
 /* Prototypes */
@@ -406,6 +409,8 @@ uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uin
 int tcp_send_rst(struct tcp_conn *c);
 /* RFC 9293 3.10.7.1: reply to a segment that has no connection. */
 void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg);
+/* The same for a segment to a closed port, within cfg.rst_closed_limit. */
+void tcp_send_rst_closed(struct tcp_stack *ts, const struct tcp_seg *seg);
 uint32_t tcp_rcv_window(struct tcp_conn *c);
 uint16_t tcp_our_mss(const struct tcp_stack *ts);
 /* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */

@@ -105,6 +105,10 @@ struct tcp_config {
 	/* RFC 5961 10: each second's budget drawn from [limit/2, limit*3/2)
 	 * (like Linux since CVE-2016-5696), default true; false = exact. */
 	bool challenge_ack_jitter;
+	/* RSTs answering segments to closed ports (RFC 9293 3.10.7.1), per
+	 * engine per second; 0 = no limit.  Default 1000, like our ICMP
+	 * errors (RFC 1812 4.3.2.8) and FreeBSD's icmplim for closed ports. */
+	uint32_t rst_closed_limit;
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
 	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
@@ -233,7 +237,8 @@ struct tcp_callbacks {
 	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
 	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
-	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)")
+	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
+	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -294,6 +299,7 @@ static inline void tcp_config_defaults(struct tcp_config *cfg)
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,
 		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000, .challenge_ack_jitter = true,
+		.rst_closed_limit = 1000,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,

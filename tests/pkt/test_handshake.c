@@ -172,6 +172,58 @@ static void test_rst_to_closed_port_not_answered(void **state)
 	FINISH(t, 0);
 }
 
+/* A flood of ACKs to closed ports: only rst_closed_limit RSTs a second
+ * (output.c), the rest counted; the next second has a fresh budget; an
+ * ACK to a listener is no closed port and still gets its RST. */
+static void test_rst_for_closed_port_rate_limited(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+
+	tcp_config_defaults(&cfg);
+	cfg.rst_closed_limit = 3;
+	t = pkt_start(&cfg);
+	for (uint32_t i = 0; i < 5; i++)
+		INJECT(t, SEG(.flags = TH_ACK, .seq = 5000, .ack = 1000 + i, .abs = true));
+	for (uint32_t i = 0; i < 3; i++)
+		EXPECT(t, SEG(.flags = TH_RST, .seq = 1000 + i, .abs = true, .len = 0));
+	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, drop_no_conn), 5);
+	assert_int_equal(STAT(t, resets_sent), 3);
+	assert_int_equal(STAT(t, rst_closed_ratelimited), 2);
+	assert_int_equal(pkt_listen(t), 0);
+	INJECT(t, SEG(.flags = TH_ACK, .seq = 5000, .ack = 4242, .abs = true));
+	EXPECT(t, SEG(.flags = TH_RST, .seq = 4242, .abs = true, .len = 0));
+	assert_int_equal(STAT(t, drop_listen_bad), 1);
+	ADVANCE(t, 1000);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 6000, .dport = 81));
+	EXPECT(t, SEG(.flags = TH_RST | TH_ACK, .seq = 0, .abs = true, .ack = 6001, .sport = 81));
+	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, resets_sent), 5);
+	assert_int_equal(STAT(t, rst_closed_ratelimited), 2);
+	FINISH(t, 0);
+}
+
+/* rst_closed_limit = 0: every segment to a closed port is answered. */
+static void test_rst_for_closed_port_unlimited(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+
+	tcp_config_defaults(&cfg);
+	cfg.rst_closed_limit = 0;
+	t = pkt_start(&cfg);
+	for (uint32_t i = 0; i < 1200; i++) { /* above the default 1000 */
+		INJECT(t, SEG(.flags = TH_ACK, .seq = 5000, .ack = 1000 + i, .abs = true));
+		EXPECT(t, SEG(.flags = TH_RST, .seq = 1000 + i, .abs = true, .len = 0));
+	}
+	assert_int_equal(STAT(t, resets_sent), 1200);
+	assert_int_equal(STAT(t, rst_closed_ratelimited), 0);
+	FINISH(t, 0);
+}
+
 /* RFC 9293 3.10.7.2: an ACK to a listener gets <SEQ=SEG.ACK><CTL=RST>. */
 static void test_listen_ack_gets_rst(void **state)
 {
@@ -381,6 +433,8 @@ int main(void)
 		PKT_TEST(test_rst_for_closed_port_with_ack),
 		PKT_TEST(test_rst_for_closed_port_without_ack),
 		PKT_TEST(test_rst_to_closed_port_not_answered),
+		PKT_TEST(test_rst_for_closed_port_rate_limited),
+		PKT_TEST(test_rst_for_closed_port_unlimited),
 		PKT_TEST(test_listen_ack_gets_rst),
 		PKT_TEST(test_active_open_completes),
 		PKT_TEST(test_active_open_syn_retransmit_backoff),
