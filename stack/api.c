@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -557,6 +558,21 @@ static void api_print_engine(const struct api_engine *ae, const char *prefix, FI
 	free(buf);
 }
 
+/* What the PMD lost before any engine saw it: an RX ring that overflowed
+ * while the engine was busy (imissed; af_packet's framecnt too small under a
+ * flood), bad frames, no mbuf for a descriptor. */
+static void api_print_pmd_drops(const struct us_stack *st, FILE *out)
+{
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(st->port.port_id, &es) != 0)
+		return;
+	fprintf(out, "nic.imissed %" PRIu64 "  # dropped by the PMD: RX ring full\n"
+		"nic.ierrors %" PRIu64 "  # dropped by the PMD: bad frames\n"
+		"nic.rx_nombuf %" PRIu64 "  # dropped by the PMD: no mbuf\n",
+		es.imissed, es.ierrors, es.rx_nombuf);
+}
+
 void us_print_stats(const struct us_stack *st, FILE *out)
 {
 	struct nic_stats ns;
@@ -566,6 +582,7 @@ void us_print_stats(const struct us_stack *st, FILE *out)
 	fprintf(out, "nic.rx_pkts %lu\nnic.tx_pkts %lu\nnic.tx_dropped_full %lu\n",
 		(unsigned long)ns.rx_pkts, (unsigned long)ns.tx_pkts,
 		(unsigned long)ns.tx_dropped_full);
+	api_print_pmd_drops(st, out);
 	fprintf(out, "steer.flow_queue %d\nsteer.rss_ipv4_tcp %d\nsteer.port_rss %d\n"
 		"steer.reta_size %u\n", st->steer.flow_queue, st->steer.rss_ipv4_tcp,
 		st->port.rss, (unsigned)st->port.reta_size);
