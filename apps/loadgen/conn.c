@@ -9,7 +9,11 @@
 
 #define LG_RETRY_NS 10000000ull /* 10 ms between a failed connect and the next */
 
-static uint8_t lg_rx_buf[65536];
+/* Per thread: each engine's loop runs on its own lcore (us_launch) and
+ * reads into this buffer, then compares it (--check-echo); one buffer for
+ * all of them let an engine's us_recv overwrite what another was still
+ * checking (the "corruption" of issue 8's memif-migrate case). */
+static _Thread_local uint8_t lg_rx_buf[65536];
 
 uint64_t lg_errors_total(const struct lg_errors *e)
 {
@@ -252,14 +256,50 @@ static int lg_parse_head(struct lg_conn *c, size_t hdr_end, int *status, uint64_
 /* --download: the body bytes into the hash (the check is byte-exact).
  * --check-echo: the body compared with the request at the same offset (the
  * echo server answers with the request's raw bytes). */
+/* --check-echo: the first few mismatches of a run on stderr, so that a
+ * wrong answer says which bytes are wrong (shifted, duplicated, another
+ * request's): where in the body, how long the received piece was, and
+ * 24 bytes expected and received from the first differing one. */
+#define LG_DIAG_MAX 3
+#define LG_DIAG_SHOW 24
+#define LG_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+static void lg_diag_bytes(const char *what, const uint8_t *b, size_t n)
+{
+	fprintf(stderr, " %s '", what);
+	for (size_t i = 0; i < n; i++)
+		fputc(b[i] >= 0x20 && b[i] < 0x7f ? b[i] : '.', stderr);
+	fputc('\'', stderr);
+}
+
+static void lg_diag_mismatch(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
+{
+	size_t i = 0, lim = c->body_off < r->req_len ? r->req_len - c->body_off : 0;
+
+	if (r->diag_printed >= LG_DIAG_MAX)
+		return;
+	r->diag_printed++;
+	while (i < n && i < lim && (uint8_t)r->req[c->body_off + i] == d[i])
+		i++;
+	fprintf(stderr, "us-loadgen: echo mismatch: request %u of its connection, piece of %zu "
+		"bytes at body offset %llu (of %zu), first difference at +%zu:", c->requests, n,
+		(unsigned long long)c->body_off, r->req_len, i);
+	lg_diag_bytes("want", (const uint8_t *)r->req + c->body_off + i,
+		      LG_MIN(lim > i ? lim - i : 0, (size_t)LG_DIAG_SHOW));
+	lg_diag_bytes("got", d + i, LG_MIN(n - i, (size_t)LG_DIAG_SHOW));
+	fputc('\n', stderr);
+}
+
 static void lg_body(struct lg_run *r, struct lg_conn *c, const void *d, size_t n)
 {
 	if (n == 0)
 		return;
 	if (r->o.check_echo) {
 		if (c->body_off + n > r->req_len ||
-		    memcmp(r->req + c->body_off, d, n) != 0)
+		    memcmp(r->req + c->body_off, d, n) != 0) {
+			lg_diag_mismatch(r, c, d, n);
 			c->echo_bad = true;
+		}
 		c->body_off += n;
 	}
 	if (!r->o.download)
@@ -354,6 +394,19 @@ static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 		r->bytes_rcvd += (uint64_t)n;
 		done = lg_take(r, c, lg_rx_buf, (size_t)n);
 		if (done < 0) {
+			if (done == -1 && r->diag_printed < LG_DIAG_MAX) {
+				r->diag_printed++;
+				fprintf(stderr, "us-loadgen: bad response: request %u of its "
+					"connection, piece of %zd bytes, head %zu bytes%s, "
+					"body left %llu:", c->requests, n, c->head_len,
+					c->head_done ? " (done)" : "",
+					(unsigned long long)c->body_left);
+				lg_diag_bytes("head", (const uint8_t *)c->head,
+					      LG_MIN(c->head_len, (size_t)64));
+				lg_diag_bytes("piece", lg_rx_buf,
+					      LG_MIN((size_t)n, (size_t)LG_DIAG_SHOW));
+				fputc('\n', stderr);
+			}
 			if (done == -2)
 				r->err.echo_mismatch++;
 			else

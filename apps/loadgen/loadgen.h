@@ -104,6 +104,7 @@ struct lg_run {
 	 * request: the request follows the handshake). */
 	uint64_t tfo_syn_requests, tfo_cookie_requests;
 	uint64_t echo_checked; /* --check-echo: responses equal to their request */
+	unsigned diag_printed; /* --check-echo: mismatches described on stderr */
 	struct lg_errors err;
 	struct lg_hist lat;    /* response latency, ns */
 	struct lg_hist lat_sec; /* this second (progress line) */

@@ -101,9 +101,15 @@ def case_memif(args, run, secs=5, conns=64, migrate_every=0):
     ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-800:]}")
     res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
                                "--connections", str(conns), "--duration", str(secs),
-                               "--delay", "1", "--stats", "--engines", "2"], secs)
+                               "--delay", "1", "--stats", "--engines", "2",
+                               # every answer byte-checked; with migration,
+                               # requests of 3 segments keep data in flight
+                               "--check-echo"] +
+                              (["--request-size", "3000"] if migrate_every else []), secs)
     ei.check(run.stop(echo) == 0, "us-httpecho did not exit 0 on SIGTERM")
     li.check_clean(res, 10 * conns)
+    ei.check(res.get("echo_checked", 0) >= res["requests"] > 0,
+             f"{res.get('echo_checked')} answers byte-checked of {res['requests']}")
     ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
     srv_c = engine_counters(run.log("httpecho.log"))
     cli_c = engine_counters(run.log("loadgen.log"))

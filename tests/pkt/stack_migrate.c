@@ -764,6 +764,134 @@ static void test_migrate_from_handler(void **state)
 	world_finish();
 }
 
+/* The shape of interop-multi-memif-migrate (issue 8's corruption hunt):
+ * 3000-byte requests (three segments), each answered with its own bytes;
+ * the handler moves the connection the moment it answered one and holds
+ * nothing, like us-httpecho --migrate-every 1: the answer is still
+ * unacked (it travels in the send queue), and the peer keeps two requests
+ * outstanding, so the next one's segments reach the old engine in the
+ * same burst as the move (they travel in the receive queue) or after it
+ * (forwarded).  Every request has its own pattern: an answer shifted,
+ * duplicated or taken from another request shows.  (The corruption itself
+ * was us-loadgen's receive buffer shared by its engine threads, which no
+ * script of the stack reaches; this pins the stack's side of it.) */
+#define RR_PORT 82
+#define RR_REQ 3000u
+#define RR_COUNT 60u
+static struct {
+	uint8_t in[4 * RR_REQ];
+	size_t in_len;
+	unsigned answered, moves, accepts, carried_rx, carried_unacked;
+} rr;
+
+static uint8_t rr_pat(size_t off)
+{
+	return (uint8_t)((off / RR_REQ) * 31 + (off % RR_REQ) * 7 + 3);
+}
+
+static void rr_readable(void *ctx, struct tcp_conn *c)
+{
+	unsigned k = (unsigned)(uintptr_t)ctx;
+	ssize_t n;
+
+	while ((n = tcp_recv(c, rr.in + rr.in_len, sizeof(rr.in) - rr.in_len)) > 0)
+		rr.in_len += (size_t)n;
+	if (n == 0) {
+		tcp_close(c);
+		return;
+	}
+	if (rr.in_len < RR_REQ)
+		return;
+	assert_true(tcp_send_space(c) >= RR_REQ);
+	assert_int_equal(tcp_send(c, rr.in, RR_REQ), RR_REQ);
+	rr.answered++;
+	rr.in_len -= RR_REQ;
+	memmove(rr.in, rr.in + RR_REQ, rr.in_len);
+	if (rr.in_len > 0)
+		return; /* like us-httpecho: only a connection holding nothing */
+	rr.carried_unacked += SEQ_LT(c->snd_una, c->snd_max) || c->sndq.bytes > 0;
+	assert_int_equal(us_migrate_defer(w.s[k].e, c, 1 - k), 0);
+	rr.moves++;
+}
+
+static void rr_accept(void *ctx, struct tcp_conn *c)
+{
+	rr.accepts++;
+	rr.carried_rx += rr.accepts > 1 && c->rcvq.bytes > 0; /* a moved one */
+	tcp_conn_set_ctx(c, ctx);
+}
+
+/* The peer: two requests at a time (one us_send each, Nagle off, so each
+ * ends with its own segment and the pair reaches the server in one
+ * burst) or one, the next once all answers are in, checked byte by byte. */
+static void rr_client_pump(int fd, size_t *sent, size_t *rcvd)
+{
+	uint8_t buf[RR_REQ];
+	ssize_t n;
+
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	/* Pairs and single requests by turns: after a single one the
+	 * connection waits on the other engine and the peer's next frames
+	 * reach the old one first (forwarded). */
+	unsigned want = (*sent / RR_REQ) % 3 == 0 ? 1 : 2;
+
+	for (unsigned j = 0; j < want && *sent == *rcvd + j * RR_REQ && *sent < RR_COUNT * RR_REQ;
+	     j++) {
+		for (size_t i = 0; i < RR_REQ; i++)
+			buf[i] = rr_pat(*sent + i);
+		assert_int_equal(us_send(fd, buf, RR_REQ, 0), RR_REQ);
+		*sent += RR_REQ;
+	}
+	while ((n = us_recv(fd, buf, sizeof(buf), 0)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			assert_int_equal(buf[i], rr_pat(*rcvd + (size_t)i));
+		*rcvd += (size_t)n;
+	}
+	assert_true(n < 0 && errno == EAGAIN);
+}
+
+static void test_migrate_request_response(void **state)
+{
+	static const struct tcp_callbacks cb = { .on_accept = rr_accept,
+						 .on_readable = rr_readable };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(RR_PORT),
+				 .sin_addr.s_addr = htonl(H_OUR_IP) };
+	size_t sent = 0, rcvd = 0;
+	int fd, one = 1;
+	(void)state;
+
+	memset(&rr, 0, sizeof(rr));
+	world_start(0);
+	for (uintptr_t k = 0; k < 2; k++)
+		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), H_OUR_IP, RR_PORT, &cb,
+					    (void *)k), 0);
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one)), 0);
+	assert_int_equal(us_connect(fd, (struct sockaddr *)&a, sizeof(a)), -1);
+	run(3);
+	for (unsigned i = 0; i < 20000 && rcvd < RR_COUNT * RR_REQ; i++) {
+		rr_client_pump(fd, &sent, &rcvd);
+		step(NULL);
+	}
+	assert_int_equal(rcvd, RR_COUNT * RR_REQ);
+	assert_int_equal(rr.answered, RR_COUNT);
+	assert_true(rr.moves >= RR_COUNT / 2);
+	assert_int_equal(rr.accepts, 1 + rr.moves);
+	assert_true(rr.carried_unacked > 0); /* an answer in flight moved with it */
+	assert_true(rr.carried_rx > 0);      /* and the next request's bytes */
+	assert_int_equal(ctr(0, "migrate_out") + ctr(1, "migrate_out"), rr.moves);
+	assert_int_equal(ctr(0, "migrate_in") + ctr(1, "migrate_in"), rr.moves);
+	assert_int_equal(ctr(0, "migrate_failed") + ctr(1, "migrate_failed"), 0);
+	assert_true(ctr(0, "migrate_redirected") + ctr(1, "migrate_redirected") > 0);
+	assert_no_rst();
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	assert_int_equal(us_close(fd), 0);
+	run(10);
+	assert_no_rst();
+	world_finish();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -773,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_failures),
 		cmocka_unit_test(test_migrate_keeps_timers),
 		cmocka_unit_test(test_migrate_from_handler),
+		cmocka_unit_test(test_migrate_request_response),
 	};
 
 	h_eal_init("us_pkt_migrate");
