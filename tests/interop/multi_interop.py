@@ -50,6 +50,7 @@ import argparse
 import os
 import re
 import secrets
+import subprocess
 import sys
 import time
 
@@ -337,10 +338,19 @@ def netem_queues(text):
     return out
 
 
-def check_swapped(nq):
+def sanitized(binary):
+    """True when binary links libasan (the ASan+UBSan build of test.sh)."""
+    return "libasan" in subprocess.run(["ldd", binary], text=True,
+                                       capture_output=True).stdout
+
+
+def check_swapped(nq, lossless=True):
     """us-netem's books: whatever arrived on port p queue q left port 1-p by
     queue (q+1)%2, none refused by a full ring, and every queue carried
-    frames."""
+    frames.  lossless=False (sanitizer builds, every process several times
+    slower): us-netem, the test peer, may find a receiver's ring full and
+    drop; then only "sent + refused = received" holds, and the byte-checked
+    answers show TCP repaired it."""
     for p in (0, 1):
         for q in (0, 1):
             rx = nq.get((p, q), {}).get("rx_pkts", -1)
@@ -348,10 +358,12 @@ def check_swapped(nq):
             ei.say(f"  us-netem: port{p} queue {q} rx {rx} -> port{1 - p} queue {(q + 1) % 2} "
                    f"tx {out.get('tx_pkts')} (refused {out.get('tx_dropped_full')})")
             ei.check(rx > 0, f"us-netem port{p} queue {q} carried nothing")
-            ei.check(out.get("tx_dropped_full") == 0,
-                     f"us-netem port{1 - p} queue {(q + 1) % 2}: frames refused")
-            ei.check(out.get("tx_pkts") == rx,
-                     f"us-netem port{p} q{q}: {rx} in, {out.get('tx_pkts')} out swapped")
+            refused = out.get("tx_dropped_full", -1)
+            ei.check(refused == 0 or (not lossless and refused > 0),
+                     f"us-netem port{1 - p} queue {(q + 1) % 2}: {refused} frames refused")
+            ei.check(out.get("tx_pkts", -1) + refused == rx,
+                     f"us-netem port{p} q{q}: {rx} in, {out.get('tx_pkts')} out swapped "
+                     f"+ {refused} refused")
 
 
 def check_handoff_books(who, ctr, in_flight=0):
@@ -447,7 +459,7 @@ def case_memif_wrongq(args, run, conns=200, secs=3):
     ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
     ei.check(res.get("echo_checked") == res["requests"],
              f"{res.get('echo_checked')} of {res['requests']} responses checked")
-    check_swapped(netem_queues(run.log("netem.log")))
+    check_swapped(netem_queues(run.log("netem.log")), lossless=not sanitized(args.httpecho))
     check_owners(cli_c, srv_c, lg_e, echo_e, conns)
     # us-httpecho stops on SIGTERM after the traffic ended: exact books.
     check_handoff_books("us-httpecho", srv_c)

@@ -503,7 +503,8 @@ static struct rte_mbuf *tfo_syn(unsigned f, uint32_t seq, const uint8_t *cookie,
 	memset(o, 1, olen);                       /* NOP padding */
 	o[0] = TFO_OPT_KIND;                      /* RFC 7413 4.1.1 */
 	o[1] = (uint8_t)(2 + clen);
-	memcpy(o + 2, cookie, clen);
+	if (clen > 0) /* a cookie request carries none (memcpy from NULL is UB) */
+		memcpy(o + 2, cookie, clen);
 	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
 	th->dst_port = rte_cpu_to_be_16(OUR_PORT);
 	th->sent_seq = rte_cpu_to_be_32(seq);
