@@ -482,6 +482,10 @@ static unsigned api_conns(const struct us_stack *st)
 
 static void api_drain(struct us_stack *st)
 {
+	/* A start that failed before EAL (bad config) has no clock and no
+	 * engine: nothing to drain (and tsc_hz 0 would divide by zero). */
+	if (!st->eal_up || st->tsc_hz == 0)
+		return;
 	uint64_t until = api_now_ns(st) + US_MS(200);
 
 	while (api_conns(st) > 0 && api_now_ns(st) < until)
