@@ -11,6 +11,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench/perf.sh: needs root (DPDK runtime files)" >&2
 	exit 77
 fi
+# A fresh machine: the project's packages and hugepages, plus the bench's own.
+"$src/tools/setup.sh" --bench >/dev/null
 [ -f "$build/build.ninja" ] || meson setup "$build" "$src" --buildtype=release \
 	-Db_ndebug=true -Dtests=false
 ninja -C "$build" -j2 apps/httpecho/us-httpecho apps/loadgen/us-loadgen

@@ -14,6 +14,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench/run.sh: needs root (namespaces, DPDK)" >&2
 	exit 77
 fi
+# A fresh machine: the project's packages and hugepages, plus the bench's own.
+"$src/tools/setup.sh" --bench >/dev/null
 if [ ! -f "$build/build.ninja" ]; then
 	# Release (-O3) with the project's -Werror, like every other build.
 	meson setup "$build" "$src" --buildtype=release -Db_ndebug=true -Dtests=false

@@ -15,6 +15,10 @@ PACKAGES=(
 	curl wrk tshark python3-scapy nftables iproute2 iputils-ping procps
 	clang libclang-rt-14-dev
 )
+# bench/ (never CI): the results plot and callgrind's instruction counts.
+if [[ ${1:-} == --bench ]]; then
+	PACKAGES+=(python3-matplotlib valgrind)
+fi
 HUGEPAGES_2M=512
 HUGE_MNT=/dev/hugepages
 
