@@ -96,26 +96,8 @@ static unsigned owner_of(const struct multi *t, unsigned f)
 /* A segment of flow f from the peer, checksums valid. */
 static struct rte_mbuf *seg(unsigned f, uint8_t flags, uint32_t seq, uint32_t ack, size_t len)
 {
-	uint8_t buf[sizeof(struct rte_tcp_hdr) + DLEN];
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
-	struct rte_mbuf *m;
-	struct rte_ipv4_hdr *ip;
-
-	memset(buf, 0, sizeof(buf));
-	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
-	th->dst_port = rte_cpu_to_be_16(OUR_PORT);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = 5 << 4;
-	th->tcp_flags = flags;
-	th->rx_win = rte_cpu_to_be_16(65535);
-	memset(buf + sizeof(*th), 'a' + (int)(seq % 26), len);
-	m = h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + len);
-	ip = h_iph(m);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-	return m;
+	return h_tcp(H_PEER_IP, (uint16_t)(PEER_PORT0 + f), H_OUR_IP, OUR_PORT, flags, seq, ack,
+		     (uint8_t)('a' + seq % 26), len);
 }
 
 /* The NIC: the model picks the queue, the frame waits there. */

@@ -197,26 +197,8 @@ static void test_arp_reply_learned_by_all(void **state)
 static struct rte_mbuf *seg_to(unsigned f, uint32_t dst, uint16_t dport, uint8_t flags,
 			       uint32_t seq, uint32_t ack, size_t len)
 {
-	uint8_t buf[sizeof(struct rte_tcp_hdr) + DLEN];
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
-	struct rte_ipv4_hdr *ip;
-	struct rte_mbuf *m;
-
-	memset(buf, 0, sizeof(buf));
-	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
-	th->dst_port = rte_cpu_to_be_16(dport);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = 5 << 4;
-	th->tcp_flags = flags;
-	th->rx_win = rte_cpu_to_be_16(65535);
-	memset(buf + sizeof(*th), 'a' + (int)(f % 26), len);
-	m = h_ipv4(H_PEER_IP, dst, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + len);
-	ip = h_iph(m);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-	return m;
+	return h_tcp(H_PEER_IP, (uint16_t)(PEER_PORT0 + f), dst, dport, flags, seq, ack,
+		     (uint8_t)('a' + f % 26), len);
 }
 
 /* The NIC: the model classifies the whole frame; a drop never reaches an

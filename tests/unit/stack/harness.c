@@ -11,6 +11,7 @@
 #include <rte_eal.h>
 #include <rte_icmp.h>
 #include <rte_mempool.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
 
 #include "tests/common/test_eal.h"
@@ -197,6 +198,32 @@ size_t h_udp(uint8_t *buf, uint32_t src, uint32_t dst, uint16_t sport, uint16_t 
 	memcpy(uh + 1, data, len);
 	uh->dgram_cksum = rte_ipv4_udptcp_cksum(&ip, uh);
 	return sizeof(*uh) + len;
+}
+
+struct rte_mbuf *h_tcp(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+		       uint8_t flags, uint32_t seq, uint32_t ack, uint8_t fill, size_t len)
+{
+	uint8_t buf[sizeof(struct rte_tcp_hdr) + 1460];
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
+	struct rte_ipv4_hdr *ip;
+	struct rte_mbuf *m;
+
+	assert_true(len <= sizeof(buf) - sizeof(*th));
+	memset(buf, 0, sizeof(*th));
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = 5 << 4;
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	memset(buf + sizeof(*th), fill, len);
+	m = h_ipv4(src, dst, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + len);
+	ip = h_iph(m);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
 }
 
 struct rte_ether_hdr *h_eth(struct rte_mbuf *m)

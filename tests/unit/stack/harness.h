@@ -73,6 +73,11 @@ size_t h_icmp_echo(uint8_t *buf, uint16_t ident, uint16_t seq, size_t data_len);
 size_t h_udp(uint8_t *buf, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
 	     const void *data, size_t len);
 
+/* Ethernet + IPv4 + a 20-byte TCP header (window 65535, valid checksums)
+ * from src:sport to dst:dport, with len payload bytes of value fill. */
+struct rte_mbuf *h_tcp(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+		       uint8_t flags, uint32_t seq, uint32_t ack, uint8_t fill, size_t len);
+
 struct rte_ether_hdr *h_eth(struct rte_mbuf *m);
 struct rte_ipv4_hdr *h_iph(struct rte_mbuf *m);
 /* Recompute the IPv4 header checksum of a frame after a test edited it. */
