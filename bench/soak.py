@@ -158,6 +158,8 @@ def soak(a, tmp, prefixes, procs):
     say(f"server peak during the run (sampled each second): {res['server_peak']}")
     after = settle(srv_pre, a.time_wait_ms, before)
     say(f"server after:  {after}")
+    if after != before:  # which connections stayed, in which state
+        say(f"server connections left: {json.dumps(telemetry(srv_pre, '/userstack/conns'))[:1500]}")
     echo.send_signal(signal.SIGTERM)
     rc = echo.wait(60)
     logs = read(echo_log) + read(lg_log)
@@ -177,6 +179,9 @@ def soak(a, tmp, prefixes, procs):
     say("client counters: " + ", ".join(f"{k} {cli[k]}" for k in
                                         ("nic.rx_pkts", "nic.tx_pkts", "tcp_active_opens")
                                         if k in cli))
+    for ln in read(lg_log).splitlines():
+        if ln.startswith("userstack: shutdown:"):
+            say("client " + ln)  # closes cut short by its exit, reset (exit_resets)
     say(f"wall time {secs:.1f} s")
     for m in fails:
         say("FAIL: " + m)

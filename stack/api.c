@@ -480,6 +480,21 @@ static unsigned api_conns(const struct us_stack *st)
 	return n;
 }
 
+/* A connection closed in SYN-SENT within the drain's span: its SYN-ACK may
+ * still come, and only a running stack answers it with the RST that frees
+ * the peer's half-open connection (else it retransmits for minutes). */
+static bool api_synack_awaited(const struct us_stack *st, uint64_t now)
+{
+	for (unsigned k = 0; k < st->n; k++) {
+		if (st->eng[k].engine == NULL)
+			continue;
+		uint64_t t = tcp_syn_sent_closed_ns(us_engine_tcp(st->eng[k].engine));
+		if (t != 0 && now - t < US_MS(200))
+			return true;
+	}
+	return false;
+}
+
 static void api_drain(struct us_stack *st)
 {
 	/* A start that failed before EAL (bad config) has no clock and no
@@ -488,13 +503,28 @@ static void api_drain(struct us_stack *st)
 		return;
 	uint64_t until = api_now_ns(st) + US_MS(200);
 
-	while (api_conns(st) > 0 && api_now_ns(st) < until)
+	/* Nothing new is accepted while the closes drain (an accept now
+	 * would reach an application that has stopped). */
+	for (unsigned k = 0; k < st->n; k++)
+		if (st->eng[k].engine != NULL)
+			tcp_unlisten_all(us_engine_tcp(st->eng[k].engine));
+	while ((api_conns(st) > 0 || api_synack_awaited(st, api_now_ns(st))) &&
+	       api_now_ns(st) < until)
 		for (unsigned k = 0; k < st->n; k++)
 			if (st->eng[k].engine != NULL)
 				us_engine_poll(st->eng[k].engine, api_now_ns(st));
-	for (unsigned k = 0; k < st->n; k++)
-		if (st->eng[k].engine != NULL)
-			us_engine_flush(st->eng[k].engine);
+	/* What has not finished its close by now is reset, so that the
+	 * peers do not keep their side for minutes (tcp_reset_unfinished). */
+	unsigned reset = 0;
+	for (unsigned k = 0; k < st->n; k++) {
+		if (st->eng[k].engine == NULL)
+			continue;
+		reset += tcp_reset_unfinished(us_engine_tcp(st->eng[k].engine));
+		us_engine_flush(st->eng[k].engine);
+	}
+	if (reset > 0)
+		fprintf(stderr, "userstack: shutdown: %u connection(s) had not finished closing "
+			"within 200 ms: reset (exit_resets)\n", reset);
 }
 
 void us_fini(struct us_stack *st)

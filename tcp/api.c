@@ -85,6 +85,40 @@ unsigned tcp_conn_count(const struct tcp_stack *ts)
 	return ts->nconns;
 }
 
+uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts)
+{
+	return ts->syn_sent_closed_ns;
+}
+
+/* The process is going and its connections with it: no kernel keeps our
+ * orphans to finish their closes.  A peer left in ESTABLISHED, CLOSE-WAIT
+ * or LAST-ACK would hold its side for good or retransmit to nobody for
+ * data_retries backoffs (minutes); an RST (RFC 9293 3.10.7.3's abort) tells
+ * it now.  TIME_WAIT has nothing left to say; SYN-SENT is only dropped
+ * (RFC 9293 3.10.4: no RST for a connection that never synchronized). */
+unsigned tcp_reset_unfinished(struct tcp_stack *ts)
+{
+	struct tcp_conn *c, *next;
+	unsigned n = 0;
+
+	tcp_enter(ts);
+	for (uint32_t i = 0; i < ts->nbuckets; i++) {
+		for (c = LIST_FIRST(&ts->buckets[i]); c != NULL; c = next) {
+			next = LIST_NEXT(c, hash_link);
+			if (c->state == TCP_TIME_WAIT)
+				continue;
+			if (tcb_synchronized(c)) {
+				tcp_send_rst(c);
+				n++;
+			}
+			tcb_drop(c);
+		}
+	}
+	ts->stats.exit_resets += n;
+	tcp_leave(ts);
+	return n;
+}
+
 /* Frag-needed lowered the MSS: the segments in flight were too big for the
  * path and are gone, so resend from SND.UNA at the new MSS now instead of
  * waiting for the RTO (as Linux's tcp_simple_retransmit does).  RFC 1191
@@ -223,6 +257,13 @@ int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
 	}
 	tcp_leave(ts);
 	return found ? 0 : -ENOENT;
+}
+
+void tcp_unlisten_all(struct tcp_stack *ts)
+{
+	for (unsigned i = 0; i < RTE_DIM(ts->listeners); i++)
+		while (!LIST_EMPTY(&ts->listeners[i]))
+			(void)tcp_unlisten(ts, LIST_FIRST(&ts->listeners[i])->local_port);
 }
 
 /* A TCB in SYN-SENT, in the table, its SYN not sent yet. */

@@ -317,6 +317,9 @@ struct tcp_stack {
 	/* RSTs for closed ports sent in the current second (output.c). */
 	uint64_t rst_closed_sec;
 	uint32_t rst_closed_count;
+	/* When the application last closed a connection in SYN-SENT whose
+	 * SYN had gone out (user.c; the shutdown drain waits for its SYN-ACK). */
+	uint64_t syn_sent_closed_ns;
 };
 
 /* Prototypes */

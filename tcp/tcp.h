@@ -238,7 +238,9 @@ struct tcp_callbacks {
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
 	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
-	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)")
+	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
+	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
+	X(closed_in_syn_sent, "connections closed by the application in SYN-SENT (TCB deleted)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -319,12 +321,21 @@ const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);
 /* Live TCBs (every state, TIME_WAIT included): leak checks and stats.
  * Listeners are not counted (they are not connections). */
 unsigned tcp_conn_count(const struct tcp_stack *ts);
+/* Shutdown: RST to every synchronized connection short of TIME_WAIT, then
+ * its TCB goes; the count. */
+unsigned tcp_reset_unfinished(struct tcp_stack *ts);
+/* When the application last closed a connection in SYN-SENT after its SYN
+ * went out (0: never): until its SYN-ACK is answered with an RST, the peer
+ * may hold a half-open connection. */
+uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts);
 
 /* Prototypes: application side (all return 0/count or -errno) */
 
 int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
 	       const struct tcp_callbacks *cb, void *ctx);
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
+/* Every listener (shutdown: nothing new is accepted while closes drain). */
+void tcp_unlisten_all(struct tcp_stack *ts);
 int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* RFC 7413: tcp_connect with len bytes queued before the SYN goes out

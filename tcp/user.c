@@ -180,7 +180,13 @@ int tcp_close(struct tcp_conn *c)
 		/* RFC 2525 2.17: unread data is lost, so say so with an RST. */
 		abort_conn(c);
 	} else if (c->state == TCP_SYN_SENT) {
-		tcb_drop(c); /* RFC 9293 3.10.4: delete the TCB */
+		/* RFC 9293 3.10.4: delete the TCB.  A SYN-ACK still to come is
+		 * answered with an RST by the closed-port path, as long as the
+		 * process runs (us_fini's drain waits for it). */
+		c->ts->stats.closed_in_syn_sent++;
+		if (c->snd_max != c->iss)
+			c->ts->syn_sent_closed_ns = tcp_now(c);
+		tcb_drop(c);
 	} else if (c->state == TCP_FIN_WAIT_2) {
 		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
 	} else {

@@ -257,7 +257,9 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=(), srv_extra=()):
     res = run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
                             "--connections", str(conns), "--duration", str(secs),
                             "--delay", "1", "--stats"] + list(extra), secs)
-    ei.check(run.stop(echo) == 0, "us-httpecho did not exit 0 on SIGTERM")
+    rc = run.stop(echo)
+    ei.check(rc == 0, f"us-httpecho exited {rc} on SIGTERM (want 0); its log ends:\n"
+             + run.log("httpecho.log")[-3000:])
     return res
 
 

@@ -320,6 +320,68 @@ static void test_close_from_on_readable_callback(void **state)
 	FINISH(t, 0);
 }
 
+/* Shutdown (us_fini): a close still in progress when the drain ends is
+ * cut short with <SEQ=SND.NXT><CTL=RST>, so the peer does not retransmit
+ * its side for minutes; the TCB goes and exit_resets counts it. */
+static void test_shutdown_resets_unfinished_close(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	assert_int_equal(tcp_close(t->conn), 0);
+	EXPECT(t, SEG(.flags = TH_FIN | TH_ACK, .seq = 1, .ack = 1001));
+	assert_int_equal(tcp_reset_unfinished(t->ts), 1);
+	EXPECT(t, SEG(.flags = TH_RST, .seq = 2));
+	assert_int_equal(tcp_conn_count(t->ts), 0);
+	assert_int_equal(STAT(t, exit_resets), 1);
+	FINISH(t, 0);
+}
+
+/* TIME-WAIT has finished its close: shutdown sends nothing for it. */
+static void test_shutdown_leaves_time_wait_alone(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	assert_int_equal(tcp_close(t->conn), 0);
+	EXPECT(t, SEG(.flags = TH_FIN | TH_ACK, .seq = 1, .ack = 1001));
+	INJECT(t, SEG(.flags = TH_FIN | TH_ACK, .seq = 1001, .ack = 2));
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 2, .ack = 1002));
+	assert_int_equal(tcp_reset_unfinished(t->ts), 0);
+	EXPECT_NOTHING(t);
+	assert_int_equal(tcp_conn_count(t->ts), 1);
+	assert_int_equal(STAT(t, exit_resets), 0);
+	FINISH(t, 1);
+}
+
+/* RFC 9293 3.10.4: a close in SYN-SENT deletes the TCB (no RST: nothing
+ * is synchronized); the time is kept so that us_fini's drain waits for the
+ * SYN-ACK, which the closed-port path answers with <SEQ=SEG.ACK><CTL=RST>
+ * (RFC 9293 3.10.7.1), freeing the peer's half-open connection. */
+static void test_close_in_syn_sent_then_synack_gets_rst(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	struct tcp_conn *c = NULL;
+
+	t->local_port = 0; /* learnt from our SYN */
+	assert_int_equal(tcp_connect(t->ts, PKT_PEER_IP, PKT_PEER_PORT, &t->cb, t, &c), 0);
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
+	assert_int_equal(tcp_syn_sent_closed_ns(t->ts), 0);
+	ADVANCE(t, 3);
+	assert_int_equal(tcp_close(c), 0);
+	EXPECT_NOTHING(t);
+	assert_int_equal(tcp_conn_count(t->ts), 0);
+	assert_int_equal(STAT(t, closed_in_syn_sent), 1);
+	assert_true(tcp_syn_sent_closed_ns(t->ts) > 0);
+	assert_true(tcp_syn_sent_closed_ns(t->ts) == t->now);
+	INJECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 5000, .ack = 1));
+	EXPECT(t, SEG(.flags = TH_RST, .seq = 1));
+	FINISH(t, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +401,9 @@ int main(void)
 		PKT_TEST(test_data_after_close_gets_rst),
 		PKT_TEST(test_orphan_fin_wait_2_times_out),
 		PKT_TEST(test_close_from_on_readable_callback),
+		PKT_TEST(test_shutdown_resets_unfinished_close),
+		PKT_TEST(test_shutdown_leaves_time_wait_alone),
+		PKT_TEST(test_close_in_syn_sent_then_synack_gets_rst),
 	};
 	return cmocka_run_group_tests(tests, pkt_group_setup, pkt_group_teardown);
 }
