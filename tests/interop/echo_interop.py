@@ -89,6 +89,12 @@ def run(cmd, timeout=30, check_rc=True):
     return p
 
 
+def sanitized(binary):
+    """True when binary links libasan (the ASan+UBSan build of test.sh)."""
+    return "libasan" in subprocess.run(["ldd", binary], text=True,
+                                       capture_output=True).stdout
+
+
 # ----------------------------------------------------------------------------
 # The config file: read the few values we need, write a per-run copy
 

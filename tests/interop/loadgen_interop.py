@@ -221,6 +221,16 @@ def wait_for(pred, timeout, what):
     raise ei.CaseFailed(f"timed out waiting for {what}")
 
 
+def start_httpecho(run, cmd, tail=500):
+    """Starts us-httpecho (cmd, its output in httpecho.log); returns its
+    process once it listens."""
+    echo = run.start(cmd, "httpecho.log")
+    wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
+             20, "us-httpecho's listening line")
+    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-tail:]}")
+    return echo
+
+
 def run_loadgen(run, cmd, secs, ns=False):
     """Runs us-loadgen to its end; its JSON summary."""
     out = os.path.join(run.tmp, "loadgen.json")
@@ -249,11 +259,8 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=(), srv_extra=()):
                      ip={"addr": "10.79.0.2/24"})
     cli = run.config("cli", base, port={"device": dev.format("client")},
                      ip={"addr": "10.79.0.1/24"})
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080"] + list(srv_extra),
-                     "httpecho.log")
-    wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
-             20, "us-httpecho's listening line")
-    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-500:]}")
+    echo = start_httpecho(run, [args.httpecho, "--config", srv, "--port", "8080"] +
+                          list(srv_extra))
     res = run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
                             "--connections", str(conns), "--duration", str(secs),
                             "--delay", "1", "--stats"] + list(extra), secs)

@@ -422,8 +422,7 @@ def run_case(args, name):
         say(f"SKIP {name}: needs free hugepages (dpdk-dumpcap attaches only to a primary "
             "on hugepages; tools/setup.sh reserves them)")
         return SKIP
-    if name == "pdump" and "libasan" in subprocess.run(["ldd", args.server], text=True,
-                                                        stdout=subprocess.PIPE).stdout:
+    if name == "pdump" and ei.sanitized(args.server):
         # ASan's shadow reservations move the primary's hugepage mapping to
         # addresses a secondary (dpdk-dumpcap) may not get: EAL init fails
         # in it at random.  The normal build runs this case.
