@@ -156,3 +156,17 @@ struct sockaddr_in sp_addr(uint32_t ip, uint16_t port)
 		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
 	};
 }
+
+int sp_test_setup(void **state)
+{
+	(void)state;
+	sp_setup(NULL);
+	return 0;
+}
+
+int sp_test_teardown(void **state)
+{
+	(void)state;
+	sp_teardown();
+	return 0;
+}

@@ -55,4 +55,23 @@ void sp_run(unsigned ms);
 /* An IPv4 sockaddr_in. */
 struct sockaddr_in sp_addr(uint32_t ip, uint16_t port);
 
+/* cmocka set-up and teardown for a test on a fresh pair (sp_setup(NULL),
+ * sp_teardown with its leak check). */
+int sp_test_setup(void **state);
+int sp_test_teardown(void **state);
+
+/* For the tests (cmocka included first) */
+
+#define SA(x) ((struct sockaddr *)&(x))
+
+/* A cmocka test on a fresh pair. */
+#define sp_unit_test(f) cmocka_unit_test_setup_teardown(f, sp_test_setup, sp_test_teardown)
+
+/* call returns -1 with this errno. */
+#define assert_fails(call, err) do { \
+	errno = 0; \
+	assert_int_equal((long)(call), -1); \
+	assert_int_equal(errno, (err)); \
+} while (0)
+
 #endif

@@ -16,29 +16,7 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 80
-
-/* -1 with this errno. */
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
 
 /* A listener on side B. */
 static int b_listen(uint16_t port, int backlog)
@@ -682,20 +660,20 @@ static void test_bulk_edge_triggered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_bad_descriptors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_state, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_accept_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reset_then_epipe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shutdown_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shutdown_read, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_eagain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_accept_backlog, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_options, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_copy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_copy_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_edge_triggered, setup, teardown),
+		sp_unit_test(test_bad_descriptors),
+		sp_unit_test(test_wrong_state),
+		sp_unit_test(test_connect_accept_data),
+		sp_unit_test(test_refused),
+		sp_unit_test(test_connect_timeout),
+		sp_unit_test(test_reset_then_epipe),
+		sp_unit_test(test_shutdown_write),
+		sp_unit_test(test_shutdown_read),
+		sp_unit_test(test_send_eagain),
+		sp_unit_test(test_accept_backlog),
+		sp_unit_test(test_options),
+		sp_unit_test(test_zero_copy),
+		sp_unit_test(test_zero_copy_full),
+		sp_unit_test(test_bulk_edge_triggered),
 	};
 
 	h_eal_init("pkt_socket");

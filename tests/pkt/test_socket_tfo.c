@@ -20,31 +20,10 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 80
 #define REQ "GET / HTTP/1.1\r\nHost: b\r\n\r\n"
 #define RESP "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 #define TCPOPT_TFO 34
-
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
 
 static const struct tfo_counters *ctr(struct sp_side *side)
 {
@@ -442,13 +421,13 @@ static void test_error_paths_connected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_cookie_then_data_in_syn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fastopen_connect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fastopen_connect_shutdown, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fallback_server_off, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fallback_server_turned_off, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_paths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_paths_connected, setup, teardown),
+		sp_unit_test(test_cookie_then_data_in_syn),
+		sp_unit_test(test_fastopen_connect),
+		sp_unit_test(test_fastopen_connect_shutdown),
+		sp_unit_test(test_fallback_server_off),
+		sp_unit_test(test_fallback_server_turned_off),
+		sp_unit_test(test_error_paths),
+		sp_unit_test(test_error_paths_connected),
 	};
 
 	h_eal_init("pkt_socket_tfo");
