@@ -623,3 +623,17 @@ void pkt_establish(struct pkt_t *t, const char *file, int line)
 	if (t->n_accept != 1 || t->conn == NULL)
 		PKT_FAIL(file, line, "connection not accepted");
 }
+
+struct tfo_opt pkt_tfo_of(struct rte_mbuf *m)
+{
+	uint8_t buf[60];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, 20, buf);
+	unsigned hlen = (unsigned)(p[12] >> 4) * 4;
+	struct tfo_opt o;
+
+	assert_true(hlen >= 20 && hlen <= 60);
+	p = rte_pktmbuf_read(m, 0, hlen, buf);
+	tfo_opt_find(p + 20, hlen - 20, &o);
+	rte_pktmbuf_free(m);
+	return o;
+}

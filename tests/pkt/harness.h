@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "stack/timer.h"
+#include "tcp/fastopen.h"
 #include "tcp/tcb.h"
 #include "tcp/tcp.h"
 
@@ -161,10 +162,14 @@ void pkt_establish(struct pkt_t *t, const char *file, int line);
 ssize_t pkt_app_send(struct pkt_t *t, size_t n);
 /* Reads everything readable into t->rx (checking the peer's pattern). */
 void pkt_app_read(struct pkt_t *t, const char *file, int line);
+/* The Fast Open option (RFC 7413 4.1.1) of a segment we sent, which it
+ * frees (type NONE when absent). */
+struct tfo_opt pkt_tfo_of(struct rte_mbuf *m);
 
 #define INJECT(t, s) pkt_inject((t), (s), __FILE__, __LINE__)
 #define EXPECT(t, s) pkt_expect((t), (s), __FILE__, __LINE__)
 #define EXPECT_KEEP(t, s) pkt_expect_keep((t), (s), __FILE__, __LINE__)
+#define EXPECT_TFO(t, s) pkt_tfo_of(EXPECT_KEEP((t), (s)))
 #define EXPECT_NOTHING(t) pkt_expect_nothing((t), __FILE__, __LINE__)
 #define ADVANCE(t, ms) pkt_advance((t), (ms))
 #define FINISH(t, tcbs) pkt_finish((t), (tcbs), __FILE__, __LINE__)
