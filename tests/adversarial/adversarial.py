@@ -23,9 +23,7 @@ import os
 import random
 import shlex
 import shutil
-import signal
 import socket
-import sys
 import threading
 import time
 import traceback
@@ -675,10 +673,7 @@ def main():
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
-    names = list(CASES) if args.cases == ["all"] else args.cases
-    bad = [n for n in names if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    names = ei.case_names(ap, args.cases, CASES)
     if os.geteuid() != 0:
         say("SKIP: adversarial tests need root (network namespaces, raw sockets)")
         return ei.SKIP
@@ -695,13 +690,7 @@ def main():
     if not (shutil.which(exe) or os.access(exe, os.X_OK)):
         say(f"FAIL: server {exe} not found or not executable (build it first)")
         return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals()
     ei.sweep_stale_namespaces(ei.tool("ip"))
     results = {n: run_case(args, n) for n in names}
     failed = sum(1 for r in results.values() if r)
@@ -711,8 +700,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

@@ -17,7 +17,6 @@ import os
 import re
 import resource
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -501,9 +500,7 @@ def main():
     ap.add_argument("--open-timeout", type=float, default=600.0)
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
-    bad = [n for n in args.cases if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         say("SKIP: flood tests need root (network namespaces)")
         return ei.SKIP
@@ -514,13 +511,7 @@ def main():
     if missing:
         say(f"FAIL: missing {missing} (tools/setup.sh, or build first)")
         return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals()
     if asan_server(shlex.split(args.server)[0]):
         # ASan keeps freed blocks in a quarantine (256 MB by default) before
         # reuse: thousands of closed connections would then grow the RSS
@@ -536,8 +527,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

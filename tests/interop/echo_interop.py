@@ -89,6 +89,39 @@ def run(cmd, timeout=30, check_rc=True):
     return p
 
 
+def trap_signals(sigint=True):
+    """SIGTERM and SIGHUP raise Terminated, and with sigint SIGINT raises
+    KeyboardInterrupt (also when started with SIGINT ignored, a background
+    job of a script): the running case's teardown runs either way."""
+    def on_signal(signum, _frame):
+        raise Terminated(f"signal {signum}")
+
+    if sigint:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+
+def case_names(ap, given, cases, allow_all=True):
+    """The cases to run: given, or every one of cases for 'all' (allow_all);
+    an unknown name is the command line's error (argparse exits 2)."""
+    names = list(cases) if allow_all and given == ["all"] else given
+    bad = [n for n in names if n not in cases]
+    if bad:
+        ap.error(f"unknown case(s) {bad}; known: {' '.join(cases)}")
+    return names
+
+
+def run_main(main):
+    """Exits with main()'s code; interrupted (Ctrl-C, SIGTERM, SIGHUP): 130,
+    each case having torn down what it made."""
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, Terminated) as e:
+        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
+        sys.exit(130)
+
+
 def sanitized(binary):
     """True when binary links libasan (the ASan+UBSan build of test.sh)."""
     return "libasan" in subprocess.run(["ldd", binary], text=True,
@@ -1280,10 +1313,7 @@ def main():
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
-    names = list(CASES) if args.cases == ["all"] else args.cases
-    bad = [n for n in names if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    names = case_names(ap, args.cases, CASES)
     if os.geteuid() != 0:
         say("SKIP: interop tests need root (network namespaces)")
         return SKIP
@@ -1298,14 +1328,7 @@ def main():
     if not os.path.exists(args.config):
         say(f"FAIL: config {args.config} not found")
         return 1
-
-    def on_signal(signum, _frame):
-        raise Terminated(f"signal {signum}")
-
-    # Also when started with SIGINT ignored (a background job of a script).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    trap_signals()
     sweep_stale_namespaces(tool("ip"))
     results = {n: run_case(args, n) for n in names}
     passed = sum(1 for r in results.values() if r == 0)
@@ -1319,8 +1342,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    run_main(main)

@@ -413,25 +413,14 @@ def main():
                     help="memif-64: [engine] idle_sleep_max_us of both stacks")
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
-    bad = [c for c in args.cases if c not in CASES]
-    if bad:
-        ap.error(f"unknown cases {bad}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         ei.say("SKIP: needs root (namespaces, hugepage files)")
         return ei.SKIP
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals(sigint=False)
     failed = sum(run_case(args, c) for c in args.cases)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        ei.say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)
