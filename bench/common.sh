@@ -35,3 +35,14 @@ bench_python() {
 bench_build_release() {
 	bench_build "$1" --buildtype=release -Db_ndebug=true -Dtests=false
 }
+
+# bench_release_tree NAME WHY (run.sh, perf.sh): root, then what a fresh
+# machine lacks (the project's packages and hugepages, plus the bench's
+# own), then the bench release tree built: $US_BENCH_BUILD or build-bench/,
+# left in $build.
+bench_release_tree() {
+	build=${US_BENCH_BUILD:-$src/build-bench}
+	bench_need_root "$1" "$2"
+	"$src/tools/setup.sh" --bench >/dev/null
+	bench_build_release "$build"
+}

@@ -7,9 +7,5 @@
 set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
-build=${US_BENCH_BUILD:-$src/build-bench}
-bench_need_root perf.sh "DPDK runtime files"
-# A fresh machine: the project's packages and hugepages, plus the bench's own.
-"$src/tools/setup.sh" --bench >/dev/null
-bench_build_release "$build"
+bench_release_tree perf.sh "DPDK runtime files"
 bench_python perf.py --build "$build" "$@"

@@ -10,11 +10,7 @@
 set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
-build=${US_BENCH_BUILD:-$src/build-bench}
-bench_need_root run.sh "namespaces, DPDK"
-# A fresh machine: the project's packages and hugepages, plus the bench's own.
-"$src/tools/setup.sh" --bench >/dev/null
-bench_build_release "$build"
+bench_release_tree run.sh "namespaces, DPDK"
 mkdir -p "$build/bench"
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$build/bench/kserver" "$src/bench/kserver.c"
 bench_python bench.py --build "$build" "$@"
