@@ -314,6 +314,12 @@ def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(
         return json.load(f)
 
 
+def say_result(res):
+    """The line the lead reads from us-loadgen's summary."""
+    ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
+           f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
+
+
 def check_clean(res, min_requests):
     ei.check(res["errors"]["total"] == 0, f"errors: {res['errors']}")
     ei.check(res["requests"] >= min_requests,
@@ -389,8 +395,7 @@ def run_case(args, name):
                 ei.check(dl["complete"] and dl["bytes"] == DOWNLOAD_CHUNK * DOWNLOAD_CHUNKS,
                          f"{dl['bytes']} body bytes, complete {dl['complete']}")
                 ei.check(dl["sha256"] == want, "body differs from what the kernel sent")
-            ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
-                   f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
+            say_result(res)
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1

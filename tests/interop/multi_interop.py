@@ -220,8 +220,7 @@ def run_case(args, name):
         with Run(name) as run:
             res = CASES[name](args, run)
             if res is not None:
-                ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
-                       f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
+                li.say_result(res)
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1

@@ -55,6 +55,10 @@ void sp_run(unsigned ms);
 /* An IPv4 sockaddr_in. */
 struct sockaddr_in sp_addr(uint32_t ip, uint16_t port);
 
+/* Waits up to ms for fd's events (one of interest) on a fresh epoll of
+ * side's table, then binds the thread to side A again; 0 for none. */
+uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms);
+
 /* cmocka set-up and teardown for a test on a fresh pair (sp_setup(NULL),
  * sp_teardown with its leak check). */
 int sp_test_setup(void **state);
