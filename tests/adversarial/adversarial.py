@@ -26,7 +26,6 @@ import shutil
 import socket
 import threading
 import time
-import traceback
 
 import advwire as aw
 from advwire import A, CLOSED_PORT, F, P, R, S, U, Peer, check, say, seq_add
@@ -643,27 +642,17 @@ CASES = {
 
 def run_case(args, name):
     say(f"== {name}")
-    t0 = time.monotonic()
     env = aw.AdvEnv(args)
-    try:
-        with env:
-            CASES[name](env)
-            check(env.server_alive(), "server died during the case")
-            aw.curl_ok(env)
-            say(f"kernel segments from the crafted ports dropped by nft: "
-                f"{env.kernel_rsts_dropped()}")
-        check(not env.stop_problem, env.stop_problem or "")
-        aw.check_counters(env, env.expect_counters)
-    except aw.CaseFailed as e:
-        say(f"FAIL {name}: {e}")
-        return 1
-    except Exception:  # noqa: BLE001 - a harness bug fails the case, not the run
-        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
-        return 1
-    finally:
-        env.cleanup_files()
-    say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
-    return 0
+
+    def during():
+        CASES[name](env)
+        check(env.server_alive(), "server died during the case")
+        aw.curl_ok(env)
+        say(f"kernel segments from the crafted ports dropped by nft: "
+            f"{env.kernel_rsts_dropped()}")
+
+    return ei.run_env_case(name, env, during,
+                           lambda: aw.check_counters(env, env.expect_counters))
 
 
 def main():

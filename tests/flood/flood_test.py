@@ -17,6 +17,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -445,36 +446,28 @@ CASES = ["syn-flood"] + list(CONNS)
 
 def run_case(args, name):
     say(f"== {name}")
-    t0 = time.monotonic()
     tmpdir = tempfile.mkdtemp(prefix="us-flood-")
     cfg = write_config(args.config, tmpdir, flood_overrides(args, name))
     ini = ei.ini_read(cfg)
     tcp, port = ini.get("tcp", {}), ini.get("port", {})
     eargs = argparse.Namespace(server=args.server, config=cfg, port=args.port)
     env = ei.EchoEnv(eargs)
-    try:
-        with env:
-            if name == "syn-flood":
-                case_syn_flood(env, args)
-            else:
-                case_conns(env, args, CONNS[name])
-            check(env.server_alive(), "server died during the case")
-        check(not env.stop_problem, env.stop_problem or "")
+
+    def during():
+        if name == "syn-flood":
+            case_syn_flood(env, args)
+        else:
+            case_conns(env, args, CONNS[name])
+        check(env.server_alive(), "server died during the case")
+
+    def after():
         check_flood_counters(env, int(tcp.get("backlog", 1024)),
                              int(port.get("rx_desc", 1024)), int(port.get("tx_desc", 1024)))
-    except CaseFailed as e:
-        say(f"FAIL {name}: {e}")
-        return 1
-    except Exception:  # noqa: BLE001 - a harness bug fails the case, not the run
-        import traceback
-        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
-        return 1
+
+    try:
+        return ei.run_env_case(name, env, during, after)
     finally:
-        env.cleanup_files()
-        import shutil
         shutil.rmtree(tmpdir, ignore_errors=True)
-    say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
-    return 0
 
 
 def asan_server(path):

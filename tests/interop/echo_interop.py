@@ -1279,20 +1279,17 @@ CASES = {
 }
 
 
-def run_case(args, name):
-    fn, kwargs = CASES[name]
-    say(f"== {name}")
+def run_env_case(name, env, during, after):
+    """One case on env (an EchoEnv): during() while the server runs, then,
+    the server stopped without a problem, after(); says PASS or FAIL and
+    returns 0 or 1.  A harness bug fails the case, not the run; the case's
+    files go either way."""
     t0 = time.monotonic()
-    env = EchoEnv(args, **kwargs)
     try:
         with env:
-            fn(env)
-            check(env.server_alive(), "server died during the case")
-            if env.loss:
-                env.check_loss()
+            during()
         check(not env.stop_problem, env.stop_problem or "")
-        check_served(env)
-        check_counters(env)
+        after()
     except CaseFailed as e:
         say(f"FAIL {name}: {e}")
         return 1
@@ -1303,6 +1300,24 @@ def run_case(args, name):
         env.cleanup_files()
     say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
     return 0
+
+
+def run_case(args, name):
+    fn, kwargs = CASES[name]
+    say(f"== {name}")
+    env = EchoEnv(args, **kwargs)
+
+    def during():
+        fn(env)
+        check(env.server_alive(), "server died during the case")
+        if env.loss:
+            env.check_loss()
+
+    def after():
+        check_served(env)
+        check_counters(env)
+
+    return run_env_case(name, env, during, after)
 
 
 def main():
