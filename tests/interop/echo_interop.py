@@ -772,25 +772,6 @@ def case_concurrent(env, n=50):
     check(len(ok) == n, f"{n - len(ok)} failed: {[r for r in results if r not in ok][:5]}")
 
 
-def case_wrk(env):
-    p = env.ns_run(["wrk", "-c", "32", "-d", "5", "-t", "2", "--timeout", "2s",
-                    env.url("/wrk")], timeout=60, check_rc=False)
-    out = p.stdout
-    for line in out.splitlines():
-        say("  wrk| " + line)
-    m = re.search(r"(\d+) requests in", out)
-    rps = re.search(r"Requests/sec:\s*(\S+)", out)
-    errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                     out)
-    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    check(p.returncode == 0 and m and rps, f"wrk failed ({p.returncode}): {p.stderr.strip()}")
-    say(f"wrk -c 32 -d 5 -t 2: {m.group(1)} requests, Requests/sec: {rps.group(1)}")
-    check(int(m.group(1)) > 0, "no request completed")
-    check(not errs or all(int(x) == 0 for x in errs.groups()),
-          f"wrk: {errs.group(0) if errs else ''}")
-    check(not non2xx, f"wrk: {non2xx.group(0) if non2xx else ''}")
-
-
 def case_rst(env, port=9, tries=3):
     times = []
     for _ in range(tries):
@@ -1248,7 +1229,7 @@ CASES = {
     "post-1m": (case_post, {}),
     "seq-200": (case_sequential, {}),
     "concurrent-50": (case_concurrent, {}),
-    "wrk": (case_wrk, {}),
+    "wrk": (lambda env: case_wrk_load(env, secs=5), {}),
     "rst": (case_rst, {}),
     # The fallback: told not to use hugepages, and (auto) finding none usable.
     "nohuge-off": (case_nohuge, {"hugepages": "off"}),
