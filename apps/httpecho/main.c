@@ -108,78 +108,129 @@ static unsigned echo_count_lcores(const char *s)
 	return n;
 }
 
+/* Each option's setter: v is the option's number when it takes one
+ * (checked against its maximum), arg its text (NULL when optional and
+ * absent); 0 or -EINVAL (message printed). */
+static int echo_set_config(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)v;
+	o->config = arg;
+	return 0;
+}
+
+static int echo_set_port(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)arg;
+	o->port = (uint16_t)v;
+	return 0;
+}
+
+static int echo_set_ports(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)arg;
+	o->ports = (unsigned)v;
+	return 0;
+}
+
+static int echo_set_max_body(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)arg;
+	o->lim.max_body = v;
+	return 0;
+}
+
+static int echo_set_max_header(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)arg;
+	o->lim.max_header = (size_t)v;
+	return 0;
+}
+
+static int echo_set_fastopen(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	o->fastopen_qlen = arg != NULL ? (unsigned)v : ECHO_FASTOPEN_QLEN;
+	return 0;
+}
+
+static int echo_set_lcores(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)v;
+	o->lcores = arg;
+	o->engines = echo_count_lcores(arg);
+	if (o->engines == 0 || o->engines > ECHO_MAX_ENGINES) {
+		fprintf(stderr, "us-httpecho: --lcores '%s': need a list like 0-1 or 0,2 of 1 "
+			"to %u lcores\n", arg, ECHO_MAX_ENGINES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int echo_set_migrate_every(struct echo_opts *o, const char *arg, unsigned long long v)
+{
+	(void)arg;
+	o->migrate_every = (unsigned)v;
+	return 0;
+}
+
+/* The options, one line each; getopt_long names the candidates of an
+ * ambiguous prefix in this order. */
+static const struct echo_optdef {
+	const char *name;
+	int has_arg;
+	int val;                /* the short option, or a code of its own */
+	unsigned long long max; /* a number from 1 to max; 0: not a number */
+	int (*set)(struct echo_opts *o, const char *arg, unsigned long long v); /* NULL: --help */
+} echo_optdefs[] = {
+	{ "config", required_argument, 'c', 0, echo_set_config },
+	{ "port", required_argument, 'p', 65535, echo_set_port },
+	{ "max-body", required_argument, 'b', 1ull << 40, echo_set_max_body },
+	{ "max-header", required_argument, 'H', 1u << 20, echo_set_max_header },
+	{ "fastopen", optional_argument, 'f', 65535, echo_set_fastopen },
+	{ "lcores", required_argument, 'l', 0, echo_set_lcores },
+	{ "migrate-every", required_argument, 'm', 1u << 30, echo_set_migrate_every },
+	{ "ports", required_argument, 'P', 64, echo_set_ports },
+	{ "help", no_argument, 'h', 0, NULL },
+};
+
+#define ECHO_NOPTS (sizeof(echo_optdefs) / sizeof(echo_optdefs[0]))
+
+/* One option getopt_long returned: 0, 1 after --help, -EINVAL. */
+static int echo_apply(struct echo_opts *o, int val, const char *arg, const char *prog)
+{
+	for (size_t i = 0; i < ECHO_NOPTS; i++) {
+		const struct echo_optdef *d = &echo_optdefs[i];
+		unsigned long long v = 0;
+		char name[32];
+
+		if (d->val != val)
+			continue;
+		if (d->set == NULL) {
+			echo_usage(stdout, prog);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "--%s", d->name);
+		if (d->max > 0 && arg != NULL && echo_number(name, arg, d->max, &v) < 0)
+			return -EINVAL;
+		return d->set(o, arg, v);
+	}
+	echo_usage(stderr, prog); /* unknown option or missing argument */
+	return -EINVAL;
+}
+
 /* 0 to run, 1 after --help, -EINVAL on a bad command line. */
 static int echo_parse_args(int argc, char **argv, struct echo_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "max-body", required_argument, NULL, 'b' },
-		{ "max-header", required_argument, NULL, 'H' },
-		{ "fastopen", optional_argument, NULL, 'f' },
-		{ "lcores", required_argument, NULL, 'l' },
-		{ "migrate-every", required_argument, NULL, 'm' },
-		{ "ports", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned long long v;
-	int opt;
+	struct option longopts[ECHO_NOPTS + 1];
+	int opt, rc;
 
+	for (size_t i = 0; i < ECHO_NOPTS; i++)
+		longopts[i] = (struct option){ echo_optdefs[i].name, echo_optdefs[i].has_arg, NULL,
+					       echo_optdefs[i].val };
+	longopts[ECHO_NOPTS] = (struct option){ NULL, 0, NULL, 0 };
 	*o = (struct echo_opts){ .config = "config/tap.ini", .port = 8080, .ports = 1 };
-	while ((opt = getopt_long(argc, argv, "c:p:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'p':
-			if (echo_number("--port", optarg, 65535, &v) < 0)
-				return -EINVAL;
-			o->port = (uint16_t)v;
-			break;
-		case 'P':
-			if (echo_number("--ports", optarg, 64, &v) < 0 || v == 0)
-				return -EINVAL;
-			o->ports = (unsigned)v;
-			break;
-		case 'b':
-			if (echo_number("--max-body", optarg, 1ull << 40, &v) < 0)
-				return -EINVAL;
-			o->lim.max_body = v;
-			break;
-		case 'H':
-			if (echo_number("--max-header", optarg, 1u << 20, &v) < 0)
-				return -EINVAL;
-			o->lim.max_header = (size_t)v;
-			break;
-		case 'f':
-			v = ECHO_FASTOPEN_QLEN;
-			if (optarg != NULL && echo_number("--fastopen", optarg, 65535, &v) < 0)
-				return -EINVAL;
-			o->fastopen_qlen = (unsigned)v;
-			break;
-		case 'l':
-			o->lcores = optarg;
-			o->engines = echo_count_lcores(optarg);
-			if (o->engines == 0 || o->engines > ECHO_MAX_ENGINES) {
-				fprintf(stderr, "us-httpecho: --lcores '%s': need a list like 0-1 "
-					"or 0,2 of 1 to %u lcores\n", optarg, ECHO_MAX_ENGINES);
-				return -EINVAL;
-			}
-			break;
-		case 'm':
-			if (echo_number("--migrate-every", optarg, 1u << 30, &v) < 0)
-				return -EINVAL;
-			o->migrate_every = (unsigned)v;
-			break;
-		case 'h':
-			echo_usage(stdout, argv[0]);
-			return 1;
-		default:
-			echo_usage(stderr, argv[0]);
-			return -EINVAL;
-		}
-	}
+	while ((opt = getopt_long(argc, argv, "c:p:h", longopts, NULL)) != -1)
+		if ((rc = echo_apply(o, opt, optarg, argv[0])) != 0)
+			return rc;
 	if (optind < argc) {
 		fprintf(stderr, "us-httpecho: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;

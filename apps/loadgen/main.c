@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -125,73 +126,141 @@ static int lg_echo_opts(const struct lg_opts *o)
 	return 0;
 }
 
-static int lg_parse(int argc, char **argv, struct lg_opts *o)
-{
-	static const struct option longs[] = {
-		{ "config", required_argument, NULL, 'c' }, { "target", required_argument, NULL, 't' },
-		{ "connections", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "request-size", required_argument, NULL, 's' },
-		{ "response-size", required_argument, NULL, 'S' }, { "raw", no_argument, NULL, 'r' },
-		{ "close", no_argument, NULL, 'C' }, { "rate", required_argument, NULL, 'R' },
-		{ "path", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
-		{ "timeout-ms", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'q' },
-		{ "delay", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ "stats", no_argument, NULL, 'x' }, { "fastopen", no_argument, NULL, 'F' },
-		{ "from-connect", no_argument, NULL, 'X' },
-		{ "engines", required_argument, NULL, 'e' },
-		{ "lcores", required_argument, NULL, 'l' },
-		{ "requests", required_argument, NULL, 'N' },
-		{ "download", no_argument, NULL, 'G' },
-		{ "check-echo", no_argument, NULL, 'E' },
-		{ "idle", required_argument, NULL, 'I' },
-		{ "idle-ports", required_argument, NULL, 'P' },
-		{ "idle-wait", required_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool req_set = false, resp_set = false, dur_set = false;
-	int ch;
+/* How an option's text lands in struct lg_opts (the field at .off). */
+enum lg_optkind {
+	LG_OPT_SET,    /* bool = true (no argument) */
+	LG_OPT_CLEAR,  /* bool = false (no argument) */
+	LG_OPT_RAW,    /* mode = LG_RAW (no argument) */
+	LG_OPT_HELP,   /* the usage on stdout, exit 0 */
+	LG_OPT_STR,    /* const char * = the argument */
+	LG_OPT_BUF,    /* char[] = a copy of it */
+	LG_OPT_UINT,   /* unsigned = strtoul */
+	LG_OPT_U32,    /* uint32_t = strtoul */
+	LG_OPT_U64,    /* uint64_t = strtoull */
+	LG_OPT_DOUBLE, /* double = strtod */
+	LG_OPT_TARGET, /* target and target_text from a.b.c.d:port */
+};
 
-	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
-			       .duration_s = 10, .keepalive = true, .timeout_ms = 5000,
-			       .engines = 1 };
-	while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		switch (ch) {
-		case 'c': o->config = optarg; break;
-		case 't':
-			if (lg_parse_target(o, optarg) < 0) {
-				fprintf(stderr, "us-loadgen: --target '%s': need a.b.c.d:port\n", optarg);
-				return -1;
-			}
-			break;
-		case 'n': o->conns = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'd': o->duration_s = strtod(optarg, NULL); dur_set = true; break;
-		case 'N': o->max_requests = strtoull(optarg, NULL, 10); break;
-		case 's': o->req_size = strtoull(optarg, NULL, 10); req_set = true; break;
-		case 'S': o->resp_size = strtoull(optarg, NULL, 10); resp_set = true; break;
-		case 'r': o->mode = LG_RAW; break;
-		case 'C': o->keepalive = false; break;
-		case 'R': o->rate = strtod(optarg, NULL); break;
-		case 'p': o->path = optarg; break;
-		case 'j': o->json = optarg; break;
-		case 'T': o->timeout_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'q': o->quiet = true; break;
-		case 'D': o->delay_s = strtod(optarg, NULL); break;
-		case 'x': o->stats = true; break;
-		case 'F': o->fastopen = true; break;
-		case 'X': o->from_connect = true; break;
-		case 'e': o->engines = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'l': snprintf(o->lcores, sizeof(o->lcores), "%s", optarg); break;
-		case 'G': o->download = true; break;
-		case 'E': o->check_echo = true; break;
-		case 'I': o->idle = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'P': o->idle_ports = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'W': o->idle_wait_s = strtod(optarg, NULL); break;
-		case 'h': lg_usage(stdout); exit(0);
-		default: lg_usage(stderr); return -1;
-		}
+struct lg_optdef {
+	const char *name;
+	enum lg_optkind kind;
+	size_t off, size;
+};
+
+#define LG_FIELD(f) offsetof(struct lg_opts, f), sizeof(((struct lg_opts *)NULL)->f)
+
+/* The options, one line each (and a paragraph in lg_usage); getopt_long
+ * names the candidates of an ambiguous prefix in this order. */
+static const struct lg_optdef lg_optdefs[] = {
+	{ "config", LG_OPT_STR, LG_FIELD(config) },
+	{ "target", LG_OPT_TARGET, LG_FIELD(target) },
+	{ "connections", LG_OPT_UINT, LG_FIELD(conns) },
+	{ "duration", LG_OPT_DOUBLE, LG_FIELD(duration_s) },
+	{ "request-size", LG_OPT_U64, LG_FIELD(req_size) },
+	{ "response-size", LG_OPT_U64, LG_FIELD(resp_size) },
+	{ "raw", LG_OPT_RAW, LG_FIELD(mode) },
+	{ "close", LG_OPT_CLEAR, LG_FIELD(keepalive) },
+	{ "rate", LG_OPT_DOUBLE, LG_FIELD(rate) },
+	{ "path", LG_OPT_STR, LG_FIELD(path) },
+	{ "json", LG_OPT_STR, LG_FIELD(json) },
+	{ "timeout-ms", LG_OPT_U32, LG_FIELD(timeout_ms) },
+	{ "quiet", LG_OPT_SET, LG_FIELD(quiet) },
+	{ "delay", LG_OPT_DOUBLE, LG_FIELD(delay_s) },
+	{ "help", LG_OPT_HELP, 0, 0 },
+	{ "stats", LG_OPT_SET, LG_FIELD(stats) },
+	{ "fastopen", LG_OPT_SET, LG_FIELD(fastopen) },
+	{ "from-connect", LG_OPT_SET, LG_FIELD(from_connect) },
+	{ "engines", LG_OPT_UINT, LG_FIELD(engines) },
+	{ "lcores", LG_OPT_BUF, LG_FIELD(lcores) },
+	{ "requests", LG_OPT_U64, LG_FIELD(max_requests) },
+	{ "download", LG_OPT_SET, LG_FIELD(download) },
+	{ "check-echo", LG_OPT_SET, LG_FIELD(check_echo) },
+	{ "idle", LG_OPT_UINT, LG_FIELD(idle) },
+	{ "idle-ports", LG_OPT_UINT, LG_FIELD(idle_ports) },
+	{ "idle-wait", LG_OPT_DOUBLE, LG_FIELD(idle_wait_s) },
+};
+
+#define LG_NOPTS (sizeof(lg_optdefs) / sizeof(lg_optdefs[0]))
+#define LG_OPTV0 256 /* getopt_long's value of lg_optdefs[0]; clear of '?' */
+
+/* The value's bytes into d's field, whose size must be the value's. */
+static void lg_store(struct lg_opts *o, const struct lg_optdef *d, const void *v, size_t size)
+{
+	if (d->size != size) { /* a table entry of the wrong kind: a bug here */
+		fprintf(stderr, "us-loadgen: --%s: option table entry of the wrong kind\n",
+			d->name);
+		abort();
 	}
-	if (o->max_requests > 0 && !dur_set)
+	memcpy((char *)o + d->off, v, size);
+}
+
+/* One option: 0, or -1 (message printed). */
+static int lg_apply(struct lg_opts *o, const struct lg_optdef *d, const char *arg)
+{
+	bool b = d->kind == LG_OPT_SET;
+	enum lg_mode mode = LG_RAW;
+	unsigned u;
+	uint32_t u32;
+	uint64_t u64;
+	double x;
+
+	switch (d->kind) {
+	case LG_OPT_SET:
+	case LG_OPT_CLEAR:
+		lg_store(o, d, &b, sizeof(b));
+		break;
+	case LG_OPT_RAW:
+		lg_store(o, d, &mode, sizeof(mode));
+		break;
+	case LG_OPT_HELP:
+		lg_usage(stdout);
+		exit(0);
+	case LG_OPT_STR:
+		lg_store(o, d, &arg, sizeof(arg));
+		break;
+	case LG_OPT_BUF:
+		snprintf((char *)o + d->off, d->size, "%s", arg);
+		break;
+	case LG_OPT_UINT:
+		u = (unsigned)strtoul(arg, NULL, 10);
+		lg_store(o, d, &u, sizeof(u));
+		break;
+	case LG_OPT_U32:
+		u32 = (uint32_t)strtoul(arg, NULL, 10);
+		lg_store(o, d, &u32, sizeof(u32));
+		break;
+	case LG_OPT_U64:
+		u64 = strtoull(arg, NULL, 10);
+		lg_store(o, d, &u64, sizeof(u64));
+		break;
+	case LG_OPT_DOUBLE:
+		x = strtod(arg, NULL);
+		lg_store(o, d, &x, sizeof(x));
+		break;
+	case LG_OPT_TARGET:
+		if (lg_parse_target(o, arg) < 0) {
+			fprintf(stderr, "us-loadgen: --target '%s': need a.b.c.d:port\n", arg);
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Was option name on the command line? */
+static bool lg_given(const bool *given, const char *name)
+{
+	for (size_t i = 0; i < LG_NOPTS; i++)
+		if (strcmp(lg_optdefs[i].name, name) == 0)
+			return given[i];
+	return false;
+}
+
+/* The options together: defaults that depend on others, then ranges and
+ * combinations; 0 or -1 (message printed). */
+static int lg_check(struct lg_opts *o, const bool *given)
+{
+	if (o->max_requests > 0 && !lg_given(given, "duration"))
 		o->duration_s = 1e7;  /* the request count ends the run */
 	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
 	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0 || o->engines == 0 ||
@@ -210,18 +279,45 @@ static int lg_parse(int argc, char **argv, struct lg_opts *o)
 	}
 	if (o->engines > 1 && o->lcores[0] == '\0')
 		snprintf(o->lcores, sizeof(o->lcores), "0-%u", o->engines - 1);
-	if (o->mode == LG_RAW && !req_set)
+	if (o->mode == LG_RAW && !lg_given(given, "request-size"))
 		o->req_size = 64;
 	if (o->mode == LG_RAW && o->req_size == 0) {
 		fprintf(stderr, "us-loadgen: --raw needs --request-size >= 1\n");
 		return -1;
 	}
-	if (!resp_set)
+	if (!lg_given(given, "response-size"))
 		o->resp_size = o->req_size;
 	if (lg_echo_opts(o) < 0)
 		return -1;
 	o->host = o->target_text;
 	return 0;
+}
+
+static int lg_parse(int argc, char **argv, struct lg_opts *o)
+{
+	struct option longs[LG_NOPTS + 1];
+	bool given[LG_NOPTS] = { false };
+	int ch;
+
+	for (size_t i = 0; i < LG_NOPTS; i++)
+		longs[i] = (struct option){ lg_optdefs[i].name,
+					    lg_optdefs[i].kind < LG_OPT_STR ? no_argument
+									    : required_argument,
+					    NULL, LG_OPTV0 + (int)i };
+	longs[LG_NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+	*o = (struct lg_opts){ .config = "config/tap.ini", .path = "/", .conns = 64,
+			       .duration_s = 10, .keepalive = true, .timeout_ms = 5000,
+			       .engines = 1 };
+	while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if (ch < LG_OPTV0 || ch >= LG_OPTV0 + (int)LG_NOPTS) {
+			lg_usage(stderr); /* unknown option or missing argument */
+			return -1;
+		}
+		if (lg_apply(o, &lg_optdefs[ch - LG_OPTV0], optarg) < 0)
+			return -1;
+		given[ch - LG_OPTV0] = true;
+	}
+	return lg_check(o, given);
 }
 
 static void lg_progress(struct lg_run *r, uint64_t now, uint64_t *t_last)

@@ -23,12 +23,9 @@ import os
 import random
 import shlex
 import shutil
-import signal
 import socket
-import sys
 import threading
 import time
-import traceback
 
 import advwire as aw
 from advwire import A, CLOSED_PORT, F, P, R, S, U, Peer, check, say, seq_add
@@ -645,27 +642,17 @@ CASES = {
 
 def run_case(args, name):
     say(f"== {name}")
-    t0 = time.monotonic()
     env = aw.AdvEnv(args)
-    try:
-        with env:
-            CASES[name](env)
-            check(env.server_alive(), "server died during the case")
-            aw.curl_ok(env)
-            say(f"kernel segments from the crafted ports dropped by nft: "
-                f"{env.kernel_rsts_dropped()}")
-        check(not env.stop_problem, env.stop_problem or "")
-        aw.check_counters(env, env.expect_counters)
-    except aw.CaseFailed as e:
-        say(f"FAIL {name}: {e}")
-        return 1
-    except Exception:  # noqa: BLE001 - a harness bug fails the case, not the run
-        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
-        return 1
-    finally:
-        env.cleanup_files()
-    say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
-    return 0
+
+    def during():
+        CASES[name](env)
+        check(env.server_alive(), "server died during the case")
+        aw.curl_ok(env)
+        say(f"kernel segments from the crafted ports dropped by nft: "
+            f"{env.kernel_rsts_dropped()}")
+
+    return ei.run_env_case(name, env, during,
+                           lambda: aw.check_counters(env, env.expect_counters))
 
 
 def main():
@@ -675,10 +662,7 @@ def main():
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
-    names = list(CASES) if args.cases == ["all"] else args.cases
-    bad = [n for n in names if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    names = ei.case_names(ap, args.cases, CASES)
     if os.geteuid() != 0:
         say("SKIP: adversarial tests need root (network namespaces, raw sockets)")
         return ei.SKIP
@@ -695,13 +679,7 @@ def main():
     if not (shutil.which(exe) or os.access(exe, os.X_OK)):
         say(f"FAIL: server {exe} not found or not executable (build it first)")
         return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals()
     ei.sweep_stale_namespaces(ei.tool("ip"))
     results = {n: run_case(args, n) for n in names}
     failed = sum(1 for r in results.values() if r)
@@ -711,8 +689,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

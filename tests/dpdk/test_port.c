@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "tests/common/test_eal.h"
+#include "tests/dpdk/port_setup.h"
 #include "nic/nic.h"
 
 #define BURST 32
@@ -26,46 +25,18 @@
 static struct us_config cfg;
 static struct rte_mempool *pool;
 
-/* The first CPU we may run on: lcore 0 is not always in our affinity. */
-static int first_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				return i;
-	return 0;
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
-	us_config_defaults(&cfg);
-	snprintf(cfg.lcores, sizeof(cfg.lcores), "%d", first_cpu());
-	test_eal_prefix(cfg.file_prefix, sizeof(cfg.file_prefix), "port");
-	snprintf(cfg.log_level, sizeof(cfg.log_level), "%s", "error");
-	snprintf(cfg.device, sizeof(cfg.device), "%s", "net_ring0");
 	/* A second ring port from extra_args: a closed vdev port cannot be reopened. */
-	snprintf(cfg.extra_args, sizeof(cfg.extra_args), "%s", "--no-shconf --vdev net_ring1");
-	cfg.hugepages = US_HUGEPAGES_OFF;
-	cfg.no_huge_mem_mb = 64;
-	cfg.mbufs = 2047;
-	cfg.rx_desc = cfg.tx_desc = 256;
-	cfg.mtu = 1500;
-	cfg.link_wait_ms = 1000;
-	if (nic_eal_init(&cfg, "test_port") != 0)
-		return -1;
-	atexit(test_eal_remove_runtime_dir);
-	pool = nic_pool_create(&cfg, "test_port_pool");
-	return pool ? 0 : -1;
+	tport_config(&cfg, "port", "--no-shconf --vdev net_ring1", 1000);
+	return tport_start(&cfg, "test_port", "test_port_pool", &pool);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	rte_mempool_free(pool);
-	nic_eal_cleanup();
+	tport_stop(pool);
 	return 0;
 }
 

@@ -9,58 +9,30 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 
-#include "tests/common/test_eal.h"
+#include "tests/dpdk/port_setup.h"
 #include "nic/nic.h"
 #include "nic/steer.h"
 
 static struct us_config cfg;
 static struct rte_mempool *pool;
 
-static int first_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				return i;
-	return 0;
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
-	us_config_defaults(&cfg);
-	snprintf(cfg.lcores, sizeof(cfg.lcores), "%d", first_cpu());
-	test_eal_prefix(cfg.file_prefix, sizeof(cfg.file_prefix), "isolate");
-	snprintf(cfg.log_level, sizeof(cfg.log_level), "%s", "error");
-	snprintf(cfg.device, sizeof(cfg.device), "%s", "net_ring0");
-	snprintf(cfg.extra_args, sizeof(cfg.extra_args), "%s", "--no-shconf");
-	cfg.hugepages = US_HUGEPAGES_OFF;
-	cfg.no_huge_mem_mb = 64;
-	cfg.mbufs = 2047;
-	cfg.rx_desc = cfg.tx_desc = 256;
-	cfg.mtu = 1500;
-	cfg.link_wait_ms = 100;
-	if (nic_eal_init(&cfg, "test_port_isolate") != 0)
-		return -1;
-	atexit(test_eal_remove_runtime_dir);
-	pool = nic_pool_create(&cfg, "test_isolate_pool");
-	return pool ? 0 : -1;
+	tport_config(&cfg, "isolate", "--no-shconf", 100);
+	return tport_start(&cfg, "test_port_isolate", "test_isolate_pool", &pool);
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	rte_mempool_free(pool);
-	nic_eal_cleanup();
+	tport_stop(pool);
 	return 0;
 }
 

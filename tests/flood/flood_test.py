@@ -17,7 +17,7 @@ import os
 import re
 import resource
 import shlex
-import signal
+import shutil
 import socket
 import subprocess
 import sys
@@ -446,36 +446,28 @@ CASES = ["syn-flood"] + list(CONNS)
 
 def run_case(args, name):
     say(f"== {name}")
-    t0 = time.monotonic()
     tmpdir = tempfile.mkdtemp(prefix="us-flood-")
     cfg = write_config(args.config, tmpdir, flood_overrides(args, name))
     ini = ei.ini_read(cfg)
     tcp, port = ini.get("tcp", {}), ini.get("port", {})
     eargs = argparse.Namespace(server=args.server, config=cfg, port=args.port)
     env = ei.EchoEnv(eargs)
-    try:
-        with env:
-            if name == "syn-flood":
-                case_syn_flood(env, args)
-            else:
-                case_conns(env, args, CONNS[name])
-            check(env.server_alive(), "server died during the case")
-        check(not env.stop_problem, env.stop_problem or "")
+
+    def during():
+        if name == "syn-flood":
+            case_syn_flood(env, args)
+        else:
+            case_conns(env, args, CONNS[name])
+        check(env.server_alive(), "server died during the case")
+
+    def after():
         check_flood_counters(env, int(tcp.get("backlog", 1024)),
                              int(port.get("rx_desc", 1024)), int(port.get("tx_desc", 1024)))
-    except CaseFailed as e:
-        say(f"FAIL {name}: {e}")
-        return 1
-    except Exception:  # noqa: BLE001 - a harness bug fails the case, not the run
-        import traceback
-        say(f"FAIL {name}: unexpected error\n{traceback.format_exc()}")
-        return 1
+
+    try:
+        return ei.run_env_case(name, env, during, after)
     finally:
-        env.cleanup_files()
-        import shutil
         shutil.rmtree(tmpdir, ignore_errors=True)
-    say(f"PASS {name} ({time.monotonic() - t0:.1f}s; server exit {env.exit_code})")
-    return 0
 
 
 def asan_server(path):
@@ -501,9 +493,7 @@ def main():
     ap.add_argument("--open-timeout", type=float, default=600.0)
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
-    bad = [n for n in args.cases if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         say("SKIP: flood tests need root (network namespaces)")
         return ei.SKIP
@@ -514,13 +504,7 @@ def main():
     if missing:
         say(f"FAIL: missing {missing} (tools/setup.sh, or build first)")
         return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals()
     if asan_server(shlex.split(args.server)[0]):
         # ASan keeps freed blocks in a quarantine (256 MB by default) before
         # reuse: thousands of closed connections would then grow the RSS
@@ -536,8 +520,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

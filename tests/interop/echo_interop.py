@@ -89,6 +89,45 @@ def run(cmd, timeout=30, check_rc=True):
     return p
 
 
+def trap_signals(sigint=True):
+    """SIGTERM and SIGHUP raise Terminated, and with sigint SIGINT raises
+    KeyboardInterrupt (also when started with SIGINT ignored, a background
+    job of a script): the running case's teardown runs either way."""
+    def on_signal(signum, _frame):
+        raise Terminated(f"signal {signum}")
+
+    if sigint:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+
+def case_names(ap, given, cases, allow_all=True):
+    """The cases to run: given, or every one of cases for 'all' (allow_all);
+    an unknown name is the command line's error (argparse exits 2)."""
+    names = list(cases) if allow_all and given == ["all"] else given
+    bad = [n for n in names if n not in cases]
+    if bad:
+        ap.error(f"unknown case(s) {bad}; known: {' '.join(cases)}")
+    return names
+
+
+def run_main(main):
+    """Exits with main()'s code; interrupted (Ctrl-C, SIGTERM, SIGHUP): 130,
+    each case having torn down what it made."""
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, Terminated) as e:
+        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
+        sys.exit(130)
+
+
+def sanitized(binary):
+    """True when binary links libasan (the ASan+UBSan build of test.sh)."""
+    return "libasan" in subprocess.run(["ldd", binary], text=True,
+                                       capture_output=True).stdout
+
+
 # ----------------------------------------------------------------------------
 # The config file: read the few values we need, write a per-run copy
 
@@ -733,25 +772,6 @@ def case_concurrent(env, n=50):
     check(len(ok) == n, f"{n - len(ok)} failed: {[r for r in results if r not in ok][:5]}")
 
 
-def case_wrk(env):
-    p = env.ns_run(["wrk", "-c", "32", "-d", "5", "-t", "2", "--timeout", "2s",
-                    env.url("/wrk")], timeout=60, check_rc=False)
-    out = p.stdout
-    for line in out.splitlines():
-        say("  wrk| " + line)
-    m = re.search(r"(\d+) requests in", out)
-    rps = re.search(r"Requests/sec:\s*(\S+)", out)
-    errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                     out)
-    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    check(p.returncode == 0 and m and rps, f"wrk failed ({p.returncode}): {p.stderr.strip()}")
-    say(f"wrk -c 32 -d 5 -t 2: {m.group(1)} requests, Requests/sec: {rps.group(1)}")
-    check(int(m.group(1)) > 0, "no request completed")
-    check(not errs or all(int(x) == 0 for x in errs.groups()),
-          f"wrk: {errs.group(0) if errs else ''}")
-    check(not non2xx, f"wrk: {non2xx.group(0) if non2xx else ''}")
-
-
 def case_rst(env, port=9, tries=3):
     times = []
     for _ in range(tries):
@@ -1209,7 +1229,7 @@ CASES = {
     "post-1m": (case_post, {}),
     "seq-200": (case_sequential, {}),
     "concurrent-50": (case_concurrent, {}),
-    "wrk": (case_wrk, {}),
+    "wrk": (lambda env: case_wrk_load(env, secs=5), {}),
     "rst": (case_rst, {}),
     # The fallback: told not to use hugepages, and (auto) finding none usable.
     "nohuge-off": (case_nohuge, {"hugepages": "off"}),
@@ -1240,20 +1260,17 @@ CASES = {
 }
 
 
-def run_case(args, name):
-    fn, kwargs = CASES[name]
-    say(f"== {name}")
+def run_env_case(name, env, during, after):
+    """One case on env (an EchoEnv): during() while the server runs, then,
+    the server stopped without a problem, after(); says PASS or FAIL and
+    returns 0 or 1.  A harness bug fails the case, not the run; the case's
+    files go either way."""
     t0 = time.monotonic()
-    env = EchoEnv(args, **kwargs)
     try:
         with env:
-            fn(env)
-            check(env.server_alive(), "server died during the case")
-            if env.loss:
-                env.check_loss()
+            during()
         check(not env.stop_problem, env.stop_problem or "")
-        check_served(env)
-        check_counters(env)
+        after()
     except CaseFailed as e:
         say(f"FAIL {name}: {e}")
         return 1
@@ -1266,6 +1283,24 @@ def run_case(args, name):
     return 0
 
 
+def run_case(args, name):
+    fn, kwargs = CASES[name]
+    say(f"== {name}")
+    env = EchoEnv(args, **kwargs)
+
+    def during():
+        fn(env)
+        check(env.server_alive(), "server died during the case")
+        if env.loss:
+            env.check_loss()
+
+    def after():
+        check_served(env)
+        check_counters(env)
+
+    return run_env_case(name, env, during, after)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--server", required=True,
@@ -1274,10 +1309,7 @@ def main():
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
-    names = list(CASES) if args.cases == ["all"] else args.cases
-    bad = [n for n in names if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    names = case_names(ap, args.cases, CASES)
     if os.geteuid() != 0:
         say("SKIP: interop tests need root (network namespaces)")
         return SKIP
@@ -1292,14 +1324,7 @@ def main():
     if not os.path.exists(args.config):
         say(f"FAIL: config {args.config} not found")
         return 1
-
-    def on_signal(signum, _frame):
-        raise Terminated(f"signal {signum}")
-
-    # Also when started with SIGINT ignored (a background job of a script).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    trap_signals()
     sweep_stale_namespaces(tool("ip"))
     results = {n: run_case(args, n) for n in names}
     passed = sum(1 for r in results.values() if r == 0)
@@ -1313,8 +1338,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    run_main(main)

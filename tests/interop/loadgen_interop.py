@@ -221,6 +221,16 @@ def wait_for(pred, timeout, what):
     raise ei.CaseFailed(f"timed out waiting for {what}")
 
 
+def start_httpecho(run, cmd, tail=500):
+    """Starts us-httpecho (cmd, its output in httpecho.log); returns its
+    process once it listens."""
+    echo = run.start(cmd, "httpecho.log")
+    wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
+             20, "us-httpecho's listening line")
+    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-tail:]}")
+    return echo
+
+
 def run_loadgen(run, cmd, secs, ns=False):
     """Runs us-loadgen to its end; its JSON summary."""
     out = os.path.join(run.tmp, "loadgen.json")
@@ -251,11 +261,8 @@ def case_memif(args, run, secs=5, conns=64, idle_us=0, extra=(), srv_extra=()):
                      ip={"addr": "10.79.0.2/24"})
     cli = run.config("cli", base, eal={"lcores": "0"}, port={"device": dev.format("client")},
                      ip={"addr": "10.79.0.1/24"})
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080"] + list(srv_extra),
-                     "httpecho.log")
-    wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
-             20, "us-httpecho's listening line")
-    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-500:]}")
+    echo = start_httpecho(run, [args.httpecho, "--config", srv, "--port", "8080"] +
+                          list(srv_extra))
     res = run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
                             "--connections", str(conns), "--duration", str(secs),
                             "--delay", "1", "--stats"] + list(extra), secs)
@@ -311,6 +318,12 @@ def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(
     ei.check(p.returncode == 0, f"us-loadgen exited {p.returncode}")
     with open(out, encoding="utf-8") as f:
         return json.load(f)
+
+
+def say_result(res):
+    """The line the lead reads from us-loadgen's summary."""
+    ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
+           f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
 
 
 def check_clean(res, min_requests):
@@ -388,8 +401,7 @@ def run_case(args, name):
                 ei.check(dl["complete"] and dl["bytes"] == DOWNLOAD_CHUNK * DOWNLOAD_CHUNKS,
                          f"{dl['bytes']} body bytes, complete {dl['complete']}")
                 ei.check(dl["sha256"] == want, "body differs from what the kernel sent")
-            ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
-                   f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
+            say_result(res)
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1
@@ -412,25 +424,14 @@ def main():
                     help="memif-64: [engine] idle_sleep_max_us of both stacks")
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
-    bad = [c for c in args.cases if c not in CASES]
-    if bad:
-        ap.error(f"unknown cases {bad}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         ei.say("SKIP: needs root (namespaces, hugepage files)")
         return ei.SKIP
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals(sigint=False)
     failed = sum(run_case(args, c) for c in args.cases)
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        ei.say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

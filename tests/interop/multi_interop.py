@@ -50,9 +50,7 @@ import argparse
 import os
 import re
 import secrets
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import echo_interop as ei  # noqa: E402
@@ -64,6 +62,9 @@ STEER_KEYS = ("nic.rx_pkts", "tcp_passive_opens", "tcp_active_opens", "steer_rx_
 # The wrong-queue cases' table: the above plus what proves "served by its
 # owner only" and "nothing lost".
 OWNER_KEYS = STEER_KEYS + ("steer_rx_own_tcp", "steer_drop_no_mbuf", "tcp_retrans_segs")
+# Every stack's config in these cases (address and device added per case).
+BASE = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
+        "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
 MIGRATE_KEYS = ("migrate_out", "migrate_in", "migrate_failed", "migrate_redirected",
                 "migrate_held", "migrate_drop_hold_full", "migrate_markers",
                 "tcp_resets_sent", "tcp_resets_rcvd", "tcp_drop_no_conn")
@@ -84,34 +85,54 @@ def show(who, ctr):
         ei.say(f"  {who} engine {k}: " + ", ".join(f"{n} {c.get(n, '?')}" for n in STEER_KEYS))
 
 
+def start_httpecho(args, run, cfg, extra=()):
+    """us-httpecho with two engines (--lcores 0-1) on port 8080, listening."""
+    return li.start_httpecho(run, [args.httpecho, "--config", cfg, "--port", "8080",
+                                   "--lcores", "0-1", *extra], tail=800)
+
+
+def run_loadgen(args, run, cfg, target, conns, secs, request_size=None, stats=True):
+    """us-loadgen with two engines after a 1 s delay, every answer
+    byte-checked (--check-echo); its JSON summary."""
+    cmd = [args.loadgen, "--config", cfg, "--target", target, "--connections", str(conns),
+           "--duration", str(secs), "--check-echo", "--delay", "1", "--engines", "2"]
+    if request_size is not None:
+        cmd += ["--request-size", str(request_size)]
+    if stats:
+        cmd.append("--stats")
+    return li.run_loadgen(run, cmd, secs)
+
+
+def check_loadgen(res, conns, min_requests=None, checked_exactly=True):
+    """us-loadgen's summary: no error, at least min_requests requests
+    (default conns), every connection made, every answer byte-checked
+    (checked_exactly=False: at least as many checked as counted, > 0)."""
+    ei.say(f"  us-loadgen: {res['requests']} requests, {res.get('echo_checked')} byte-checked, "
+           f"errors {res['errors']['total']}")
+    li.check_clean(res, conns if min_requests is None else min_requests)
+    ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
+    if checked_exactly:
+        ei.check(res.get("echo_checked") == res["requests"],
+                 f"{res.get('echo_checked')} of {res['requests']} responses checked")
+    else:
+        ei.check(res.get("echo_checked", 0) >= res["requests"] > 0,
+                 f"{res.get('echo_checked')} answers byte-checked of {res['requests']}")
+
+
 def case_memif(args, run, secs=5, conns=64, migrate_every=0):
-    base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
-            "[port]\nmbufs = 16383\n[ip]\n"
-            "[engine]\nidle_sleep_max_us = 200\n")
     sock = os.path.join(run.tmp, "memif.sock")
     dev = "net_memif0,role={},socket=" + sock + ",socket-abstract=no"
-    srv = run.config("srv", base, port={"device": dev.format("server")},
+    srv = run.config("srv", BASE, port={"device": dev.format("server")},
                      ip={"addr": "10.79.0.2/24"})
-    cli = run.config("cli", base, port={"device": dev.format("client")},
+    cli = run.config("cli", BASE, port={"device": dev.format("client")},
                      ip={"addr": "10.79.0.1/24"})
     extra = ["--migrate-every", str(migrate_every)] if migrate_every else []
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080", "--lcores", "0-1"] +
-                     extra, "httpecho.log")
-    li.wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
-                20, "us-httpecho's listening line")
-    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-800:]}")
-    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.79.0.2:8080",
-                               "--connections", str(conns), "--duration", str(secs),
-                               "--delay", "1", "--stats", "--engines", "2",
-                               # every answer byte-checked; with migration,
-                               # requests of 3 segments keep data in flight
-                               "--check-echo"] +
-                              (["--request-size", "3000"] if migrate_every else []), secs)
+    echo = start_httpecho(args, run, srv, extra)
+    # With migration, requests of 3 segments keep data in flight.
+    res = run_loadgen(args, run, cli, "10.79.0.2:8080", conns, secs,
+                      request_size=3000 if migrate_every else None)
     ei.check(run.stop(echo) == 0, "us-httpecho did not exit 0 on SIGTERM")
-    li.check_clean(res, 10 * conns)
-    ei.check(res.get("echo_checked", 0) >= res["requests"] > 0,
-             f"{res.get('echo_checked')} answers byte-checked of {res['requests']}")
-    ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
+    check_loadgen(res, conns, min_requests=10 * conns, checked_exactly=False)
     srv_c = engine_counters(run.log("httpecho.log"))
     cli_c = engine_counters(run.log("loadgen.log"))
     show("us-httpecho", srv_c)
@@ -197,22 +218,9 @@ def run_case(args, name):
     ei.say(f"== {name}")
     try:
         with Run(name) as run:
-            if name == "memif-2x2":
-                res = case_memif(args, run)
-                ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
-                       f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
-            elif name == "afpacket-2":
-                case_afpacket(args, run)
-            elif name == "memif-wrongq":
-                case_memif_wrongq(args, run)
-            elif name == "afpacket-active-200":
-                case_afpacket_active(args, run)
-            elif name == "echo-corrupt":
-                case_echo_corrupt(args, run)
-            elif name == "memif-migrate":
-                res = case_memif(args, run, secs=5, conns=32, migrate_every=5)
-                ei.say(f"result: {res['requests']} requests, {res['requests_per_s']}/s, "
-                       f"p99 {res['latency_us']['p99']} us, errors {res['errors']['total']}")
+            res = CASES[name](args, run)
+            if res is not None:
+                li.say_result(res)
     except ei.CaseFailed as e:
         ei.say(f"FAIL {name}: {e}")
         return 1
@@ -254,26 +262,10 @@ print("answered", ok, "of", n)
 
 
 def case_afpacket(args, run, conns=200):
-    tag = secrets.token_hex(2)
-    veth, peer = f"usmv{tag}", f"usmp{tag}"
-    run.make_ns()
-    ip = run.ip
-    ei.run([ip, "link", "add", veth, "type", "veth", "peer", "name", peer])
-    run.links.append(veth)
-    ei.run([ip, "link", "set", peer, "netns", run.ns])
-    ei.run([ip, "link", "set", veth, "up"])
-    ei.run(run.ns_cmd(["ip", "addr", "add", "10.78.0.1/24", "dev", peer]))
-    ei.run(run.ns_cmd(["ip", "link", "set", peer, "up"]))
-    ei.run(run.ns_cmd([sys.executable, "-c", NO_TX_CSUM, peer]))
-    base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
-            "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
-    srv = run.config("afp", base, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
+    veth = veth_into_ns(run, "10.78.0.1/24")
+    srv = run.config("afp", BASE, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
                      ip={"addr": "10.78.0.2/24"})
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080", "--lcores", "0-1"],
-                     "httpecho.log")
-    li.wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
-                20, "us-httpecho's listening line")
-    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-800:]}")
+    echo = start_httpecho(args, run, srv)
     p = ei.run(run.ns_cmd([sys.executable, "-c", KERNEL_CLIENT, "10.78.0.2", "8080",
                            str(conns)]), timeout=120, check_rc=False)
     out = (p.stdout + p.stderr).strip()
@@ -336,12 +328,6 @@ def netem_queues(text):
     for m in re.finditer(r"^port(\d)\.q(\d+)\.(\w+)\s+(\d+)\s+#", text, re.M):
         out.setdefault((int(m.group(1)), int(m.group(2))), {})[m.group(3)] = int(m.group(4))
     return out
-
-
-def sanitized(binary):
-    """True when binary links libasan (the ASan+UBSan build of test.sh)."""
-    return "libasan" in subprocess.run(["ldd", binary], text=True,
-                                       capture_output=True).stdout
 
 
 def check_swapped(nq, lossless=True, client_tail=0):
@@ -426,21 +412,15 @@ def check_owners(cli_c, srv_c, lg_e, echo_e, conns):
 
 def case_memif_wrongq(args, run, conns=200, secs=3):
     ei.check(args.netem, "memif-wrongq needs --netem")
-    base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
-            "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
     socks = [os.path.join(run.tmp, f"memif{i}.sock") for i in (0, 1)]
     dev = "net_memif{},role={},socket={},socket-abstract=no"
-    srv = run.config("srv", base, port={"device": dev.format(0, "server", socks[1])},
+    srv = run.config("srv", BASE, port={"device": dev.format(0, "server", socks[1])},
                      ip={"addr": "10.77.0.2/24"})
-    cli = run.config("cli", base, port={"device": dev.format(0, "client", socks[0])},
+    cli = run.config("cli", BASE, port={"device": dev.format(0, "client", socks[0])},
                      ip={"addr": "10.77.0.1/24"})
     netem_prefix = f"uslg_{run.tag}_netem"
     run.prefixes.append(netem_prefix)
-    echo = run.start([args.httpecho, "--config", srv, "--port", "8080", "--lcores", "0-1"],
-                     "httpecho.log")
-    li.wait_for(lambda: "listening on" in run.log("httpecho.log") or echo.poll() is not None,
-                20, "us-httpecho's listening line")
-    ei.check(echo.poll() is None, f"us-httpecho exited: {run.log('httpecho.log')[-800:]}")
+    echo = start_httpecho(args, run, srv)
     netem = run.start([args.netem, "--port0", dev.format(0, "server", socks[0]),
                        "--port1", dev.format(1, "client", socks[1]), "--queues", "2",
                        "--swap-queues", "--a2b", "limit=4096", "--b2a", "limit=4096",
@@ -448,10 +428,7 @@ def case_memif_wrongq(args, run, conns=200, secs=3):
     li.wait_for(lambda: "<->" in run.log("netem.log") or netem.poll() is not None,
                 20, "us-netem's start line")
     ei.check(netem.poll() is None, f"us-netem exited: {run.log('netem.log')[-800:]}")
-    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.77.0.2:8080",
-                               "--connections", str(conns), "--duration", str(secs),
-                               "--request-size", "300", "--check-echo",
-                               "--delay", "1", "--stats", "--engines", "2"], secs)
+    res = run_loadgen(args, run, cli, "10.77.0.2:8080", conns, secs, request_size=300)
     ei.check(run.stop(echo) == 0, "us-httpecho did not exit 0 on SIGTERM")
     ei.check(run.stop(netem) == 0, "us-netem did not exit 0 on SIGTERM")
     srv_c, cli_c = engine_counters(run.log("httpecho.log")), engine_counters(run.log("loadgen.log"))
@@ -459,15 +436,10 @@ def case_memif_wrongq(args, run, conns=200, secs=3):
     lg_e, echo_e = lg_engines(run.log("loadgen.log")), echo_engines(run.log("httpecho.log"))
     ei.say(f"  per engine (requests, connections, errors): us-loadgen {lg_e}, "
            f"us-httpecho {echo_e}")
-    ei.say(f"  us-loadgen: {res['requests']} requests, {res.get('echo_checked')} byte-checked, "
-           f"errors {res['errors']['total']}")
-    li.check_clean(res, conns)
-    ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
-    ei.check(res.get("echo_checked") == res["requests"],
-             f"{res.get('echo_checked')} of {res['requests']} responses checked")
+    check_loadgen(res, conns)
     # Up to one answer (<= 2 frames) per connection may still be on its way
     # to us-loadgen when it stops at its deadline.
-    check_swapped(netem_queues(run.log("netem.log")), lossless=not sanitized(args.httpecho),
+    check_swapped(netem_queues(run.log("netem.log")), lossless=not ei.sanitized(args.httpecho),
                   client_tail=2 * conns)
     check_owners(cli_c, srv_c, lg_e, echo_e, conns)
     # us-httpecho stops on SIGTERM after the traffic ended: exact books.
@@ -553,9 +525,7 @@ def start_kernel_echo(run, extra=()):
     li.wait_for(lambda: "ready" in run.log("kernel.log") or srv.poll() is not None, 20,
                 "the kernel echo server")
     ei.check(srv.poll() is None, f"kernel server exited: {run.log('kernel.log')[-800:]}")
-    base = ("[eal]\nhugepages = off\nno_huge_mem_mb = 256\n"
-            "[port]\nmbufs = 16383\n[ip]\n[engine]\nidle_sleep_max_us = 200\n")
-    cli = run.config("afa", base, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
+    cli = run.config("afa", BASE, port={"device": f"net_af_packet0,iface={veth},qpairs=2"},
                      ip={"addr": "10.76.0.2/24"})
     return srv, cli
 
@@ -564,10 +534,8 @@ def case_echo_corrupt(args, run, conns=20, secs=2, every=50):
     """--check-echo can fail: the kernel server changes one byte of every
     50th answer; us-loadgen must count exactly those as echo_mismatch."""
     srv, cli = start_kernel_echo(run, (str(every),))
-    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.76.0.1:8080",
-                               "--connections", str(conns), "--duration", str(secs),
-                               "--request-size", "300", "--check-echo", "--delay", "1",
-                               "--engines", "2"], secs)
+    res = run_loadgen(args, run, cli, "10.76.0.1:8080", conns, secs, request_size=300,
+                      stats=False)
     ei.check(run.stop(srv) == 0, "the kernel echo server did not exit 0 on SIGTERM")
     e = res["errors"]
     ei.say(f"  us-loadgen: {res['requests']} requests equal, {e['echo_mismatch']} changed, "
@@ -585,10 +553,7 @@ def case_echo_corrupt(args, run, conns=20, secs=2, every=50):
 
 def case_afpacket_active(args, run, conns=200, secs=3):
     srv, cli = start_kernel_echo(run)
-    res = li.run_loadgen(run, [args.loadgen, "--config", cli, "--target", "10.76.0.1:8080",
-                               "--connections", str(conns), "--duration", str(secs),
-                               "--request-size", "300", "--check-echo",
-                               "--delay", "1", "--stats", "--engines", "2"], secs)
+    res = run_loadgen(args, run, cli, "10.76.0.1:8080", conns, secs, request_size=300)
     ei.check(run.stop(srv) == 0, "the kernel echo server did not exit 0 on SIGTERM")
     log = run.log("loadgen.log")
     for ln in log.splitlines():
@@ -599,12 +564,7 @@ def case_afpacket_active(args, run, conns=200, secs=3):
     kernel = run.log("kernel.log").strip().splitlines()
     ei.say(f"  per engine (requests, connections, errors): us-loadgen {lg_e}; kernel server: "
            f"{kernel[-1] if kernel else '?'}")
-    ei.say(f"  us-loadgen: {res['requests']} requests, {res.get('echo_checked')} byte-checked, "
-           f"errors {res['errors']['total']}")
-    li.check_clean(res, conns)
-    ei.check(res["connects"] == conns, f"{res['connects']} connections, want {conns}")
-    ei.check(res.get("echo_checked") == res["requests"],
-             f"{res.get('echo_checked')} of {res['requests']} responses checked")
+    check_loadgen(res, conns)
     ei.check(f"accepted {conns}" in (kernel[-1] if kernel else ""),
              f"kernel server: {kernel[-1:] or 'nothing'}, want {conns} accepted")
     opens = [cli_c[k].get("tcp_active_opens", 0) for k in (0, 1)]
@@ -617,7 +577,15 @@ def case_afpacket_active(args, run, conns=200, secs=3):
     check_handoff_books("us-loadgen", cli_c, in_flight=1024)  # US_HANDOFF_RING
 
 
-CASES = ("memif-2x2", "afpacket-2", "memif-wrongq", "afpacket-active-200", "echo-corrupt", "memif-migrate")
+# Each case's function; those returning us-loadgen's summary get a result line.
+CASES = {
+    "memif-2x2": case_memif,
+    "afpacket-2": case_afpacket,
+    "memif-wrongq": case_memif_wrongq,
+    "afpacket-active-200": case_afpacket_active,
+    "echo-corrupt": case_echo_corrupt,
+    "memif-migrate": lambda args, run: case_memif(args, run, secs=5, conns=32, migrate_every=5),
+}
 
 
 def main():
@@ -625,7 +593,7 @@ def main():
     ap.add_argument("--loadgen", required=True)
     ap.add_argument("--httpecho", required=True)
     ap.add_argument("--netem", help="us-netem (memif-wrongq)")
-    ap.add_argument("cases", nargs="+", choices=CASES)
+    ap.add_argument("cases", nargs="+", choices=list(CASES))
     args = ap.parse_args()
     if os.geteuid() != 0:
         ei.say("SKIP: needs root (memif sockets, namespaces)")

@@ -428,10 +428,7 @@ def main():
     ap.add_argument("--server", required=True, help="us-httpecho command line")
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
-    names = list(CASES) if args.cases == ["all"] else args.cases
-    bad = [n for n in names if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    names = ei.case_names(ap, args.cases, CASES)
     if os.geteuid() != 0:
         say("SKIP: needs root (network namespaces, tap)")
         return ei.SKIP
@@ -439,13 +436,7 @@ def main():
         if not os.access(exe, os.X_OK):
             say(f"FAIL: {exe} not found or not executable (build it first)")
             return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals()
     sweep_stale(ei.tool("ip"))
     failed = sum(run_case(args, n) for n in names)
     if len(names) > 1:
@@ -465,8 +456,4 @@ def sweep_stale(ip):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

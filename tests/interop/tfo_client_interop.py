@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -189,18 +188,11 @@ def main():
     ap.add_argument("--config", required=True, help="tap config to copy")
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
-    bad = [c for c in args.cases if c not in CASES]
-    if bad:
-        ap.error(f"unknown cases {bad}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         ei.say("SKIP: needs root (namespaces, hugepage files)")
         return ei.SKIP
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals(sigint=False)
     failed = 0
     for name in args.cases:
         ei.say(f"== {name}")
@@ -216,8 +208,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        ei.say(f"interrupted ({str(e) or 'Ctrl-C'}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

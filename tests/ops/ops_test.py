@@ -422,8 +422,7 @@ def run_case(args, name):
         say(f"SKIP {name}: needs free hugepages (dpdk-dumpcap attaches only to a primary "
             "on hugepages; tools/setup.sh reserves them)")
         return SKIP
-    if name == "pdump" and "libasan" in subprocess.run(["ldd", args.server], text=True,
-                                                        stdout=subprocess.PIPE).stdout:
+    if name == "pdump" and ei.sanitized(args.server):
         # ASan's shadow reservations move the primary's hugepage mapping to
         # addresses a secondary (dpdk-dumpcap) may not get: EAL init fails
         # in it at random.  The normal build runs this case.
@@ -460,9 +459,7 @@ def main():
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("cases", nargs="+")
     args = ap.parse_args()
-    bad = [n for n in args.cases if n not in CASES]
-    if bad:
-        ap.error(f"unknown case(s) {bad}; known: {' '.join(CASES)}")
+    ei.case_names(ap, args.cases, CASES, allow_all=False)
     if os.geteuid() != 0:
         say("SKIP: needs root (network namespaces)")
         return SKIP
@@ -470,12 +467,7 @@ def main():
     if missing:
         say(f"FAIL: missing tools {missing}")
         return 1
-
-    def on_signal(signum, _frame):
-        raise ei.Terminated(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
+    ei.trap_signals(sigint=False)
     ei.sweep_stale_namespaces(ei.tool("ip"))
     results = [run_case(args, n) for n in args.cases]
     if any(r not in (0, SKIP) for r in results):
@@ -484,8 +476,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyboardInterrupt, ei.Terminated) as e:
-        say(f"interrupted ({e}): torn down")
-        sys.exit(130)
+    ei.run_main(main)

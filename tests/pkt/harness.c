@@ -623,3 +623,31 @@ void pkt_establish(struct pkt_t *t, const char *file, int line)
 	if (t->n_accept != 1 || t->conn == NULL)
 		PKT_FAIL(file, line, "connection not accepted");
 }
+
+void pkt_establish_rtt(struct pkt_t *t, uint32_t rtt_ms, bool sack, const char *file,
+		       int line)
+{
+	if (pkt_listen(t) != 0)
+		PKT_FAIL(file, line, "tcp_listen failed");
+	pkt_inject(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460,
+			  .sack_perm = sack ? 1 : PKT_ANY), file, line);
+	pkt_expect(t, SEG(.flags = TH_SYN | TH_ACK, .sack_perm = sack ? 1 : 0), file, line);
+	pkt_advance(t, rtt_ms);
+	pkt_inject(t, SEG(.seq = 1001, .ack = 1), file, line);
+	if (t->conn == NULL || t->conn->mss != 1460)
+		PKT_FAIL(file, line, "connection not established with MSS 1460");
+}
+
+struct tfo_opt pkt_tfo_of(struct rte_mbuf *m)
+{
+	uint8_t buf[60];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, 20, buf);
+	unsigned hlen = (unsigned)(p[12] >> 4) * 4;
+	struct tfo_opt o;
+
+	assert_true(hlen >= 20 && hlen <= 60);
+	p = rte_pktmbuf_read(m, 0, hlen, buf);
+	tfo_opt_find(p + 20, hlen - 20, &o);
+	rte_pktmbuf_free(m);
+	return o;
+}

@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "stack/timer.h"
+#include "tcp/fastopen.h"
 #include "tcp/tcb.h"
 #include "tcp/tcp.h"
 
@@ -157,18 +158,28 @@ void pkt_finish(struct pkt_t *t, unsigned tcbs, const char *file, int line);
 int pkt_listen(struct pkt_t *t);
 /* Passive open to ESTABLISHED: peer ISN 1000, MSS 1460, window 65535. */
 void pkt_establish(struct pkt_t *t, const char *file, int line);
+/* The same with t's config, the peer offering SACK-permitted when sack, and
+ * its final ACK rtt_ms after our SYN-ACK (an RTT sample, RFC 6298 2.2);
+ * checks that we took MSS 1460. */
+void pkt_establish_rtt(struct pkt_t *t, uint32_t rtt_ms, bool sack, const char *file,
+		       int line);
 /* tcp_send of n pattern bytes (continuing the stream); its return value. */
 ssize_t pkt_app_send(struct pkt_t *t, size_t n);
 /* Reads everything readable into t->rx (checking the peer's pattern). */
 void pkt_app_read(struct pkt_t *t, const char *file, int line);
+/* The Fast Open option (RFC 7413 4.1.1) of a segment we sent, which it
+ * frees (type NONE when absent). */
+struct tfo_opt pkt_tfo_of(struct rte_mbuf *m);
 
 #define INJECT(t, s) pkt_inject((t), (s), __FILE__, __LINE__)
 #define EXPECT(t, s) pkt_expect((t), (s), __FILE__, __LINE__)
 #define EXPECT_KEEP(t, s) pkt_expect_keep((t), (s), __FILE__, __LINE__)
+#define EXPECT_TFO(t, s) pkt_tfo_of(EXPECT_KEEP((t), (s)))
 #define EXPECT_NOTHING(t) pkt_expect_nothing((t), __FILE__, __LINE__)
 #define ADVANCE(t, ms) pkt_advance((t), (ms))
 #define FINISH(t, tcbs) pkt_finish((t), (tcbs), __FILE__, __LINE__)
 #define ESTABLISH(t) pkt_establish((t), __FILE__, __LINE__)
+#define ESTABLISH_RTT(t, rtt_ms, sack) pkt_establish_rtt((t), (rtt_ms), (sack), __FILE__, __LINE__)
 #define APP_READ(t) pkt_app_read((t), __FILE__, __LINE__)
 
 #define STAT(t, name) (tcp_stack_stats((t)->ts)->name)

@@ -156,3 +156,35 @@ struct sockaddr_in sp_addr(uint32_t ip, uint16_t port)
 		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
 	};
 }
+
+int sp_test_setup(void **state)
+{
+	(void)state;
+	sp_setup(NULL);
+	return 0;
+}
+
+int sp_test_teardown(void **state)
+{
+	(void)state;
+	sp_teardown();
+	return 0;
+}
+
+uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
+{
+	struct us_epoll_event ev = { .events = interest, .data.fd = fd }, out[4];
+	int ep, n;
+
+	sp_on(side);
+	ep = us_epoll_create1(0);
+	assert_true(ep > 0);
+	assert_int_equal(us_epoll_ctl(ep, US_EPOLL_CTL_ADD, fd, &ev), 0);
+	n = us_epoll_wait(ep, out, 4, ms);
+	assert_int_equal(us_close(ep), 0);
+	sp_on(&sp.a);
+	assert_true(n == 0 || n == 1);
+	if (n == 1)
+		assert_int_equal(out[0].data.fd, fd);
+	return n == 1 ? out[0].events : 0;
+}

@@ -55,4 +55,27 @@ void sp_run(unsigned ms);
 /* An IPv4 sockaddr_in. */
 struct sockaddr_in sp_addr(uint32_t ip, uint16_t port);
 
+/* Waits up to ms for fd's events (one of interest) on a fresh epoll of
+ * side's table, then binds the thread to side A again; 0 for none. */
+uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms);
+
+/* cmocka set-up and teardown for a test on a fresh pair (sp_setup(NULL),
+ * sp_teardown with its leak check). */
+int sp_test_setup(void **state);
+int sp_test_teardown(void **state);
+
+/* For the tests (cmocka included first) */
+
+#define SA(x) ((struct sockaddr *)&(x))
+
+/* A cmocka test on a fresh pair. */
+#define sp_unit_test(f) cmocka_unit_test_setup_teardown(f, sp_test_setup, sp_test_teardown)
+
+/* call returns -1 with this errno. */
+#define assert_fails(call, err) do { \
+	errno = 0; \
+	assert_int_equal((long)(call), -1); \
+	assert_int_equal(errno, (err)); \
+} while (0)
+
 #endif

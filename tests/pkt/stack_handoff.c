@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_arp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
@@ -26,68 +27,28 @@
 #include "tests/unit/stack/harness.h"
 #include "tcp/tcp.h"
 
-#define NENG_MAX 4
 #define NFLOWS 32
 #define NDATA 4       /* data segments per flow after the handshake */
 #define DLEN 100
 #define OUR_PORT 80
 #define PEER_PORT0 40000
 
-struct multi {
-	unsigned n;
-	struct harness h[NENG_MAX];
-	struct us_handoff *ho;
-	struct us_rss sym;        /* the owner rule, computed here independently */
-	struct us_steer_model nic;
-	uint32_t peer_seq[NFLOWS], our_seq[NFLOWS];
-	unsigned to_queue[NENG_MAX]; /* frames the model put on each queue */
-	unsigned wrong[NENG_MAX];    /* ... of which another engine owns */
-};
+/* Each flow's next sequence numbers, the peer's and ours. */
+static uint32_t peer_seq[NFLOWS], our_seq[NFLOWS];
 
 static const struct tcp_callbacks quiet_cb; /* no application: data waits */
 
-static void multi_start(struct multi *t, unsigned n)
+/* n engines that know the peer's MAC (as ARP copies would teach). */
+static void multi_start(struct h_multi *t, unsigned n)
 {
-	memset(t, 0, sizeof(*t));
-	t->n = n;
-	assert_int_equal(us_rss_init(&t->sym, us_rss_key_symmetric, US_RSS_KEY_LEN, 128,
-				     (uint16_t)n), 0);
-	/* Ring names are global to the process: one set per script. */
-	static unsigned seq;
-	char name[16];
-
-	snprintf(name, sizeof(name), "pkt%u", seq++);
-	t->ho = us_handoff_create(n, &t->sym, name);
-	assert_non_null(t->ho);
-	for (unsigned k = 0; k < n; k++) {
-		h_prepare(&t->h[k]);
-		t->h[k].e = us_engine_create(k, &t->h[k].cfg, h_pool, &t->h[k].ops, t->h[k].now);
-		assert_non_null(t->h[k].e);
-		assert_int_equal(us_engine_set_handoff(t->h[k].e, t->ho), 0);
-		/* Every engine knows the peer's MAC (as ARP copies would teach). */
-		us_engine_input(t->h[k].e, h_arp(1, &h_peer_mac, H_PEER_IP, &h_our_mac, H_OUR_IP,
-						 &h_bcast_mac));
-		us_engine_flush(t->h[k].e);
-		h_clear_tx(&t->h[k]);
-	}
+	memset(peer_seq, 0, sizeof(peer_seq));
+	memset(our_seq, 0, sizeof(our_seq));
+	h_multi_prepare(t, n);
+	h_multi_start(t);
+	h_multi_arp_all(t, RTE_ARP_OP_REQUEST);
 }
 
-/* The leak check: engines, rings and model gone, every mbuf back. */
-static void multi_finish(struct multi *t)
-{
-	for (unsigned k = 0; k < t->n; k++) {
-		h_clear_tx(&t->h[k]);
-		for (unsigned i = 0; i < t->h[k].port.nrx; i++)
-			rte_pktmbuf_free(t->h[k].port.rx[i]);
-		us_engine_destroy(t->h[k].e);
-	}
-	us_handoff_destroy(t->ho);
-	assert_int_equal(t->nic.nb_rules, 0); /* every rule left with its engine */
-	us_steer_model_free(&t->nic);
-	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
-}
-
-static unsigned owner_of(const struct multi *t, unsigned f)
+static unsigned owner_of(const struct h_multi *t, unsigned f)
 {
 	return us_rss_queue_ipv4_tcp(&t->sym, H_PEER_IP, H_OUR_IP, (uint16_t)(PEER_PORT0 + f),
 				     OUR_PORT);
@@ -100,40 +61,26 @@ static struct rte_mbuf *seg(unsigned f, uint8_t flags, uint32_t seq, uint32_t ac
 		     (uint8_t)('a' + seq % 26), len);
 }
 
-/* The NIC: the model picks the queue, the frame waits there. */
-static void deliver(struct multi *t, unsigned f, struct rte_mbuf *m)
+/* Flow f's incoming direction, as the NIC model matches it. */
+static struct us_flow_tuple flow_tuple(unsigned f)
 {
-	struct us_flow_tuple tu = {
+	return (struct us_flow_tuple){
 		.src_ip = rte_cpu_to_be_32(H_PEER_IP), .dst_ip = rte_cpu_to_be_32(H_OUR_IP),
 		.sport = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f)),
 		.dport = rte_cpu_to_be_16(OUR_PORT),
 	};
-	unsigned q = us_steer_model_classify(&t->nic, &tu);
-	struct h_port *p = &t->h[q].port;
-
-	assert_true(p->nrx < H_RX_MAX);
-	p->rx[p->nrx++] = m;
-	t->to_queue[q]++;
-	t->wrong[q] += owner_of(t, f) != q;
 }
 
-/* Every engine polls until no queue or ring holds a frame. */
-static void run_engines(struct multi *t)
+/* The NIC: the model picks the queue, the frame waits there. */
+static void deliver(struct h_multi *t, unsigned f, struct rte_mbuf *m)
 {
-	for (unsigned round = 0; round < 8; round++) {
-		unsigned work = 0;
+	struct us_flow_tuple tu = flow_tuple(f);
 
-		for (unsigned k = 0; k < t->n; k++) {
-			t->h[k].now += US_US(10);
-			work += us_engine_poll(t->h[k].e, t->h[k].now);
-		}
-		if (work == 0 && round > 0)
-			return;
-	}
+	h_multi_queue_owned(t, us_steer_model_classify(&t->nic, &tu), owner_of(t, f), m);
 }
 
 /* Each flow's SYN-ACK comes from its owner and nobody else. */
-static void check_synacks(struct multi *t)
+static void check_synacks(struct h_multi *t)
 {
 	unsigned seen[NFLOWS] = { 0 };
 
@@ -147,7 +94,7 @@ static void check_synacks(struct multi *t)
 			assert_true(f < NFLOWS);
 			assert_int_equal(th->tcp_flags, RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
 			assert_int_equal(k, owner_of(t, f));
-			t->our_seq[f] = rte_be_to_cpu_32(th->sent_seq) + 1;
+			our_seq[f] = rte_be_to_cpu_32(th->sent_seq) + 1;
 			seen[f]++;
 		}
 		h_clear_tx(&t->h[k]);
@@ -158,31 +105,31 @@ static void check_synacks(struct multi *t)
 
 /* Handshake, then NDATA segments per flow, flows interleaved, each frame
  * through the model; then every engine's account of what it got. */
-static void handoff_script(struct multi *t)
+static void handoff_script(struct h_multi *t)
 {
-	unsigned owned[NENG_MAX] = { 0 };
+	unsigned owned[H_ENG_MAX] = { 0 };
 
 	for (unsigned k = 0; k < t->n; k++)
 		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), H_OUR_IP, OUR_PORT,
 					    &quiet_cb, NULL), 0);
 	for (unsigned f = 0; f < NFLOWS; f++) {
-		t->peer_seq[f] = 1000u * f + 7;
-		deliver(t, f, seg(f, RTE_TCP_SYN_FLAG, t->peer_seq[f]++, 0, 0));
+		peer_seq[f] = 1000u * f + 7;
+		deliver(t, f, seg(f, RTE_TCP_SYN_FLAG, peer_seq[f]++, 0, 0));
 		owned[owner_of(t, f)]++;
 	}
-	run_engines(t);
+	h_multi_run(t);
 	check_synacks(t);
 	for (unsigned f = 0; f < NFLOWS; f++)
-		deliver(t, f, seg(f, RTE_TCP_ACK_FLAG, t->peer_seq[f], t->our_seq[f], 0));
+		deliver(t, f, seg(f, RTE_TCP_ACK_FLAG, peer_seq[f], our_seq[f], 0));
 	for (unsigned d = 0; d < NDATA; d++) {
 		for (unsigned f = 0; f < NFLOWS; f++) {
-			deliver(t, f, seg(f, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, t->peer_seq[f],
-					  t->our_seq[f], DLEN));
-			t->peer_seq[f] += DLEN;
+			deliver(t, f, seg(f, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, peer_seq[f],
+					  our_seq[f], DLEN));
+			peer_seq[f] += DLEN;
 		}
-		run_engines(t); /* a burst per round: frames overtake nothing */
+		h_multi_run(t); /* a burst per round: frames overtake nothing */
 	}
-	run_engines(t);
+	h_multi_run(t);
 	unsigned out = 0, in = 0;
 	for (unsigned k = 0; k < t->n; k++) {
 		const struct tcp_stats *s = tcp_stack_stats(us_engine_tcp(t->h[k].e));
@@ -209,34 +156,31 @@ static void handoff_script(struct multi *t)
  * about half the flows land on the wrong engine. */
 static void test_handoff_rss_disagrees(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	struct us_rss other;
 	(void)state;
 
 	multi_start(&t, 2);
 	assert_int_equal(us_rss_init(&other, us_rss_key_default, US_RSS_KEY_LEN, 128, 2), 0);
-	assert_int_equal(us_steer_model_init(&t.nic, &other, 0), 0);
+	h_multi_nic(&t, &other, 0);
 	handoff_script(&t);
 	assert_true(t.wrong[0] + t.wrong[1] > 0);             /* hand-offs happened */
 	assert_true(t.to_queue[0] - t.wrong[0] + t.to_queue[1] - t.wrong[1] > 0);
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 /* Flow rules put every flow on queue 0 (say, rules installed for the wrong
  * engine): engine 0 forwards what the others own, over 4 engines. */
 static void test_handoff_rules_all_to_queue0(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	(void)state;
 
 	multi_start(&t, 4);
-	assert_int_equal(us_steer_model_init(&t.nic, &t.sym, NFLOWS), 0);
+	h_multi_nic(&t, &t.sym, NFLOWS);
 	for (unsigned f = 0; f < NFLOWS; f++) {
-		struct us_flow_tuple tu = {
-			.src_ip = rte_cpu_to_be_32(H_PEER_IP), .dst_ip = rte_cpu_to_be_32(H_OUR_IP),
-			.sport = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f)),
-			.dport = rte_cpu_to_be_16(OUR_PORT),
-		};
+		struct us_flow_tuple tu = flow_tuple(f);
+
 		assert_int_equal(us_steer_model_insert(&t.nic, &tu, 0), 0);
 	}
 	handoff_script(&t);
@@ -245,20 +189,7 @@ static void test_handoff_rules_all_to_queue0(void **state)
 		assert_true(us_engine_counter(t.h[k].e, "steer_handoff_in") > 0);
 	for (uint32_t i = 0; i < t.nic.capacity; i++) /* the test's own rules */
 		assert_int_equal(us_steer_model_remove(&t.nic, &t.nic.rules[i].tuple), 0);
-	multi_finish(&t);
-}
-
-/* The flow-rule backend over the NIC model. */
-static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
-{
-	*h = NULL;
-	return us_steer_model_insert(ctx, tu, queue);
-}
-
-static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
-{
-	(void)h;
-	return us_steer_model_remove(ctx, tu);
+	h_multi_finish(&t);
 }
 
 /* Rules where the NIC has room (4 of 32 flows): those flows' frames reach
@@ -266,24 +197,16 @@ static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
  * refused); a reset connection's rule is removed. */
 static void test_flow_rules_then_handoff(void **state)
 {
-	static struct multi t;
-	static unsigned seq;
-	const struct us_flowrule_ops ops = { .install = model_install,
-					     .remove = model_remove, .ctx = &t.nic };
+	static struct h_multi t;
 	struct us_rss other;
-	char name[16];
 	uint64_t installed = 0, full = 0, removed = 0, ruled_frames;
 	(void)state;
 
 	multi_start(&t, 2);
 	assert_int_equal(us_rss_init(&other, us_rss_key_default, US_RSS_KEY_LEN, 128, 2), 0);
-	assert_int_equal(us_steer_model_init(&t.nic, &other, 4), 0);
-	for (unsigned k = 0; k < 2; k++) {
-		snprintf(name, sizeof(name), "fr%u", seq++);
-		struct us_flowrules *fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
-		assert_non_null(fr);
-		us_engine_set_flowrules(t.h[k].e, fr);
-	}
+	h_multi_nic(&t, &other, 4);
+	for (unsigned k = 0; k < 2; k++)
+		h_model_flowrules(t.h[k].e, (uint16_t)k, &t.nic);
 	handoff_script(&t); /* every frame still ends at its owner */
 	for (unsigned k = 0; k < 2; k++) {
 		installed += (uint64_t)us_engine_counter(t.h[k].e, "flow_rules_installed");
@@ -301,14 +224,14 @@ static void test_flow_rules_then_handoff(void **state)
 	}
 	/* The peer resets every flow: the rules go with the TCBs. */
 	for (unsigned f = 0; f < NFLOWS; f++)
-		deliver(&t, f, seg(f, RTE_TCP_RST_FLAG, t.peer_seq[f], 0, 0));
-	run_engines(&t);
+		deliver(&t, f, seg(f, RTE_TCP_RST_FLAG, peer_seq[f], 0, 0));
+	h_multi_run(&t);
 	for (unsigned k = 0; k < 2; k++)
 		removed += (uint64_t)us_engine_counter(t.h[k].e, "flow_rules_removed");
 	assert_int_equal(removed, 4);
 	assert_int_equal(t.nic.nb_rules, 0);
 	assert_int_equal(t.nic.stats.remove_ok, 4);
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 static void walk_cb_ignore(void *ctx, struct tcp_conn *c)
@@ -321,7 +244,7 @@ static void walk_cb_ignore(void *ctx, struct tcp_conn *c)
  * queue k, for every k. */
 static void test_connect_picks_port_on_own_queue(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	const struct tcp_callbacks cb = { .on_accept = walk_cb_ignore };
 	(void)state;
 
@@ -340,14 +263,14 @@ static void test_connect_picks_port_on_own_queue(void **state)
 		us_engine_flush(t.h[k].e);
 		assert_int_equal(t.h[k].port.ntx, 8); /* the SYNs */
 	}
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 /* An ICMP "fragmentation needed" quoting a segment of flow f reaches f's
  * owner whichever queue it came in on; an echo request stays where it is. */
 static void test_icmp_error_goes_to_owner(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	uint8_t msg[8 + 20 + 8] = { 3, 4, 0, 0, 0, 0, 0x05, 0x00 };
 	struct rte_ipv4_hdr *q = (struct rte_ipv4_hdr *)(msg + 8);
 	uint16_t ports[2];
@@ -367,13 +290,12 @@ static void test_icmp_error_goes_to_owner(void **state)
 	ports[1] = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
 	memcpy(msg + 8 + 20, ports, sizeof(ports));
 	*(uint16_t *)(msg + 2) = (uint16_t)~rte_raw_cksum(msg, sizeof(msg));
-	t.h[other].port.rx[t.h[other].port.nrx++] =
-		h_ipv4(H_GW_IP, H_OUR_IP, IPPROTO_ICMP, 3, 0, msg, sizeof(msg));
-	run_engines(&t);
+	h_multi_queue(&t, other, h_ipv4(H_GW_IP, H_OUR_IP, IPPROTO_ICMP, 3, 0, msg, sizeof(msg)));
+	h_multi_run(&t);
 	assert_int_equal(us_engine_counter(t.h[other].e, "steer_handoff_out"), 1);
 	assert_int_equal(us_engine_counter(t.h[other].e, "icmp_rx"), 0);
 	assert_int_equal(us_engine_counter(t.h[o].e, "icmp_errors_to_tcp"), 1);
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 /* The owner rule is symmetric: a segment and its reply have one owner. */

@@ -398,39 +398,28 @@ static void assert_no_rst(void)
 	}
 }
 
-/* The issue's script: a 400 KiB transfer each way; just before the first
- * move a peer segment is lost (its successors wait out of order here) and
- * four of ours (in flight, the RTO armed); then the server moves the
- * connection to the other engine and back every 64 KiB it reads.
- * Byte-exact both ways, no RST anywhere, every frame after a move followed
- * the connection (forwarded by the RSS owner, never answered). */
-/* The flow-rule backend over the NIC model. */
-static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
-{
-	*h = NULL;
-	return us_steer_model_insert(ctx, tu, queue);
-}
-
-static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
-{
-	(void)h;
-	return us_steer_model_remove(ctx, tu);
-}
-
+/* Our engines' connections get rules on the NIC model (as api.c installs
+ * rte_flow rules). */
 static void use_rules(void)
 {
-	static const struct us_flowrule_ops ops = { .install = model_install,
-						    .remove = model_remove, .ctx = &w.nic };
-	static unsigned seq;
-	char name[16];
+	for (unsigned k = 0; k < 2; k++)
+		h_model_flowrules(w.s[k].e, (uint16_t)k, &w.nic);
+}
 
-	for (unsigned k = 0; k < 2; k++) {
-		snprintf(name, sizeof(name), "mfr%u", seq++);
-		struct us_flowrules *fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
-
-		assert_non_null(fr);
-		us_engine_set_flowrules(w.s[k].e, fr);
-	}
+/* A world with room for `rules` flow rules (0: none, no rules used), a
+ * listener on both our engines, and one connection from the peer accepted
+ * by its RSS owner, whose number is returned. */
+static unsigned world_with_conn(unsigned rules, struct end *cli, struct end *srv, int lfd[2],
+				size_t total)
+{
+	world_start(rules);
+	if (rules)
+		use_rules();
+	lfd[0] = listen_on(0);
+	lfd[1] = listen_on(1);
+	connect_pair(cli, srv, total);
+	srv_accept(srv, lfd);
+	return srv->eng;
 }
 
 /* The model's rule for the server's connection: its queue, or -1. */
@@ -447,6 +436,12 @@ static int rule_queue(const struct end *cli)
 	return -1;
 }
 
+/* The issue's script: a 400 KiB transfer each way; just before the first
+ * move a peer segment is lost (its successors wait out of order here) and
+ * four of ours (in flight, the RTO armed); then the server moves the
+ * connection to the other engine and back every 64 KiB it reads.
+ * Byte-exact both ways, no RST anywhere, every frame after a move followed
+ * the connection (forwarded by the RSS owner, never answered). */
 static void mid_transfer(bool rules)
 {
 	struct end cli, srv;
@@ -454,14 +449,7 @@ static void mid_transfer(bool rules)
 	unsigned home, moves = 0;
 	size_t next_move = 64 * 1024;
 
-	world_start(rules ? 16 : 0);
-	if (rules)
-		use_rules();
-	lfd[0] = listen_on(0);
-	lfd[1] = listen_on(1);
-	connect_pair(&cli, &srv, 400 * 1024);
-	home = srv.eng;
-	srv_accept(&srv, lfd);
+	home = world_with_conn(rules ? 16 : 0, &cli, &srv, lfd, 400 * 1024);
 	for (unsigned i = 0; i < 20; i++)
 		pump_step(&cli, &srv);
 	struct tcp_conn *c = sock_of(srv.fd)->tc;
@@ -554,12 +542,7 @@ static void test_migrate_close_wait(void **state)
 	unsigned home;
 	(void)state;
 
-	world_start(0);
-	lfd[0] = listen_on(0);
-	lfd[1] = listen_on(1);
-	connect_pair(&cli, &srv, 16 * 1024);
-	home = srv.eng;
-	srv_accept(&srv, lfd);
+	home = world_with_conn(0, &cli, &srv, lfd, 16 * 1024);
 	srv.total = 0;
 	for (unsigned i = 0; i < 50; i++) {
 		end_pump(&cli);
@@ -601,12 +584,7 @@ static void test_migrate_failures(void **state)
 	unsigned home;
 	(void)state;
 
-	world_start(0);
-	lfd[0] = listen_on(0);
-	lfd[1] = listen_on(1);
-	connect_pair(&cli, &srv, 0);
-	home = srv.eng;
-	srv_accept(&srv, lfd);
+	home = world_with_conn(0, &cli, &srv, lfd, 0);
 	us_sock_table_bind_thread(w.s[home].tab);
 	assert_int_equal(us_migrate(12345, 1 - home), -1);
 	assert_int_equal(errno, EBADF);
@@ -646,12 +624,7 @@ static void test_migrate_keeps_timers(void **state)
 	uint32_t tsval;
 	(void)state;
 
-	world_start(0);
-	lfd[0] = listen_on(0);
-	lfd[1] = listen_on(1);
-	connect_pair(&cli, &srv, 0);
-	home = srv.eng;
-	srv_accept(&srv, lfd);
+	home = world_with_conn(0, &cli, &srv, lfd, 0);
 	us_sock_table_bind_thread(w.s[home].tab);
 	assert_int_equal(us_send(srv.fd, "hello", 5, 0), 5);
 	w.drop_ours = 1;

@@ -30,92 +30,28 @@
 #include "tcp/fastopen.h"
 #include "tcp/tcp.h"
 
-#define NENG_MAX 4
 #define NFLOWS 16
 #define DLEN 100
 #define OUR_PORT 80
 #define PEER_PORT0 40000
 
-struct multi {
-	unsigned n;
-	struct harness h[NENG_MAX];
-	struct us_handoff *ho;
-	struct us_rss sym;          /* the owner rule */
-	struct us_steer_model nic;
-	bool has_nic;
-	unsigned to_queue[NENG_MAX];
-};
-
 static const struct tcp_callbacks quiet_cb; /* no application: data waits */
 
-static void multi_start_tfo(struct multi *t, unsigned n, bool tfo)
+/* n engines, TCP Fast Open on the server side when tfo says. */
+static void multi_start_tfo(struct h_multi *t, unsigned n, bool tfo)
 {
-	static unsigned seq;
-	char name[16];
-
-	memset(t, 0, sizeof(*t));
-	t->n = n;
-	assert_int_equal(us_rss_init(&t->sym, us_rss_key_symmetric, US_RSS_KEY_LEN, 128,
-				     (uint16_t)n), 0);
-	snprintf(name, sizeof(name), "sc%u", seq++);
-	t->ho = us_handoff_create(n, &t->sym, name);
-	assert_non_null(t->ho);
-	for (unsigned k = 0; k < n; k++) {
-		h_prepare(&t->h[k]);
-		if (tfo)
-			t->h[k].cfg.tcp.fastopen = TCP_FASTOPEN_SERVER;
-		t->h[k].e = us_engine_create(k, &t->h[k].cfg, h_pool, &t->h[k].ops, t->h[k].now);
-		assert_non_null(t->h[k].e);
-		us_engine_set_handoff(t->h[k].e, t->ho);
-	}
+	h_multi_prepare(t, n);
+	for (unsigned k = 0; k < n && tfo; k++)
+		t->h[k].cfg.tcp.fastopen = TCP_FASTOPEN_SERVER;
+	h_multi_start(t);
 }
 
-static void multi_start(struct multi *t, unsigned n)
+static void multi_start(struct h_multi *t, unsigned n)
 {
 	multi_start_tfo(t, n, false);
 }
 
-static void multi_finish(struct multi *t)
-{
-	for (unsigned k = 0; k < t->n; k++) {
-		h_clear_tx(&t->h[k]);
-		for (unsigned i = 0; i < t->h[k].port.nrx; i++)
-			rte_pktmbuf_free(t->h[k].port.rx[i]);
-		us_engine_destroy(t->h[k].e);
-	}
-	us_handoff_destroy(t->ho);
-	if (t->has_nic) {
-		assert_int_equal(t->nic.nb_rules, 0); /* every rule left with its engine */
-		us_steer_model_free(&t->nic);
-	}
-	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
-}
-
-/* Every engine polls until no queue or ring holds a frame. */
-static void run_engines(struct multi *t)
-{
-	for (unsigned round = 0; round < 8; round++) {
-		unsigned work = 0;
-
-		for (unsigned k = 0; k < t->n; k++) {
-			t->h[k].now += US_US(10);
-			work += us_engine_poll(t->h[k].e, t->h[k].now);
-		}
-		if (work == 0 && round > 0)
-			return;
-	}
-}
-
-static void on_queue(struct multi *t, unsigned q, struct rte_mbuf *m)
-{
-	struct h_port *p = &t->h[q].port;
-
-	assert_true(p->nrx < H_RX_MAX);
-	p->rx[p->nrx++] = m;
-	t->to_queue[q]++;
-}
-
-static unsigned count_arp_replies(struct multi *t, unsigned k, uint32_t tip)
+static unsigned count_arp_replies(struct h_multi *t, unsigned k, uint32_t tip)
 {
 	unsigned n = 0;
 
@@ -139,7 +75,7 @@ static unsigned count_arp_replies(struct multi *t, unsigned k, uint32_t tip)
  * silent.  For each receiving engine in turn, over 4 engines. */
 static void test_arp_request_one_reply(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	(void)state;
 
 	multi_start(&t, 4);
@@ -148,9 +84,9 @@ static void test_arp_request_one_reply(void **state)
 		struct rte_ether_addr smac = h_peer_mac;
 
 		smac.addr_bytes[5] = (uint8_t)(0x40 + rx);
-		on_queue(&t, rx, h_arp(RTE_ARP_OP_REQUEST, &smac, sip, &h_bcast_mac, H_OUR_IP,
-				       &h_bcast_mac));
-		run_engines(&t);
+		h_multi_queue(&t, rx, h_arp(RTE_ARP_OP_REQUEST, &smac, sip, &h_bcast_mac,
+					    H_OUR_IP, &h_bcast_mac));
+		h_multi_run(&t);
 		for (unsigned k = 0; k < t.n; k++) {
 			struct rte_ether_addr mac;
 
@@ -166,20 +102,20 @@ static void test_arp_request_one_reply(void **state)
 		assert_int_equal(us_engine_counter(t.h[k].e, "arp_copy_not_answered"), t.n - 1);
 		assert_int_equal(us_engine_counter(t.h[k].e, "steer_arp_copies"), t.n - 1);
 	}
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 /* A reply to OUR request (the peer answers on whichever queue) teaches every
  * engine, and no engine answers a reply. */
 static void test_arp_reply_learned_by_all(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	(void)state;
 
 	multi_start(&t, 2);
-	on_queue(&t, 1, h_arp(RTE_ARP_OP_REPLY, &h_gw_mac, H_GW_IP, &h_our_mac, H_OUR_IP,
-			      &h_our_mac));
-	run_engines(&t);
+	h_multi_queue(&t, 1, h_arp(RTE_ARP_OP_REPLY, &h_gw_mac, H_GW_IP, &h_our_mac, H_OUR_IP,
+				   &h_our_mac));
+	h_multi_run(&t);
 	for (unsigned k = 0; k < t.n; k++) {
 		struct rte_ether_addr mac;
 
@@ -187,7 +123,7 @@ static void test_arp_reply_learned_by_all(void **state)
 		assert_int_equal(us_arp_lookup(t.h[k].e, H_GW_IP, &mac), 0);
 		assert_int_equal(us_engine_counter(t.h[k].e, "arp_copy_not_answered"), 0);
 	}
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 
@@ -203,7 +139,7 @@ static struct rte_mbuf *seg_to(unsigned f, uint32_t dst, uint16_t dport, uint8_t
 
 /* The NIC: the model classifies the whole frame; a drop never reaches an
  * engine.  Returns the queue, or -1 for a drop. */
-static int wire(struct multi *t, struct rte_mbuf *m)
+static int wire(struct h_multi *t, struct rte_mbuf *m)
 {
 	uint16_t q;
 
@@ -212,43 +148,17 @@ static int wire(struct multi *t, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return -1;
 	}
-	on_queue(t, q, m);
+	h_multi_queue(t, q, m);
 	return q;
 }
 
-static int model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
-{
-	*h = NULL;
-	return us_steer_model_insert(ctx, tu, queue);
-}
-
-static int model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
-{
-	(void)h;
-	return us_steer_model_remove(ctx, tu);
-}
-
-static int model_ctl_install(void *ctx, struct us_steer_ctl_rule *r, void **h)
-{
-	unsigned slot;
-	int rc = us_steer_model_insert_ctl(ctx, r, &slot);
-
-	*h = (void *)(uintptr_t)(slot + 1);
-	return rc;
-}
-
-static int model_ctl_remove(void *ctx, void *h)
-{
-	return us_steer_model_remove_ctl(ctx, (unsigned)((uintptr_t)h - 1));
-}
-
-static unsigned owner_of(const struct multi *t, unsigned f)
+static unsigned owner_of(const struct h_multi *t, unsigned f)
 {
 	return us_rss_queue_ipv4_tcp(&t->sym, H_PEER_IP, H_OUR_IP, (uint16_t)(PEER_PORT0 + f),
 				     OUR_PORT);
 }
 
-static unsigned count_proto(struct multi *t, unsigned k, uint8_t proto, uint8_t tcp_flags)
+static unsigned count_proto(struct h_multi *t, unsigned k, uint8_t proto, uint8_t tcp_flags)
 {
 	unsigned n = 0;
 
@@ -268,53 +178,49 @@ static unsigned count_proto(struct multi *t, unsigned k, uint8_t proto, uint8_t 
 	return n;
 }
 
+/* Two engines behind an isolated port on the model: only the control rules
+ * (ARP and ICMP to queue 0) installed, nothing else delivered yet. */
+static void isolated_nic(struct h_multi *t, struct us_flowctl *ctl)
+{
+	const struct us_flowctl_ops cops = h_model_ctl_ops(&t->nic);
+
+	multi_start(t, 2);
+	h_multi_nic(t, &t->sym, 64);
+	t->nic.isolated = true;
+	assert_int_equal(us_flowctl_start(ctl, &cops, H_OUR_IP, 0, (uint16_t)t->n,
+					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
+}
+
 /* Engines with per-connection rules on the model (as api.c does with
  * rte_flow), the control rules of an isolated port, a listener on every
  * engine. */
-static void isolate_start(struct multi *t, struct us_flowctl *ctl)
+static void isolate_start(struct h_multi *t, struct us_flowctl *ctl)
 {
-	static unsigned seq;
-	const struct us_flowrule_ops ops = { .install = model_install, .remove = model_remove,
-					     .ctx = &t->nic };
-	const struct us_flowctl_ops cops = { .install = model_ctl_install,
-					     .remove = model_ctl_remove, .ctx = &t->nic };
-	char name[16];
-
-	multi_start(t, 2);
-	assert_int_equal(us_steer_model_init(&t->nic, &t->sym, 64), 0);
-	t->has_nic = true;
-	t->nic.isolated = true;
+	isolated_nic(t, ctl);
 	for (unsigned k = 0; k < t->n; k++) {
-		struct us_flowrules *fr;
-
-		snprintf(name, sizeof(name), "scfr%u", seq++);
-		fr = us_flowrule_create(&ops, (uint16_t)k, 64, name);
-		assert_non_null(fr);
-		us_engine_set_flowrules(t->h[k].e, fr);
+		h_model_flowrules(t->h[k].e, (uint16_t)k, &t->nic);
 		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), H_OUR_IP, OUR_PORT,
 					    &quiet_cb, NULL), 0);
 	}
-	assert_int_equal(us_flowctl_start(ctl, &cops, H_OUR_IP, 0, (uint16_t)t->n,
-					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
 	for (unsigned k = 0; k < t->n; k++)
 		assert_int_equal(us_flowctl_listen(ctl, OUR_PORT), 0);
 	assert_int_equal(ctl->stats.ctl_installed, 3); /* ARP, ICMP, one listener */
 }
 
 /* ARP and ICMP from the peer: on queue 0 only, answered by engine 0. */
-static void isolate_control(struct multi *t)
+static void isolate_control(struct h_multi *t)
 {
 	uint8_t msg[64];
 	size_t len = h_icmp_echo(msg, 7, 1, 16);
 
 	assert_int_equal(wire(t, h_arp(RTE_ARP_OP_REQUEST, &h_peer_mac, H_PEER_IP,
 				       &h_bcast_mac, H_OUR_IP, &h_bcast_mac)), 0);
-	run_engines(t);
+	h_multi_run(t);
 	assert_int_equal(count_arp_replies(t, 0, H_PEER_IP), 1);
 	assert_int_equal(t->h[1].port.ntx, 0);
 	h_clear_tx(&t->h[0]);
 	assert_int_equal(wire(t, h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_ICMP, 1, 0, msg, len)), 0);
-	run_engines(t);
+	h_multi_run(t);
 	assert_int_equal(count_proto(t, 0, IPPROTO_ICMP, 0), 1); /* the echo reply */
 	assert_int_equal(t->h[0].port.ntx, 1);
 	assert_int_equal(t->h[1].port.ntx, 0);
@@ -322,7 +228,7 @@ static void isolate_control(struct multi *t)
 }
 
 /* Frames no rule matches: the NIC drops them, no engine sees them. */
-static void isolate_unwanted(struct multi *t)
+static void isolate_unwanted(struct h_multi *t)
 {
 	uint8_t buf[64];
 	size_t len = h_udp(buf, H_PEER_IP, H_OUR_IP, 5353, 53, "x", 1);
@@ -336,7 +242,7 @@ static void isolate_unwanted(struct multi *t)
 				      0)), -1);
 	assert_int_equal(wire(t, h_ipv4(H_PEER_IP, H_OUR_IP, 47, 9, 0, buf, 8)), -1); /* GRE */
 	assert_int_equal(t->nic.stats.isolate_drop, 4);
-	run_engines(t);
+	h_multi_run(t);
 	for (unsigned k = 0; k < t->n; k++)
 		frames -= (uint64_t)us_engine_counter(t->h[k].e, "eth_rx_frames");
 	assert_int_equal(frames, 0);
@@ -359,22 +265,15 @@ static void sock_poll(void *ctx)
  * SYN would arrive; the last listener's close takes it away. */
 static void test_isolate_socket_listener_rule(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	static struct us_flowctl ctl;
-	const struct us_flowctl_ops cops = { .install = model_ctl_install,
-					     .remove = model_ctl_remove, .ctx = &t.nic };
 	const struct us_sock_driver drv = { .now_ns = sock_now, .poll = sock_poll };
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(OUR_PORT) };
 	struct us_sock_table *tab[2];
 	int fd[2];
 	(void)state;
 
-	multi_start(&t, 2);
-	assert_int_equal(us_steer_model_init(&t.nic, &t.sym, 64), 0);
-	t.has_nic = true;
-	t.nic.isolated = true;
-	assert_int_equal(us_flowctl_start(&ctl, &cops, H_OUR_IP, 0, (uint16_t)t.n,
-					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
+	isolated_nic(&t, &ctl);
 	assert_int_equal(wire(&t, seg_to(0, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 7, 0, 0)), -1);
 	for (unsigned k = 0; k < t.n; k++) {
 		us_engine_set_flowctl(t.h[k].e, &ctl);
@@ -390,7 +289,7 @@ static void test_isolate_socket_listener_rule(void **state)
 	isolate_control(&t); /* the peer's address learned: SYN-ACKs need no ARP */
 	assert_int_equal(wire(&t, seg_to(0, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 7, 0, 0)),
 			 owner_of(&t, 0));
-	run_engines(&t);
+	h_multi_run(&t);
 	assert_int_equal(count_proto(&t, owner_of(&t, 0), IPPROTO_TCP,
 				     RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG), 1);
 	for (unsigned k = 0; k < t.n; k++) {
@@ -403,7 +302,7 @@ static void test_isolate_socket_listener_rule(void **state)
 	for (unsigned k = 0; k < t.n; k++)
 		us_sock_table_destroy(tab[k]);
 	us_flowctl_stop(&ctl);
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 /* [port] isolate = on: ARP and ICMP reach engine 0 only, each listener SYN
@@ -412,10 +311,10 @@ static void test_isolate_socket_listener_rule(void **state)
  * is delivered.  No frame is handed between engines. */
 static void test_isolate_only_ruled_traffic(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	static struct us_flowctl ctl;
 	uint32_t peer_seq[NFLOWS], our_seq[NFLOWS];
-	unsigned owned[NENG_MAX] = { 0 };
+	unsigned owned[H_ENG_MAX] = { 0 };
 	(void)state;
 
 	isolate_start(&t, &ctl);
@@ -427,7 +326,7 @@ static void test_isolate_only_ruled_traffic(void **state)
 		owned[owner_of(&t, f)]++;
 	}
 	assert_true(owned[0] > 0 && owned[1] > 0); /* the SYNs spread */
-	run_engines(&t);
+	h_multi_run(&t);
 	for (unsigned k = 0; k < t.n; k++) {
 		assert_int_equal(count_proto(&t, k, IPPROTO_TCP,
 					     RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG), owned[k]);
@@ -447,7 +346,7 @@ static void test_isolate_only_ruled_traffic(void **state)
 						 RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, peer_seq[f],
 						 our_seq[f], DLEN)), owner_of(&t, f));
 	}
-	run_engines(&t);
+	h_multi_run(&t);
 	assert_int_equal(t.nic.stats.classify_rule, 2 * NFLOWS);
 	for (unsigned k = 0; k < t.n; k++) {
 		const struct tcp_stats *s = tcp_stack_stats(us_engine_tcp(t.h[k].e));
@@ -463,7 +362,7 @@ static void test_isolate_only_ruled_traffic(void **state)
 	us_flowctl_stop(&ctl);
 	for (unsigned i = 0; i < US_STEER_MODEL_CTL_MAX; i++)
 		assert_false(t.nic.ctl[i].used);
-	multi_finish(&t);
+	h_multi_finish(&t);
 }
 
 
@@ -474,38 +373,21 @@ static void test_isolate_only_ruled_traffic(void **state)
 static struct rte_mbuf *tfo_syn(unsigned f, uint32_t seq, const uint8_t *cookie, uint8_t clen,
 				size_t dlen)
 {
-	uint8_t buf[sizeof(struct rte_tcp_hdr) + 20 + DLEN];
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
-	uint8_t *o = buf + sizeof(*th);
+	uint8_t o[4 + TFO_COOKIE_MAX];
 	size_t olen = (2u + clen + 3u) & ~3u;
-	struct rte_ipv4_hdr *ip;
-	struct rte_mbuf *m;
 
-	memset(buf, 0, sizeof(buf));
 	memset(o, 1, olen);                       /* NOP padding */
 	o[0] = TFO_OPT_KIND;                      /* RFC 7413 4.1.1 */
 	o[1] = (uint8_t)(2 + clen);
 	if (clen > 0) /* a cookie request carries none (memcpy from NULL is UB) */
 		memcpy(o + 2, cookie, clen);
-	th->src_port = rte_cpu_to_be_16((uint16_t)(PEER_PORT0 + f));
-	th->dst_port = rte_cpu_to_be_16(OUR_PORT);
-	th->sent_seq = rte_cpu_to_be_32(seq);
-	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
-	th->tcp_flags = RTE_TCP_SYN_FLAG;
-	th->rx_win = rte_cpu_to_be_16(65535);
-	memset(o + olen, 'd', dlen);
-	m = h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_TCP, (uint16_t)seq, 0, buf,
-		   sizeof(*th) + olen + dlen);
-	ip = h_iph(m);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
-	return m;
+	return h_tcp_opts(H_PEER_IP, (uint16_t)(PEER_PORT0 + f), H_OUR_IP, OUR_PORT,
+			  RTE_TCP_SYN_FLAG, seq, 0, o, olen, 'd', dlen);
 }
 
 /* Engine k's only frame is a SYN-ACK; its cookie (if any) into cookie,
  * length returned; its ack number into *ack. */
-static uint8_t synack_cookie(struct multi *t, unsigned k, uint8_t *cookie, uint32_t *ack)
+static uint8_t synack_cookie(struct h_multi *t, unsigned k, uint8_t *cookie, uint32_t *ack)
 {
 	struct rte_tcp_hdr *th;
 	const uint8_t *o, *end;
@@ -533,7 +415,7 @@ static uint8_t synack_cookie(struct multi *t, unsigned k, uint8_t *cookie, uint3
 }
 
 /* A flow from f0 on whose SYN engine k owns. */
-static unsigned flow_on(const struct multi *t, unsigned k, unsigned f0)
+static unsigned flow_on(const struct h_multi *t, unsigned k, unsigned f0)
 {
 	while (owner_of(t, f0) != k)
 		f0++;
@@ -542,49 +424,44 @@ static unsigned flow_on(const struct multi *t, unsigned k, unsigned f0)
 
 /* Engine `to` takes a SYN with this cookie and 10 bytes: the data is
  * acknowledged by the SYN-ACK (RFC 7413 4.2.2) iff the cookie is valid. */
-static bool cookie_accepted(struct multi *t, unsigned to, unsigned f, const uint8_t *cookie,
+static bool cookie_accepted(struct h_multi *t, unsigned to, unsigned f, const uint8_t *cookie,
 			    uint8_t clen)
 {
 	uint8_t unused[TFO_COOKIE_MAX];
 	uint32_t ack;
 
-	on_queue(t, to, tfo_syn(f, 5000, cookie, clen, 10));
-	run_engines(t);
+	h_multi_queue(t, to, tfo_syn(f, 5000, cookie, clen, 10));
+	h_multi_run(t);
 	(void)synack_cookie(t, to, unused, &ack);
 	return ack == 5000 + 1 + 10;
 }
 
-static uint8_t cookie_from(struct multi *t, unsigned k, unsigned f, uint8_t *cookie)
+static uint8_t cookie_from(struct h_multi *t, unsigned k, unsigned f, uint8_t *cookie)
 {
 	uint32_t ack;
 	uint8_t len;
 
-	on_queue(t, k, tfo_syn(f, 100, NULL, 0, 0));
-	run_engines(t);
+	h_multi_queue(t, k, tfo_syn(f, 100, NULL, 0, 0));
+	h_multi_run(t);
 	len = synack_cookie(t, k, cookie, &ack);
 	assert_int_equal(len, TFO_SERVER_COOKIE_LEN);
 	return len;
+}
+
+/* Every engine knows the peer's MAC again (the ARP cache expires during
+ * long jumps of virtual time). */
+static void learn_peer(struct h_multi *t)
+{
+	h_multi_arp_all(t, RTE_ARP_OP_REPLY);
 }
 
 /* RFC 7413 4.1.2 with two engines: a cookie engine 0 issued is valid on
  * engine 1 (one secret per stack, published by engine 0), also after engine
  * 0 rotated the secret (the new one published too, the old one still the
  * backup everywhere). */
-/* Every engine knows the peer's MAC again (the ARP cache expires during
- * long jumps of virtual time). */
-static void learn_peer(struct multi *t)
-{
-	for (unsigned k = 0; k < t->n; k++) {
-		us_engine_input(t->h[k].e, h_arp(RTE_ARP_OP_REPLY, &h_peer_mac, H_PEER_IP,
-						 &h_our_mac, H_OUR_IP, &h_our_mac));
-		us_engine_flush(t->h[k].e);
-		h_clear_tx(&t->h[k]);
-	}
-}
-
 static void test_tfo_cookie_valid_on_every_engine(void **state)
 {
-	static struct multi t;
+	static struct h_multi t;
 	struct us_publish *pub;
 	uint8_t c1[TFO_COOKIE_MAX], c2[TFO_COOKIE_MAX];
 	unsigned f = 0;
@@ -611,7 +488,7 @@ static void test_tfo_cookie_valid_on_every_engine(void **state)
 	/* Engine 0's rotation: a new secret, published; engine 1 follows. */
 	for (unsigned k = 0; k < t.n; k++)
 		t.h[k].now += US_SEC(3601);
-	run_engines(&t);
+	h_multi_run(&t);
 	learn_peer(&t);
 	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[0].e))->key_rotations, 1);
 	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[1].e))->key_rotations, 0);
@@ -628,7 +505,7 @@ static void test_tfo_cookie_valid_on_every_engine(void **state)
 	f = flow_on(&t, 1, f);
 	assert_false(cookie_accepted(&t, 1, f++, c1, TFO_SERVER_COOKIE_LEN)); /* and not any cookie */
 	assert_int_equal(tcp_stack_tfo_stats(us_engine_tcp(t.h[1].e))->srv_accepted, 3);
-	multi_finish(&t);
+	h_multi_finish(&t);
 	us_publish_destroy(pub);
 }
 

@@ -29,13 +29,7 @@ static struct pkt_t *start_cc_sack(enum tcp_cc_alg alg, uint32_t rtt_ms, bool sa
 	cfg.sack = sack;
 	cfg.cc = alg;
 	t = pkt_start(&cfg);
-	assert_int_equal(pkt_listen(t), 0);
-	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .sack_perm = sack ? 1 : PKT_ANY));
-	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .sack_perm = sack ? 1 : 0));
-	ADVANCE(t, rtt_ms);
-	INJECT(t, SEG(.seq = 1001, .ack = 1));
-	assert_non_null(t->conn);
-	assert_int_equal(t->conn->mss, MSS);
+	ESTABLISH_RTT(t, rtt_ms, sack);
 	return t;
 }
 

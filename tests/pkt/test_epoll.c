@@ -13,28 +13,7 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 8080
-
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
 
 /* A connected pair: *c on A, *s on B (listener *l on B). */
 static void pair(int *l, int *c, int *s)
@@ -269,11 +248,11 @@ static void test_listener_and_maxevents(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ctl_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_level_vs_edge, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oneshot_and_mod, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rdhup_half_close, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_and_maxevents, setup, teardown),
+		sp_unit_test(test_ctl_errors),
+		sp_unit_test(test_level_vs_edge),
+		sp_unit_test(test_oneshot_and_mod),
+		sp_unit_test(test_rdhup_half_close),
+		sp_unit_test(test_listener_and_maxevents),
 	};
 
 	h_eal_init("pkt_epoll");

@@ -48,23 +48,6 @@ static uint8_t build_tfo_opts(uint8_t *o, bool exp, const uint8_t *cookie, uint8
 	return (uint8_t)(n + cookie_len);
 }
 
-/* The Fast Open option of a segment we sent (type NONE when absent). */
-static struct tfo_opt tfo_of(struct rte_mbuf *m)
-{
-	uint8_t buf[60];
-	const uint8_t *p = rte_pktmbuf_read(m, 0, 20, buf);
-	unsigned hlen = (unsigned)(p[12] >> 4) * 4;
-	struct tfo_opt o;
-
-	assert_true(hlen >= 20 && hlen <= 60);
-	p = rte_pktmbuf_read(m, 0, hlen, buf);
-	tfo_opt_find(p + 20, hlen - 20, &o);
-	rte_pktmbuf_free(m);
-	return o;
-}
-
-#define EXPECT_TFO(t, s) tfo_of(EXPECT_KEEP((t), (s)))
-
 static void cookie_for_peer(struct pkt_t *t, uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
 	tfo_cookie_make(&t->ts->tfo.keys, rte_cpu_to_be_32(PKT_PEER_IP), out);

@@ -18,23 +18,6 @@
 
 static const uint8_t COOKIE[8] = { 0xc0, 0x0c, 0x1e, 0x5e, 0x12, 0x34, 0x56, 0x78 };
 
-/* The Fast Open option of a segment we sent (type NONE when absent). */
-static struct tfo_opt tfo_of(struct rte_mbuf *m)
-{
-	uint8_t buf[60];
-	const uint8_t *p = rte_pktmbuf_read(m, 0, 20, buf);
-	unsigned hlen = (unsigned)(p[12] >> 4) * 4;
-	struct tfo_opt o;
-
-	assert_true(hlen >= 20 && hlen <= 60);
-	p = rte_pktmbuf_read(m, 0, hlen, buf);
-	tfo_opt_find(p + 20, hlen - 20, &o);
-	rte_pktmbuf_free(m);
-	return o;
-}
-
-#define EXPECT_TFO(t, s) tfo_of(EXPECT_KEEP((t), (s)))
-
 static const struct tfo_counters *ctr(struct pkt_t *t)
 {
 	return tcp_stack_tfo_stats(t->ts);

@@ -16,29 +16,7 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 80
-
-/* -1 with this errno. */
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
 
 /* A listener on side B. */
 static int b_listen(uint16_t port, int backlog)
@@ -67,31 +45,12 @@ static int a_connect(uint16_t port)
 	return fd;
 }
 
-/* Waits up to ms for fd's events on a fresh epoll of the fd's side. */
-static uint32_t wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
-{
-	struct us_epoll_event ev = { .events = interest, .data.fd = fd }, out[4];
-	int ep, n;
-
-	sp_on(side);
-	ep = us_epoll_create1(0);
-	assert_true(ep > 0);
-	assert_int_equal(us_epoll_ctl(ep, US_EPOLL_CTL_ADD, fd, &ev), 0);
-	n = us_epoll_wait(ep, out, 4, ms);
-	assert_int_equal(us_close(ep), 0);
-	sp_on(&sp.a);
-	assert_true(n == 0 || n == 1);
-	if (n == 1)
-		assert_int_equal(out[0].data.fd, fd);
-	return n == 1 ? out[0].events : 0;
-}
-
 /* A connected pair: *c on A, *s accepted on B. */
 static void pair(int lfd, int *c, int *s)
 {
 	*c = a_connect(PORT);
-	assert_int_equal(wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
-	assert_int_equal(wait_events(&sp.b, lfd, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.b, lfd, US_EPOLLIN, 100), US_EPOLLIN);
 	*s = us_accept(lfd, NULL, NULL);
 	assert_true(*s > 0);
 }
@@ -209,7 +168,7 @@ static void test_connect_accept_data(void **state)
 	sp_on(&sp.b);
 	assert_fails(us_accept(l, NULL, NULL), EAGAIN); /* SYN not even received */
 	sp_on(&sp.a);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT | US_EPOLLIN, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT | US_EPOLLIN, 100), US_EPOLLOUT);
 	assert_int_equal(sock_error(c), 0);
 	assert_fails(us_connect(c, SA(a), sizeof(a)), EISCONN);
 	s = us_accept(l, SA(peer), &plen);
@@ -231,7 +190,7 @@ static void test_connect_accept_data(void **state)
 	/* Request and response. */
 	assert_fails(us_recv(s, buf, sizeof(buf), 0), EAGAIN);
 	assert_int_equal(us_send(c, "ping", 4, US_MSG_NOSIGNAL), 4);
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
 	assert_int_equal(us_recv(s, buf, 2, US_MSG_PEEK), 2); /* looks, leaves it */
 	assert_memory_equal(buf, "pi", 2);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), US_MSG_PEEK), 4);
@@ -239,7 +198,7 @@ static void test_connect_accept_data(void **state)
 	assert_memory_equal(buf, "ping", 4);
 	assert_fails(us_recv(s, buf, sizeof(buf), US_MSG_PEEK), EAGAIN);
 	assert_int_equal(us_sendto(s, "pong!", 5, 0, NULL, 0), 5);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN, 100), US_EPOLLIN);
 	plen = sizeof(peer);
 	assert_int_equal(us_recvfrom(c, buf, 2, 0, SA(peer), &plen), 2);
 	assert_int_equal(ntohs(peer.sin_port), PORT);
@@ -247,7 +206,7 @@ static void test_connect_accept_data(void **state)
 	assert_memory_equal(buf, "pong!", 5);
 	/* Graceful close both ways: end of stream is 0, then EPIPE on send. */
 	assert_int_equal(us_close(c), 0);
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLRDHUP, 100), US_EPOLLRDHUP);
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLRDHUP, 100), US_EPOLLRDHUP);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), 0), 0);
 	assert_int_equal(us_close(s), 0);
 	assert_int_equal(us_close(l), 0);
@@ -262,7 +221,7 @@ static void test_refused(void **state)
 
 	(void)state;
 	c = a_connect(PORT); /* nobody listens on B */
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100),
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100),
 			 US_EPOLLOUT | US_EPOLLERR | US_EPOLLHUP);
 	assert_int_equal(sock_error(c), ECONNREFUSED);
 	assert_int_equal(sock_error(c), 0); /* reported once */
@@ -294,8 +253,8 @@ static void test_connect_timeout(void **state)
 	sp_setup(few_syn_retries);
 	sp.a.wire_down = true; /* every SYN is lost */
 	c = a_connect(PORT);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 1000), 0);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 60000) & US_EPOLLERR, US_EPOLLERR);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 1000), 0);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 60000) & US_EPOLLERR, US_EPOLLERR);
 	assert_fails(us_recv(c, buf, 1, 0), ETIMEDOUT);
 	assert_int_equal(us_recv(c, buf, 1, 0), 0);
 	assert_int_equal(us_close(c), 0);
@@ -315,7 +274,7 @@ static void test_reset_then_epipe(void **state)
 	assert_int_equal(us_getsockopt(s, US_SOL_SOCKET, US_SO_LINGER, &got, &len), 0);
 	assert_int_equal(got.l_onoff, 1);
 	assert_int_equal(us_close(s), 0); /* RST */
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100),
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100),
 			 US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLERR | US_EPOLLHUP);
 	assert_fails(us_send(c, "x", 1, 0), ECONNRESET);
 	assert_fails(us_send(c, "x", 1, 0), EPIPE);
@@ -335,19 +294,19 @@ static void test_shutdown_write(void **state)
 	assert_int_equal(us_shutdown(c, US_SHUT_WR), 0);
 	assert_fails(us_send(c, "x", 1, 0), EPIPE);
 	/* B sees RDHUP (end of stream) but may still write. */
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLOUT, 100),
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLOUT, 100),
 			 US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLOUT);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), 0), 0);
 	assert_int_equal(us_send(s, "late", 4, 0), 4);
 	/* A writes no more but reads on. */
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100), US_EPOLLIN);
 	assert_int_equal(us_recv(c, buf, sizeof(buf), 0), 4);
 	/* B sends more and closes; A has not read when both FINs are done
 	 * (A is in TIME-WAIT): the data is still there, then end of stream. */
 	assert_int_equal(us_send(s, "tail", 4, 0), 4);
 	assert_int_equal(us_close(s), 0);
 	sp_run(50);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0),
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0),
 			 US_EPOLLIN | US_EPOLLRDHUP | US_EPOLLHUP);
 	assert_int_equal(us_recv(c, buf, 2, 0), 2);
 	assert_int_equal(us_recv(c, buf + 2, sizeof(buf), US_MSG_PEEK), 2); /* kept data */
@@ -366,15 +325,15 @@ static void test_shutdown_read(void **state)
 	(void)state;
 	l = b_listen(PORT, 8);
 	pair(l, &c, &s);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0), 0);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0), 0);
 	assert_int_equal(us_shutdown(c, US_SHUT_RD), 0);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0),
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 0),
 			 US_EPOLLIN | US_EPOLLRDHUP);
 	assert_int_equal(us_recv(c, buf, sizeof(buf), 0), 0);
 	assert_int_equal(us_send(c, "ok", 2, 0), 2); /* writing goes on */
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
 	assert_int_equal(us_shutdown(c, US_SHUT_RDWR), 0);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 0), US_EPOLLOUT | US_EPOLLHUP);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 0), US_EPOLLOUT | US_EPOLLHUP);
 	us_close(c);
 	us_close(s);
 	us_close(l);
@@ -490,7 +449,7 @@ static void test_options(void **state)
 	assert_int_equal(us_setsockopt(c, US_SOL_SOCKET, US_SO_KEEPALIVE, &on, sizeof(on)), 0);
 	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EINPROGRESS);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	sp_on(&sp.b);
 	s = us_accept(l, NULL, NULL);
 	assert_true(s > 0);
@@ -546,7 +505,7 @@ static void test_zero_copy(void **state)
 	m = chain_of(c, "zero-", "copy");
 	assert_int_equal(us_send_mbuf(c, m, 0), 9);
 	assert_int_equal(us_send(c, "!", 1, 0), 1); /* copied data after it */
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
 	sp_run(100); /* the "!" waits for an ACK (Nagle, delayed ACK) */
 	/* Receive the payload mbufs themselves. */
 	assert_int_equal(us_recv_mbuf(s, &got, 0), 10);
@@ -682,20 +641,20 @@ static void test_bulk_edge_triggered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_bad_descriptors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_state, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_accept_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reset_then_epipe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shutdown_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shutdown_read, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_eagain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_accept_backlog, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_options, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_copy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_copy_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bulk_edge_triggered, setup, teardown),
+		sp_unit_test(test_bad_descriptors),
+		sp_unit_test(test_wrong_state),
+		sp_unit_test(test_connect_accept_data),
+		sp_unit_test(test_refused),
+		sp_unit_test(test_connect_timeout),
+		sp_unit_test(test_reset_then_epipe),
+		sp_unit_test(test_shutdown_write),
+		sp_unit_test(test_shutdown_read),
+		sp_unit_test(test_send_eagain),
+		sp_unit_test(test_accept_backlog),
+		sp_unit_test(test_options),
+		sp_unit_test(test_zero_copy),
+		sp_unit_test(test_zero_copy_full),
+		sp_unit_test(test_bulk_edge_triggered),
 	};
 
 	h_eal_init("pkt_socket");

@@ -20,31 +20,10 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 80
 #define REQ "GET / HTTP/1.1\r\nHost: b\r\n\r\n"
 #define RESP "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 #define TCPOPT_TFO 34
-
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
 
 static const struct tfo_counters *ctr(struct sp_side *side)
 {
@@ -73,22 +52,6 @@ static int b_listen(int qlen)
 	return fd;
 }
 
-static uint32_t wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
-{
-	struct us_epoll_event ev = { .events = interest, .data.fd = fd }, out[4];
-	int ep, n;
-
-	sp_on(side);
-	ep = us_epoll_create1(0);
-	assert_true(ep > 0);
-	assert_int_equal(us_epoll_ctl(ep, US_EPOLL_CTL_ADD, fd, &ev), 0);
-	n = us_epoll_wait(ep, out, 4, ms);
-	assert_int_equal(us_close(ep), 0);
-	sp_on(&sp.a);
-	assert_true(n == 0 || n == 1);
-	return n == 1 ? out[0].events : 0;
-}
-
 static struct us_tcp_info info_of(struct sp_side *side, int fd)
 {
 	struct us_tcp_info ti;
@@ -106,7 +69,7 @@ static void expect_read(struct sp_side *side, int fd, const char *want)
 	char buf[256];
 	size_t n = strlen(want);
 
-	assert_true(wait_events(side, fd, US_EPOLLIN, 3000) & US_EPOLLIN);
+	assert_true(sp_wait_events(side, fd, US_EPOLLIN, 3000) & US_EPOLLIN);
 	sp_on(side);
 	assert_int_equal(us_recv(fd, buf, sizeof(buf), 0), (long)n);
 	assert_memory_equal(buf, want, n);
@@ -160,7 +123,7 @@ static void exchange_and_close(int c, int l)
 {
 	int s;
 
-	assert_true(wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
+	assert_true(sp_wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
 	sp_on(&sp.b);
 	s = us_accept(l, NULL, NULL);
 	assert_true(s > 0);
@@ -187,7 +150,7 @@ static void first_connection(int l)
 	assert_fails(us_sendto(c, REQ, strlen(REQ), US_MSG_FASTOPEN, SA(to), sizeof(to)),
 		     EINPROGRESS);
 	assert_int_equal(ctr(&sp.a)->cli_cookie_requests, asked + 1);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_int_equal(info_of(&sp.a, c).tcpi_options & US_TCPI_OPT_SYN_DATA, 0);
 	assert_int_equal(us_send(c, REQ, strlen(REQ), 0), (long)strlen(REQ));
 	exchange_and_close(c, l);
@@ -254,7 +217,7 @@ static void test_fastopen_connect(void **state)
 	assert_int_equal(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_FASTOPEN_CONNECT, &on,
 				       sizeof(on)), 0);
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EINPROGRESS);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_int_equal(us_send(c, REQ, strlen(REQ), 0), (long)strlen(REQ));
 	exchange_and_close(c, l);
 	assert_int_equal(ctr(&sp.a)->cli_cookies_stored, 1);
@@ -268,7 +231,7 @@ static void test_fastopen_connect(void **state)
 	assert_int_equal(v, 1);
 	assert_int_equal(us_connect(c, SA(to), sizeof(to)), 0);
 	assert_int_equal(sp.b.n, 0); /* nothing sent yet */
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 0), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 0), US_EPOLLOUT);
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EALREADY);
 	assert_int_equal(us_send(c, REQ, strlen(REQ), 0), (long)strlen(REQ));
 	us_engine_poll(sp.a.e, sp.now);
@@ -298,11 +261,11 @@ static void test_fastopen_connect_shutdown(void **state)
 				       sizeof(on)), 0);
 	assert_int_equal(us_connect(c, SA(to), sizeof(to)), 0);
 	assert_int_equal(us_shutdown(c, US_SHUT_WR), 0);
-	assert_true(wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
+	assert_true(sp_wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
 	sp_on(&sp.b);
 	s = us_accept(l, NULL, NULL);
 	assert_true(s > 0);
-	assert_true(wait_events(&sp.b, s, US_EPOLLIN | US_EPOLLRDHUP, 100) & US_EPOLLRDHUP);
+	assert_true(sp_wait_events(&sp.b, s, US_EPOLLIN | US_EPOLLRDHUP, 100) & US_EPOLLRDHUP);
 	sp_on(&sp.b);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), 0), 0);
 	assert_int_equal(us_close(s), 0);
@@ -345,7 +308,7 @@ static void test_fallback_server_turned_off(void **state)
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
 	assert_int_equal(us_sendto(c, REQ, strlen(REQ), US_MSG_FASTOPEN, SA(to), sizeof(to)),
 			 (long)strlen(REQ));
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_int_equal(info_of(&sp.a, c).tcpi_options & US_TCPI_OPT_SYN_DATA, 0);
 	exchange_and_close(c, l);
 	assert_int_equal(ctr(&sp.b)->srv_refused_disabled, 1);
@@ -418,14 +381,14 @@ static void test_error_paths_connected(void **state)
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EINPROGRESS);
 	assert_fails(us_sendto(c, "x", 1, US_MSG_FASTOPEN, SA(to), sizeof(to)), EALREADY);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_fails(us_sendto(c, "x", 1, US_MSG_FASTOPEN, SA(to), sizeof(to)), EISCONN);
 	assert_fails(us_send(c, "x", 1, US_MSG_FASTOPEN), EISCONN);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_FASTOPEN, &qlen, sizeof(qlen)),
 		     EINVAL);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_FASTOPEN_CONNECT, &qlen,
 				   sizeof(qlen)), EINVAL);
-	assert_true(wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
+	assert_true(sp_wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
 	sp_on(&sp.b);
 	s = us_accept(l, NULL, NULL);
 	assert_true(s > 0);
@@ -442,13 +405,13 @@ static void test_error_paths_connected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_cookie_then_data_in_syn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fastopen_connect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fastopen_connect_shutdown, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fallback_server_off, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fallback_server_turned_off, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_paths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_error_paths_connected, setup, teardown),
+		sp_unit_test(test_cookie_then_data_in_syn),
+		sp_unit_test(test_fastopen_connect),
+		sp_unit_test(test_fastopen_connect_shutdown),
+		sp_unit_test(test_fallback_server_off),
+		sp_unit_test(test_fallback_server_turned_off),
+		sp_unit_test(test_error_paths),
+		sp_unit_test(test_error_paths_connected),
 	};
 
 	h_eal_init("pkt_socket_tfo");

@@ -14,28 +14,6 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
-
-#define assert_fails(call, err) do { \
-	errno = 0; \
-	assert_int_equal((long)(call), -1); \
-	assert_int_equal(errno, (err)); \
-} while (0)
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
-
 static int udp_on(struct sp_side *side, uint16_t port)
 {
 	struct sockaddr_in any = sp_addr(0, port);
@@ -205,10 +183,10 @@ static void test_epoll_and_queue(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sendto_recvfrom, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_epoll_and_queue, setup, teardown),
+		sp_unit_test(test_sendto_recvfrom),
+		sp_unit_test(test_connected),
+		sp_unit_test(test_errors),
+		sp_unit_test(test_epoll_and_queue),
 	};
 
 	h_eal_init("pkt_udp");

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "tests/unit/config/config_check.h"
 
 static const char *ini_dir;
 
@@ -23,24 +24,6 @@ static const char *ini_dir;
 #define MIN PORT IP
 
 /* Helpers */
-
-static void expect_reject(const char *text, const char *want)
-{
-	struct us_config cfg;
-	char err[1024] = "";
-
-	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
-	if (strstr(err, want) == NULL)
-		fail_msg("error '%s' does not contain '%s'", err, want);
-}
-
-static void load_ok(const char *text, struct us_config *cfg)
-{
-	char err[1024] = "";
-
-	if (us_config_parse_string("t.ini", text, cfg, err, sizeof(err)) != 0)
-		fail_msg("unexpected error: %s", err);
-}
 
 static int count_fds(void)
 {
@@ -60,7 +43,7 @@ static int count_fds(void)
 	static void fn(void **state) \
 	{ \
 		(void)state; \
-		expect_reject(text, want); \
+		cfg_expect_reject(text, want); \
 	}
 
 REJECT(rej_bool_word, MIN "[tcp]\nsack = maybe\n",
@@ -190,7 +173,7 @@ static void rej_line_too_long(void **state)
 
 	(void)state;
 	snprintf(text, sizeof(text), MIN "# %0400d\n", 0);
-	expect_reject(text, "t.ini: line 5: longer than 322 characters");
+	cfg_expect_reject(text, "t.ini: line 5: longer than 322 characters");
 }
 
 static void rej_unreadable(void **state)
@@ -241,7 +224,7 @@ static void test_minimal(void **state)
 	struct us_config cfg, def;
 
 	(void)state;
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	us_config_defaults(&def);
 	assert_string_equal(cfg.path, "t.ini");
 	assert_string_equal(cfg.device, "net_tap0,iface=ustap0");
@@ -313,7 +296,7 @@ static void test_full(void **state)
 	struct us_config cfg;
 
 	(void)state;
-	load_ok(full_ini, &cfg);
+	cfg_load_ok(full_ini, &cfg);
 	assert_string_equal(cfg.lcores, "0-3,6");
 	assert_int_equal(cfg.hugepages, US_HUGEPAGES_OFF);
 	assert_int_equal(cfg.no_huge_mem_mb, 512);
@@ -377,7 +360,7 @@ static void test_escape_and_slash31(void **state)
 	struct us_config cfg;
 
 	(void)state;
-	load_ok("[eal]\nextra_args =  --a\\#b  \n" PORT "[ip]\naddr = 10.9.9.0/31\n", &cfg);
+	cfg_load_ok("[eal]\nextra_args =  --a\\#b  \n" PORT "[ip]\naddr = 10.9.9.0/31\n", &cfg);
 	assert_string_equal(cfg.extra_args, "--a#b");
 	assert_int_equal(cfg.addr, 0x0a090900);
 	assert_int_equal(cfg.prefixlen, 31);
@@ -470,12 +453,12 @@ static void test_fastopen(void **state)
 	struct us_config cfg;
 
 	(void)state;
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	assert_int_equal(cfg.tcp.fastopen, 0);
 	assert_false(cfg.tcp.fastopen_key_set);
-	load_ok(MIN "[tcp]\nfastopen = both\nfastopen_qlen = 5\nfastopen_rotate_s = 0\n"
-		"fastopen_key = 00112233-44556677-8899aabb-ccddeeff,"
-		"0123456789abcdef0123456789ABCDEF\n", &cfg);
+	cfg_load_ok(MIN "[tcp]\nfastopen = both\nfastopen_qlen = 5\nfastopen_rotate_s = 0\n"
+		    "fastopen_key = 00112233-44556677-8899aabb-ccddeeff,"
+		    "0123456789abcdef0123456789ABCDEF\n", &cfg);
 	assert_int_equal(cfg.tcp.fastopen, TCP_FASTOPEN_CLIENT | TCP_FASTOPEN_SERVER);
 	assert_int_equal(cfg.tcp.fastopen_qlen, 5);
 	assert_int_equal(cfg.tcp.fastopen_rotate_s, 0);
@@ -483,8 +466,8 @@ static void test_fastopen(void **state)
 	assert_true(cfg.tcp.fastopen_key_backup);
 	assert_memory_equal(cfg.tcp.fastopen_key[0], want0, 16);
 	assert_int_equal(cfg.tcp.fastopen_key[1][0], 0x67);
-	load_ok(MIN "[tcp]\nfastopen = server\nfastopen_key = 00112233445566778899aabbccddeeff\n",
-		&cfg);
+	cfg_load_ok(MIN "[tcp]\nfastopen = server\nfastopen_key = 00112233445566778899aabbccddeeff\n",
+		    &cfg);
 	assert_int_equal(cfg.tcp.fastopen, TCP_FASTOPEN_SERVER);
 	assert_false(cfg.tcp.fastopen_key_backup);
 	assert_memory_equal(cfg.tcp.fastopen_key[0], want0, 16);
@@ -506,11 +489,11 @@ static void test_port_isolate(void **state)
 	struct us_config cfg;
 	(void)state;
 
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	assert_false(cfg.port_isolate);
-	load_ok("[port]\ndevice = net_tap0\nisolate = on\n" IP, &cfg);
+	cfg_load_ok("[port]\ndevice = net_tap0\nisolate = on\n" IP, &cfg);
 	assert_true(cfg.port_isolate);
-	load_ok("[port]\ndevice = net_tap0\nisolate = off\n" IP, &cfg);
+	cfg_load_ok("[port]\ndevice = net_tap0\nisolate = off\n" IP, &cfg);
 	assert_false(cfg.port_isolate);
 }
 

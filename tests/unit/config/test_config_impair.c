@@ -10,26 +10,9 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "tests/unit/config/config_check.h"
 
 #define MIN "[port]\ndevice = net_tap0,iface=ustap0\n[ip]\naddr = 10.77.0.2/24\n"
-
-static void load_ok(const char *text, struct us_config *cfg)
-{
-	char err[1024] = "";
-
-	if (us_config_parse_string("t.ini", text, cfg, err, sizeof(err)) != 0)
-		fail_msg("unexpected error: %s", err);
-}
-
-static void expect_reject(const char *text, const char *want)
-{
-	struct us_config cfg;
-	char err[1024] = "";
-
-	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
-	if (strstr(err, want) == NULL)
-		fail_msg("error '%s' does not contain '%s'", err, want);
-}
 
 /* Off unless asked for; both keys as given (quotes removed), "none" is off. */
 static void test_impair_keys(void **state)
@@ -40,17 +23,17 @@ static void test_impair_keys(void **state)
 	us_config_defaults(&cfg);
 	assert_string_equal(cfg.impair_rx, "");
 	assert_string_equal(cfg.impair_tx, "");
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	assert_string_equal(cfg.impair_rx, "");
 	assert_string_equal(cfg.impair_tx, "");
-	load_ok(MIN "[impair]\nrx = delay=20ms,loss=1%,seed=7\n"
-		"tx = \"loss=3%,delay=5ms,ge=0.01:0.3:1:0,reorder=2%,reorder_gap=1ms,dup=1%,"
-		"rate=20mbit,queue=64kb,jitter=1ms,limit=500,seed=9\"   # comment\n", &cfg);
+	cfg_load_ok(MIN "[impair]\nrx = delay=20ms,loss=1%,seed=7\n"
+		    "tx = \"loss=3%,delay=5ms,ge=0.01:0.3:1:0,reorder=2%,reorder_gap=1ms,dup=1%,"
+		    "rate=20mbit,queue=64kb,jitter=1ms,limit=500,seed=9\"   # comment\n", &cfg);
 	assert_string_equal(cfg.impair_rx, "delay=20ms,loss=1%,seed=7");
 	assert_string_equal(cfg.impair_tx, "loss=3%,delay=5ms,ge=0.01:0.3:1:0,reorder=2%,"
 			    "reorder_gap=1ms,dup=1%,rate=20mbit,queue=64kb,jitter=1ms,limit=500,"
 			    "seed=9");
-	load_ok(MIN "[impair]\nrx = none\ntx = \"\"\n", &cfg);
+	cfg_load_ok(MIN "[impair]\nrx = none\ntx = \"\"\n", &cfg);
 	assert_string_equal(cfg.impair_rx, "");
 	assert_string_equal(cfg.impair_tx, "");
 }
@@ -59,7 +42,7 @@ static void test_impair_keys(void **state)
 	static void fn(void **state) \
 	{ \
 		(void)state; \
-		expect_reject(text, want); \
+		cfg_expect_reject(text, want); \
 	}
 
 REJECT(rej_impair_no_percent, MIN "[impair]\nrx = delay=20ms,loss=1\n",

@@ -14,30 +14,13 @@
 #include <rte_log.h>
 
 #include "config/config.h"
+#include "tests/unit/config/config_check.h"
 #include "config/log.h"
 #include "nic/nic.h"
 
 #define MIN "[port]\ndevice = net_tap0,iface=ustap0\n[ip]\naddr = 10.77.0.2/24\n"
 
 /* Helpers */
-
-static void load_ok(const char *text, struct us_config *cfg)
-{
-	char err[1024] = "";
-
-	if (us_config_parse_string("t.ini", text, cfg, err, sizeof(err)) != 0)
-		fail_msg("unexpected error: %s", err);
-}
-
-static void expect_reject(const char *text, const char *want)
-{
-	struct us_config cfg;
-	char err[1024] = "";
-
-	assert_int_equal(us_config_parse_string("t.ini", text, &cfg, err, sizeof(err)), -1);
-	if (strstr(err, want) == NULL)
-		fail_msg("error '%s' does not contain '%s'", err, want);
-}
 
 static int arg_index(const struct nic_eal_args *a, const char *s)
 {
@@ -54,7 +37,7 @@ static void defaults(void **state)
 	struct us_config cfg;
 
 	(void)state;
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	assert_string_equal(cfg.log_level_us, "notice");
 	assert_string_equal(cfg.log_nic, "");
 	assert_string_equal(cfg.log_stack, "");
@@ -68,8 +51,8 @@ static void keys_stored(void **state)
 	struct us_config cfg;
 
 	(void)state;
-	load_ok(MIN "[log]\nlevel = info\nnic = debug\nstack = 4\n"
-		"[capture]\npcap = /tmp/x.pcap\nsnaplen = 128\npdump = on\n", &cfg);
+	cfg_load_ok(MIN "[log]\nlevel = info\nnic = debug\nstack = 4\n"
+		    "[capture]\npcap = /tmp/x.pcap\nsnaplen = 128\npdump = on\n", &cfg);
 	assert_string_equal(cfg.log_level_us, "info");
 	assert_string_equal(cfg.log_nic, "debug");
 	assert_string_equal(cfg.log_stack, "4");
@@ -81,14 +64,14 @@ static void keys_stored(void **state)
 static void rejects(void **state)
 {
 	(void)state;
-	expect_reject(MIN "[log]\nlevel = loud\n", "t.ini: [log] level = 'loud': must be one of");
-	expect_reject(MIN "[log]\nnic = 9\n", "t.ini: [log] nic = '9': must be one of");
-	expect_reject(MIN "[log]\ntcp = debug\n", "t.ini: [log] tcp: unknown key");
-	expect_reject(MIN "[capture]\nsnaplen = 10\n", "t.ini: [capture] snaplen = '10':");
-	expect_reject(MIN "[capture]\npdump = maybe\n", "t.ini: [capture] pdump = 'maybe':");
-	expect_reject(MIN "[capture]\npcap =\n", "t.ini: [capture] pcap = '': empty value");
-	expect_reject("[eal]\nhugepages = off\n" MIN "[capture]\npdump = on\n",
-		      "t.ini: [capture] pdump = 'on': needs hugepages");
+	cfg_expect_reject(MIN "[log]\nlevel = loud\n", "t.ini: [log] level = 'loud': must be one of");
+	cfg_expect_reject(MIN "[log]\nnic = 9\n", "t.ini: [log] nic = '9': must be one of");
+	cfg_expect_reject(MIN "[log]\ntcp = debug\n", "t.ini: [log] tcp: unknown key");
+	cfg_expect_reject(MIN "[capture]\nsnaplen = 10\n", "t.ini: [capture] snaplen = '10':");
+	cfg_expect_reject(MIN "[capture]\npdump = maybe\n", "t.ini: [capture] pdump = 'maybe':");
+	cfg_expect_reject(MIN "[capture]\npcap =\n", "t.ini: [capture] pcap = '': empty value");
+	cfg_expect_reject("[eal]\nhugepages = off\n" MIN "[capture]\npdump = on\n",
+		          "t.ini: [capture] pdump = 'on': needs hugepages");
 }
 
 static void level_parse(void **state)
@@ -114,7 +97,7 @@ static void levels_applied(void **state)
 	assert_int_equal(rte_log_register("userstack.nic"), us_logtype_nic);
 	assert_int_equal(rte_log_register("userstack.stack"), us_logtype_stack);
 	assert_int_equal(rte_log_register("userstack"), us_logtype);
-	load_ok(MIN "[log]\nlevel = warning\nnic = debug\n", &cfg);
+	cfg_load_ok(MIN "[log]\nlevel = warning\nnic = debug\n", &cfg);
 	assert_int_equal(us_log_apply(&cfg), 0);
 	assert_int_equal(rte_log_get_level(us_logtype), RTE_LOG_WARNING);
 	assert_int_equal(rte_log_get_level(us_logtype_stack), RTE_LOG_WARNING);
@@ -126,7 +109,7 @@ static void levels_applied(void **state)
 	assert_true(rte_log_can_log(us_logtype_nic, RTE_LOG_DEBUG));
 	assert_false(rte_log_can_log(us_logtype_stack, RTE_LOG_NOTICE));
 	/* Never lowered. */
-	load_ok(MIN "[log]\nlevel = error\n", &cfg);
+	cfg_load_ok(MIN "[log]\nlevel = error\n", &cfg);
 	us_log_raise_global(&cfg);
 	assert_int_equal(rte_log_get_global_level(), RTE_LOG_DEBUG);
 }
@@ -139,10 +122,10 @@ static void pdump_keeps_hugepage_files(void **state)
 	char err[256] = "";
 
 	(void)state;
-	load_ok(MIN, &cfg);
+	cfg_load_ok(MIN, &cfg);
 	assert_int_equal(nic_eal_build_args(&cfg, "p", true, &a, err, sizeof(err)), 0);
 	assert_true(arg_index(&a, "--huge-unlink") > 0);
-	load_ok(MIN "[capture]\npdump = on\n", &cfg);
+	cfg_load_ok(MIN "[capture]\npdump = on\n", &cfg);
 	assert_int_equal(nic_eal_build_args(&cfg, "p", true, &a, err, sizeof(err)), 0);
 	assert_int_equal(arg_index(&a, "--huge-unlink"), -1);
 	assert_int_equal(arg_index(&a, "--no-huge"), -1);

@@ -203,22 +203,33 @@ size_t h_udp(uint8_t *buf, uint32_t src, uint32_t dst, uint16_t sport, uint16_t 
 struct rte_mbuf *h_tcp(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
 		       uint8_t flags, uint32_t seq, uint32_t ack, uint8_t fill, size_t len)
 {
-	uint8_t buf[sizeof(struct rte_tcp_hdr) + 1460];
+	return h_tcp_opts(src, sport, dst, dport, flags, seq, ack, NULL, 0, fill, len);
+}
+
+struct rte_mbuf *h_tcp_opts(uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport,
+			    uint8_t flags, uint32_t seq, uint32_t ack, const uint8_t *opts,
+			    size_t olen, uint8_t fill, size_t len)
+{
+	uint8_t buf[sizeof(struct rte_tcp_hdr) + 40 + 1460];
 	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)buf;
 	struct rte_ipv4_hdr *ip;
 	struct rte_mbuf *m;
 
-	assert_true(len <= sizeof(buf) - sizeof(*th));
+	/* RFC 9293 3.1: the options fill whole 32-bit words, at most 40 bytes. */
+	assert_true(olen % 4 == 0 && olen <= 40);
+	assert_true(len <= 1460);
 	memset(buf, 0, sizeof(*th));
 	th->src_port = rte_cpu_to_be_16(sport);
 	th->dst_port = rte_cpu_to_be_16(dport);
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(ack);
-	th->data_off = 5 << 4;
+	th->data_off = (uint8_t)(((sizeof(*th) + olen) / 4) << 4);
 	th->tcp_flags = flags;
 	th->rx_win = rte_cpu_to_be_16(65535);
-	memset(buf + sizeof(*th), fill, len);
-	m = h_ipv4(src, dst, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + len);
+	if (olen > 0) /* memcpy from NULL is UB even for 0 bytes */
+		memcpy(buf + sizeof(*th), opts, olen);
+	memset(buf + sizeof(*th) + olen, fill, len);
+	m = h_ipv4(src, dst, IPPROTO_TCP, (uint16_t)seq, 0, buf, sizeof(*th) + olen + len);
 	ip = h_iph(m);
 	th = (struct rte_tcp_hdr *)(ip + 1);
 	th->cksum = 0;
@@ -255,4 +266,151 @@ size_t h_bytes(const struct rte_mbuf *m, uint8_t *buf, size_t cap)
 	if (p != buf)
 		memcpy(buf, p, len);
 	return len;
+}
+
+/* Several engines */
+
+void h_multi_prepare(struct h_multi *t, unsigned n)
+{
+	assert_true(n > 0 && n <= H_ENG_MAX);
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	assert_int_equal(us_rss_init(&t->sym, us_rss_key_symmetric, US_RSS_KEY_LEN, 128,
+				     (uint16_t)n), 0);
+	for (unsigned k = 0; k < n; k++)
+		h_prepare(&t->h[k]);
+}
+
+void h_multi_start(struct h_multi *t)
+{
+	/* Ring names are global to the process: one set per script. */
+	static unsigned seq;
+	char name[16];
+
+	snprintf(name, sizeof(name), "hm%u", seq++);
+	t->ho = us_handoff_create(t->n, &t->sym, name);
+	assert_non_null(t->ho);
+	for (unsigned k = 0; k < t->n; k++) {
+		struct harness *h = &t->h[k];
+
+		h->e = us_engine_create(k, &h->cfg, h_pool, &h->ops, h->now);
+		assert_non_null(h->e);
+		assert_int_equal(us_engine_set_handoff(h->e, t->ho), 0);
+	}
+}
+
+void h_multi_finish(struct h_multi *t)
+{
+	for (unsigned k = 0; k < t->n; k++) {
+		h_clear_tx(&t->h[k]);
+		for (unsigned i = 0; i < t->h[k].port.nrx; i++)
+			rte_pktmbuf_free(t->h[k].port.rx[i]);
+		us_engine_destroy(t->h[k].e);
+		t->h[k].e = NULL;
+	}
+	us_handoff_destroy(t->ho);
+	t->ho = NULL;
+	if (t->has_nic) {
+		assert_int_equal(t->nic.nb_rules, 0); /* every rule left with its engine */
+		us_steer_model_free(&t->nic);
+		t->has_nic = false;
+	}
+	assert_int_equal(rte_mempool_in_use_count(h_pool), 0);
+}
+
+void h_multi_nic(struct h_multi *t, const struct us_rss *rss, uint32_t capacity)
+{
+	assert_int_equal(us_steer_model_init(&t->nic, rss, capacity), 0);
+	t->has_nic = true;
+}
+
+void h_multi_run(struct h_multi *t)
+{
+	for (unsigned round = 0; round < 8; round++) {
+		unsigned work = 0;
+
+		for (unsigned k = 0; k < t->n; k++) {
+			t->h[k].now += US_US(10);
+			work += us_engine_poll(t->h[k].e, t->h[k].now);
+		}
+		if (work == 0 && round > 0)
+			return;
+	}
+}
+
+void h_multi_queue(struct h_multi *t, unsigned q, struct rte_mbuf *m)
+{
+	struct h_port *p = &t->h[q].port;
+
+	assert_true(q < t->n);
+	assert_true(p->nrx < H_RX_MAX);
+	p->rx[p->nrx++] = m;
+	t->to_queue[q]++;
+}
+
+void h_multi_queue_owned(struct h_multi *t, unsigned q, unsigned owner, struct rte_mbuf *m)
+{
+	h_multi_queue(t, q, m);
+	t->wrong[q] += owner != q;
+}
+
+void h_multi_arp_all(struct h_multi *t, uint16_t op)
+{
+	const struct rte_ether_addr *dst = op == RTE_ARP_OP_REQUEST ? &h_bcast_mac : &h_our_mac;
+
+	for (unsigned k = 0; k < t->n; k++) {
+		us_engine_input(t->h[k].e, h_arp(op, &h_peer_mac, H_PEER_IP, &h_our_mac, H_OUR_IP,
+						 dst));
+		us_engine_flush(t->h[k].e);
+		h_clear_tx(&t->h[k]);
+	}
+}
+
+/* The flow-rule backends: the model keeps no handle of its own. */
+static int h_model_install(void *ctx, const struct us_flow_tuple *tu, uint16_t queue, void **h)
+{
+	*h = NULL;
+	return us_steer_model_insert(ctx, tu, queue);
+}
+
+static int h_model_remove(void *ctx, const struct us_flow_tuple *tu, void *h)
+{
+	(void)h;
+	return us_steer_model_remove(ctx, tu);
+}
+
+/* A control rule's handle is its slot + 1 (NULL means none). */
+static int h_model_ctl_install(void *ctx, struct us_steer_ctl_rule *r, void **h)
+{
+	unsigned slot;
+	int rc = us_steer_model_insert_ctl(ctx, r, &slot);
+
+	*h = (void *)(uintptr_t)(slot + 1);
+	return rc;
+}
+
+static int h_model_ctl_remove(void *ctx, void *h)
+{
+	return us_steer_model_remove_ctl(ctx, (unsigned)((uintptr_t)h - 1));
+}
+
+void h_model_flowrules(struct us_engine *e, uint16_t queue, struct us_steer_model *nic)
+{
+	/* Rule table names are global to the process too. */
+	static unsigned seq;
+	const struct us_flowrule_ops ops = { .install = h_model_install,
+					     .remove = h_model_remove, .ctx = nic };
+	struct us_flowrules *fr;
+	char name[16];
+
+	snprintf(name, sizeof(name), "hfr%u", seq++);
+	fr = us_flowrule_create(&ops, queue, 64, name);
+	assert_non_null(fr);
+	us_engine_set_flowrules(e, fr);
+}
+
+struct us_flowctl_ops h_model_ctl_ops(struct us_steer_model *nic)
+{
+	return (struct us_flowctl_ops){ .install = h_model_ctl_install,
+					.remove = h_model_ctl_remove, .ctx = nic };
 }
