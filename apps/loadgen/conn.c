@@ -294,15 +294,17 @@ static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t
 	if (!c->head_done) {
 		size_t old = c->head_len, take = sizeof(c->head) - old, hdr_end, extra;
 		struct lg_resp_head h;
+		long got;
 
 		take = take < n ? take : n;
 		memcpy(c->head + old, d, take);
 		c->head_len += take;
-		hdr_end = lg_head_end(c->head, old, c->head_len);
-		if (hdr_end == 0)
-			return c->head_len == sizeof(c->head) ? -1 : 0;
-		if (lg_head_parse(c->head, hdr_end, &h) < 0)
+		got = lg_head_scan(c->head, c->head_len, &h);
+		if (got < 0)
 			return -1;
+		if (got == 0)
+			return c->head_len == sizeof(c->head) ? -1 : 0;
+		hdr_end = (size_t)got;
 		if (h.status < 200 || h.status > 299)
 			r->err.http_status++;
 		c->close_after = h.close;

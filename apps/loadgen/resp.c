@@ -6,20 +6,6 @@
 
 #define LG_CLEN_DIGITS 19 /* below 2^63: no overflow check per digit */
 
-size_t lg_head_end(const char *b, size_t from, size_t len)
-{
-	const char *p = b + from, *end = b + len;
-
-	/* Each LF may end the blank line: "\r\n\r\n" is the 3 bytes before it
-	 * and it (memmem found the same first occurrence, at 3x the cost). */
-	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		if (p - b >= 3 && p[-1] == '\r' && p[-2] == '\n' && p[-3] == '\r')
-			return (size_t)(p - b) + 1;
-		p++;
-	}
-	return 0;
-}
-
 /* Digits from *pp (at least one, at most max), value in *v; -1 if none. */
 static int lg_digits(const char **pp, const char *end, unsigned max, uint64_t *v)
 {
@@ -98,17 +84,26 @@ static int lg_field(const char *p, const char *end, struct lg_resp_head *h, bool
 	return 0;
 }
 
-int lg_head_parse(const char *b, size_t hdr_end, struct lg_resp_head *h)
+long lg_head_scan(const char *b, size_t len, struct lg_resp_head *h)
 {
-	const char *p = b, *end = b + hdr_end;
+	const char *end = b + len, *line, *lf = memchr(b, '\n', len);
 	bool have_len = false;
 
 	h->close = false;
 	h->clen = 0;
-	if (lg_status_line(b, end, &h->status) < 0)
+	if (lf == NULL)
+		return 0;
+	if (lg_status_line(b, lf + 1, &h->status) < 0)
 		return -1;
-	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL && ++p < end)
-		if (lg_field(p, end, h, &have_len) < 0)
+	for (line = lf + 1; line < end; line = lf + 1) {
+		lf = memchr(line, '\n', (size_t)(end - line));
+		if (lf == NULL)
+			break;
+		/* The blank line, after a CRLF: "\r\n\r\n" ends the head. */
+		if (lf == line + 1 && line[0] == '\r' && line[-2] == '\r')
+			return have_len ? lf + 1 - b : -1;
+		if (lg_field(line, lf + 1, h, &have_len) < 0)
 			return -1;
-	return have_len ? 0 : -1;
+	}
+	return 0;
 }

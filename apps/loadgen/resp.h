@@ -24,13 +24,11 @@ struct lg_resp_head {
 
 /* Prototypes */
 
-/* The length of the head (through its blank line, CRLF CRLF) in b[0, len),
- * looking only at terminators that end at or after `from` (the caller
- * searched the bytes before); 0 while it is incomplete. */
-size_t lg_head_end(const char *b, size_t from, size_t len);
-/* Parses the head b[0, hdr_end) (lg_head_end's length): 0, or -1 when it is
- * malformed (status line, a Content-Length that is no number) or has no
- * Content-Length. */
-int lg_head_parse(const char *b, size_t hdr_end, struct lg_resp_head *h);
+/* One walk over the lines of b[0, len): the head's length (through its
+ * blank line, CRLF CRLF) with h filled in; 0 while it is incomplete; -1
+ * when it is malformed (status line, a Content-Length that is no number)
+ * or has no Content-Length.  A head that came in pieces is walked again
+ * from its start (rare: us-httpecho's fits one segment). */
+long lg_head_scan(const char *b, size_t len, struct lg_resp_head *h);
 
 #endif
