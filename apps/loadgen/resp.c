@@ -6,7 +6,7 @@
 
 #define LG_CLEN_DIGITS 19 /* below 2^63: no overflow check per digit */
 
-/* Digits from *pp (at least one, at most max), value in *v; -1 if none. */
+/* Digits from *pp (1..max of them), value in *v; -1 if none or more. */
 static int lg_digits(const char **pp, const char *end, unsigned max, uint64_t *v)
 {
 	const char *p = *pp;
