@@ -2,6 +2,11 @@
 """Two (or more) builds of ours, alternated: A B A B ... (bench/PERF.md).
 
     sudo bench/ab.py DIR_A DIR_B [--wl close] [--pairs 5] [--secs 1]
+    sudo bench/ab.py DIR --wl ka-64,idle --idle 32   # one build, two workloads
+
+Every (DIR, workload) combination is a variant; with several workloads they
+must share a metric (ka-64 and idle: requests/s).  --idle N sets the idle
+workload's idle connections (default bench.py's quick 20 K).
 
 Each DIR holds us-loadgen and us-httpecho (a build tree's apps/ layout or
 the two binaries side by side).  Runs bench.py's "ours" setup (memif, server
@@ -30,34 +35,48 @@ def binaries(d):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", nargs="+")
-    ap.add_argument("--wl", default="close", choices=sorted(bench.WORKLOADS))
+    ap.add_argument("--wl", default="close",
+                    help="workload, or several comma-separated: " + ",".join(bench.WORKLOADS))
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--secs", type=float, default=1.0)
+    ap.add_argument("--idle", type=int, default=None, help="idle connections of --wl idle")
     a = ap.parse_args()
-    key = bench.WORKLOADS[a.wl][3]
-    res = {d: [] for d in a.dirs}
+    wls = a.wl.split(",")
+    for wl in wls:
+        if wl not in bench.WORKLOADS:
+            ap.error(f"unknown workload {wl}")
+    key = bench.WORKLOADS[wls[0]][3]
+    if any(bench.WORKLOADS[wl][3] != key for wl in wls):
+        ap.error("the workloads must share a metric")
+    variants = [(d, wl) for d in a.dirs for wl in wls]
+    res = {v: [] for v in variants}
     for i in range(a.pairs):
-        for d in a.dirs:
+        for v in variants:
+            d, wl = v
             a.httpecho, a.loadgen = binaries(d)
             b = bench.Bench(a)
+            b.idle_n = a.idle or bench.bench_more.IDLE_QUICK
             try:
-                r = b.run_ours(a.wl, a.secs)
+                r = b.run_ours(wl, a.secs)
             except (RuntimeError, OSError) as e:
-                print(f"{i} {d} FAILED {str(e)[-300:]}", flush=True)
+                print(f"{i} {d} {wl} FAILED {str(e)[-300:]}", flush=True)
                 continue
             finally:
                 b.close()
-            res[d].append(r)
+            res[v].append(r)
             load = open("/proc/loadavg", encoding="ascii").read().split()[0]
-            print(f"{i} {d} {key}={r[key]:.4g} p50={r['p50']:.4g}us p99={r['p99']:.4g}us "
+            d = f"{d} {wl}" if len(wls) > 1 else d
+            print(f"{i} {d} {key}={r[key]:.4g} p50={r['p50']:.4g}us p99={r['p99']:.4g}us p99.9={r['p999']:.4g}us "
                   f"errors={r['errors']} load={load}", flush=True)
-    base = res[a.dirs[0]]
-    for d in a.dirs:
-        if not res[d]:
+    base = res[variants[0]]
+    for v in variants:
+        if not res[v]:
             continue
-        ratios = [x[key] / y[key] for x, y in zip(res[d], base) if y[key]]
-        print(f"median {d} {key}={statistics.median(r[key] for r in res[d]):.4g} "
-              f"n={len(res[d])} pairwise ratio to the first: "
+        ratios = [x[key] / y[key] for x, y in zip(res[v], base) if y[key]]
+        name = " ".join(v) if len(wls) > 1 else v[0]
+        print(f"median {name} {key}={statistics.median(r[key] for r in res[v]):.4g} "
+              f"p99.9={statistics.median(r['p999'] for r in res[v]):.4g}us "
+              f"n={len(res[v])} pairwise ratio to the first: "
               f"{statistics.median(ratios) if ratios else 0:.3f}")
     return 0
 

@@ -13,6 +13,11 @@ polls cancel out.  The top functions are those of the N2 profile (self cost,
 per request).
 
     bench/perf.sh [--n1 2000] [--n2 8000] [--conns 64] [--size 64] [--close] [--top 10]
+    bench/perf.sh --client ...   # us-loadgen under callgrind, us-httpecho native
+
+--client counts the load generator instead: each of its two runs (N1 and N2
+requests) is a whole process under callgrind, so start-up, --delay and the
+connect phase cancel out the same way.
 """
 
 import argparse
@@ -45,8 +50,8 @@ def config(tmp, name, role, sock, addr, lcore, prefix):
     return path
 
 
-def loadgen(a, cfg, n, tmp):
-    out = subprocess.run(["taskset", "-c", "0", a.loadgen, "--config", cfg, "--target",
+def loadgen(a, cfg, n, tmp, vg=None):
+    out = subprocess.run(["taskset", "-c", "0"] + (vg or []) + [a.loadgen, "--config", cfg, "--target",
                           f"{SRV}:{PORT}", "--connections", str(a.conns), "--request-size",
                           str(a.size), "--requests", str(n), "--delay", "0.5", "--quiet",
                           "--timeout-ms", "60000"] + (["--close"] if a.close else []),
@@ -97,6 +102,37 @@ def top(path, n, per):
     return rows
 
 
+# Functions that run once per poll whatever the load (PERF.md "work"): the
+# polling share of the count, which moves with the number of empty polls.
+PER_POLL = ("us_engine_poll", "us_timer_run", "nic_rx", "nic_tx", "api_port_rx", "api_port_tx",
+            "us_engine_flush", "us_run", "api_poll", "api_drv_poll", "api_drv_now", "api_now_ns",
+            "us_epoll_wait", "lg_loop", "lg_now_ns", "clock_gettime", "__clock_gettime",
+            "us_telemetry_poll", "0x0000000000008720", "0x0000000000008240")
+
+
+def self_costs(path):
+    out = {}
+    for ir, _pct, _fn, full in top(path, 100000, 1):
+        out[full] = out.get(full, 0) + ir
+    return out
+
+
+def work(costs):
+    """Self cost without the per-poll functions (PER_POLL)."""
+    return sum(v for k, v in costs.items()
+               if k.split(" [")[0].split(":", 1)[-1] not in PER_POLL)
+
+
+def diff_top(p1, p2, n, per):
+    """Top n functions by self cost of p2 minus p1 (the client's two runs:
+    start-up and exit cancel out), per request."""
+    c1, c2 = self_costs(p1), self_costs(p2)
+    rows = sorted(((c2[k] - c1.get(k, 0), k) for k in c2), reverse=True)[:n]
+    total = sum(c2.values()) - sum(c1.values())
+    return [(d / per, 100.0 * d / total, k.split(" [")[0].split(":", 1)[-1], k)
+            for d, k in rows]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", required=True)
@@ -108,6 +144,8 @@ def main():
     ap.add_argument("--close", action="store_true",
                     help="one connection per request (GET with --size 0) instead of keep-alive")
     ap.add_argument("--keep", action="store_true", help="keep the callgrind files (printed)")
+    ap.add_argument("--client", action="store_true",
+                    help="profile us-loadgen (under callgrind) instead of us-httpecho")
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
     a.loadgen = os.path.join(a.build, "apps", "loadgen", "us-loadgen")
@@ -118,8 +156,8 @@ def main():
     srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0])
     cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1])
     log = open(os.path.join(tmp, "echo.log"), "wb")
-    echo = subprocess.Popen(["taskset", "-c", "1", "valgrind", "--tool=callgrind",
-                             f"--callgrind-out-file={tmp}/cg.out.%p",
+    vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out.%p"]
+    echo = subprocess.Popen(["taskset", "-c", "1"] + ([] if a.client else vg) + [
                              a.httpecho, "--config", srv, "--port", str(PORT)],
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             start_new_session=True)
@@ -132,7 +170,14 @@ def main():
             time.sleep(0.5)
         loadgen(a, cli, 500, tmp)  # warm-up: ARP, caches, pool
         results = []
-        for n in (a.n1, a.n2):
+        for n in (a.n1, a.n2) if a.client else ():
+            before = set(os.listdir(tmp))
+            got, errs = loadgen(a, cli, n, tmp, vg + ["--dump-instr=no"])
+            path = os.path.join(tmp, [f for f in set(os.listdir(tmp)) - before
+                                      if f.startswith("cg.out")][0])
+            results.append((got, total_ir(path), path))
+            say(f"{got} requests ({errs} errors): {total_ir(path):,} instructions")
+        for n in () if a.client else (a.n1, a.n2):
             subprocess.run(["callgrind_control", "-z", str(echo.pid)], capture_output=True,
                            check=True)
             got, errs = loadgen(a, cli, n, tmp)
@@ -142,10 +187,14 @@ def main():
         (r1, i1, _), (r2, i2, p2) = results
         per = (i2 - i1) / (r2 - r1)
         mode = "connection per request" if a.close else "keep-alive"
-        say(f"\nus-httpecho, {mode}, {a.size} B body echoed, {a.conns} connections: "
+        who = "us-loadgen" if a.client else "us-httpecho"
+        say(f"\n{who}, {mode}, {a.size} B body echoed, {a.conns} connections: "
             f"{per:,.0f} instructions per request")
         say(f"\ntop {a.top} functions (self, N2 profile) | instructions per request | share")
-        for ir, pct, fn, _full in top(p2, a.top, r2):
+        w = (work(self_costs(p2)) - work(self_costs(results[0][2]))) / (r2 - r1)
+        say(f"work (without the per-poll functions): {w:,.0f} instructions per request")
+        rows = diff_top(results[0][2], p2, a.top, r2 - r1) if a.client else top(p2, a.top, r2)
+        for ir, pct, fn, _full in rows:
             say(f"| {fn} | {ir:,.0f} | {pct:.1f} % |")
         if a.keep:
             keep = os.path.join(os.getcwd(), f"callgrind-{a.size}b.out")

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "loadgen.h"
+#include "resp.h"
 
 #define LG_RETRY_NS 10000000ull /* 10 ms between a failed connect and the next */
 
@@ -61,11 +61,16 @@ int lg_build_request(struct lg_run *r)
 	return 0;
 }
 
+/* Keep-alive asks for EPOLLIN after every request: no us_epoll_ctl call
+ * when the interest is already that (one per request saved). */
 static void lg_interest(struct lg_run *r, struct lg_conn *c, uint32_t events)
 {
 	struct us_epoll_event ev = { .events = events, .data.ptr = c };
 
-	us_epoll_ctl(r->ep, US_EPOLL_CTL_MOD, c->fd, &ev);
+	if (c->interest == events)
+		return;
+	if (us_epoll_ctl(r->ep, US_EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->interest = events;
 }
 
 void lg_conn_close(struct lg_run *r, struct lg_conn *c)
@@ -174,6 +179,7 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	/* Request/response: a small request must not wait for Nagle. */
 	us_setsockopt(c->fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
 	us_epoll_ctl(r->ep, US_EPOLL_CTL_ADD, c->fd, &ev);
+	c->interest = ev.events;
 	c->state = LG_CONNECTING;
 	c->t_start = now;
 	c->t_conn = now;
@@ -224,33 +230,6 @@ static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	}
 	c->state = LG_RECEIVING;
 	lg_interest(r, c, US_EPOLLIN | US_EPOLLRDHUP);
-}
-
-/* Status line and the two headers we need; -1 if malformed. */
-static int lg_parse_head(struct lg_conn *c, size_t hdr_end, int *status, uint64_t *clen)
-{
-	char *p = c->head, *end = c->head + hdr_end;
-	bool have_len = false;
-
-	if (hdr_end < 12 || strncmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
-		return -1;
-	*status = atoi(p + 9);
-	if (*status < 100 || *status > 999)
-		return -1;
-	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL && ++p < end) {
-		if (strncasecmp(p, "Content-Length:", 15) == 0) {
-			*clen = strtoull(p + 15, NULL, 10);
-			have_len = true;
-		} else if (strncasecmp(p, "Connection:", 11) == 0) {
-			const char *v = p + 11;
-
-			while (*v == ' ')
-				v++;
-			if (strncasecmp(v, "close", 5) == 0)
-				c->close_after = true;
-		}
-	}
-	return have_len ? 0 : -1; /* we ask for nothing that needs chunked framing */
 }
 
 /* --download: the body bytes into the hash (the check is byte-exact).
@@ -313,29 +292,28 @@ static void lg_body(struct lg_run *r, struct lg_conn *c, const void *d, size_t n
 static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
 {
 	if (!c->head_done) {
-		size_t old = c->head_len, take = sizeof(c->head) - old, from, extra;
-		char *e;
-		int status = 0;
-		uint64_t clen = 0;
+		size_t old = c->head_len, take = sizeof(c->head) - old, hdr_end, extra;
+		struct lg_resp_head h;
+		long got;
 
 		take = take < n ? take : n;
 		memcpy(c->head + old, d, take);
 		c->head_len += take;
-		from = old > 3 ? old - 3 : 0;
-		e = memmem(c->head + from, c->head_len - from, "\r\n\r\n", 4);
-		if (e == NULL)
-			return c->head_len == sizeof(c->head) ? -1 : 0;
-		size_t hdr_end = (size_t)(e - c->head) + 4;
-		if (lg_parse_head(c, hdr_end, &status, &clen) < 0)
+		got = lg_head_scan(c->head, c->head_len, &h);
+		if (got < 0)
 			return -1;
-		if (status < 200 || status > 299)
+		if (got == 0)
+			return c->head_len == sizeof(c->head) ? -1 : 0;
+		hdr_end = (size_t)got;
+		if (h.status < 200 || h.status > 299)
 			r->err.http_status++;
+		c->close_after = h.close;
 		extra = c->head_len - hdr_end + (n - take);
-		if (extra > clen)
+		if (extra > h.clen)
 			return -1; /* more than one response: we never pipeline */
-		c->body_left = clen - extra;
+		c->body_left = h.clen - extra;
 		c->head_done = true;
-		if (r->o.check_echo && clen != r->req_len)
+		if (r->o.check_echo && h.clen != r->req_len)
 			c->echo_bad = true;
 		lg_body(r, c, c->head + hdr_end, c->head_len - hdr_end);
 		lg_body(r, c, d + take, n - take);

@@ -77,6 +77,7 @@ enum lg_state { LG_IDLE, LG_CONNECTING, LG_WAIT_TOKEN, LG_SENDING, LG_RECEIVING 
 struct lg_conn {
 	int fd;                /* -1 when none */
 	enum lg_state state;
+	uint32_t interest;     /* epoll events asked for on fd (lg_interest) */
 	uint64_t t_start;      /* connect or request start, ns */
 	uint64_t t_retry;      /* LG_IDLE: connect again from then */
 	uint64_t t_conn;       /* the connect (or us_sendto MSG_FASTOPEN) of this fd */
