@@ -13,6 +13,9 @@ polls cancel out.  The top functions are those of the N2 profile (self cost,
 per request).
 
     bench/perf.sh [--n1 2000] [--n2 8000] [--conns 64] [--size 64] [--close] [--top 10]
+
+With --client, us-loadgen runs under callgrind instead (server native): one
+callgrind run of N1 requests and one of N2, the same difference of totals.
 """
 
 import argparse
@@ -45,8 +48,8 @@ def config(tmp, name, role, sock, addr, lcore, prefix):
     return path
 
 
-def loadgen(a, cfg, n, tmp):
-    out = subprocess.run(["taskset", "-c", "0", a.loadgen, "--config", cfg, "--target",
+def loadgen(a, cfg, n, tmp, pre=()):
+    out = subprocess.run(["taskset", "-c", "0"] + list(pre) + [a.loadgen, "--config", cfg, "--target",
                           f"{SRV}:{PORT}", "--connections", str(a.conns), "--request-size",
                           str(a.size), "--requests", str(n), "--delay", "0.5", "--quiet",
                           "--timeout-ms", "60000"] + (["--close"] if a.close else []),
@@ -97,6 +100,28 @@ def top(path, n, per):
     return rows
 
 
+def top_diff(p1, p2, n, per):
+    """Self cost of N2 minus N1 per function: start-up cancels (client runs)."""
+    def costs(path):
+        out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+                             capture_output=True, text=True, check=True).stdout
+        got = {}
+        for line in out.splitlines():
+            m = re.match(r"^\s*([\d,]+)\s+\(\s*([\d.]+)%\)\s+(\S.*)$", line)
+            if m and "PROGRAM TOTALS" not in line and float(m.group(2)) < 50:
+                got[m.group(3)] = got.get(m.group(3), 0) + int(m.group(1).replace(",", ""))
+        return got
+    c1, c2 = costs(p1), costs(p2)
+    rows = []
+    for full, ir in c2.items():
+        name, _, lib = full.partition(" [")
+        fn = name.split(":", 1)[-1]
+        if fn.startswith("0x"):
+            fn += " (" + os.path.basename(lib.rstrip("]")) + ")"
+        rows.append(((ir - c1.get(full, 0)) / per, fn))
+    return sorted(rows, reverse=True)[:n]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", required=True)
@@ -107,6 +132,8 @@ def main():
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--close", action="store_true",
                     help="one connection per request (GET with --size 0) instead of keep-alive")
+    ap.add_argument("--client", action="store_true",
+                    help="count us-loadgen's instructions (server runs natively)")
     ap.add_argument("--keep", action="store_true", help="keep the callgrind files (printed)")
     a = ap.parse_args()
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
@@ -118,8 +145,8 @@ def main():
     srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0])
     cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1])
     log = open(os.path.join(tmp, "echo.log"), "wb")
-    echo = subprocess.Popen(["taskset", "-c", "1", "valgrind", "--tool=callgrind",
-                             f"--callgrind-out-file={tmp}/cg.out.%p",
+    vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out.%p"]
+    echo = subprocess.Popen(["taskset", "-c", "1"] + ([] if a.client else vg) + [
                              a.httpecho, "--config", srv, "--port", str(PORT)],
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             start_new_session=True)
@@ -132,21 +159,34 @@ def main():
             time.sleep(0.5)
         loadgen(a, cli, 500, tmp)  # warm-up: ARP, caches, pool
         results = []
-        for n in (a.n1, a.n2):
+        for n in (a.n1, a.n2) if a.client else ():
+            before = set(os.listdir(tmp))
+            got, errs = loadgen(a, cli, n, tmp, vg)
+            path = os.path.join(tmp, [f for f in set(os.listdir(tmp)) - before
+                                      if f.startswith("cg.out")][0])
+            results.append((got, total_ir(path), path))
+            say(f"{got} requests ({errs} errors): {total_ir(path):,} instructions (client)")
+        for n in () if a.client else (a.n1, a.n2):
             subprocess.run(["callgrind_control", "-z", str(echo.pid)], capture_output=True,
                            check=True)
             got, errs = loadgen(a, cli, n, tmp)
             path = dump(echo.pid, tmp, f"n{n}")
             results.append((got, total_ir(path), path))
             say(f"{got} requests ({errs} errors): {total_ir(path):,} instructions")
-        (r1, i1, _), (r2, i2, p2) = results
+        (r1, i1, p1), (r2, i2, p2) = results
         per = (i2 - i1) / (r2 - r1)
         mode = "connection per request" if a.close else "keep-alive"
-        say(f"\nus-httpecho, {mode}, {a.size} B body echoed, {a.conns} connections: "
+        who = "us-loadgen" if a.client else "us-httpecho"
+        say(f"\n{who}, {mode}, {a.size} B body echoed, {a.conns} connections: "
             f"{per:,.0f} instructions per request")
-        say(f"\ntop {a.top} functions (self, N2 profile) | instructions per request | share")
-        for ir, pct, fn, _full in top(p2, a.top, r2):
-            say(f"| {fn} | {ir:,.0f} | {pct:.1f} % |")
+        if a.client:
+            say(f"\ntop {a.top} functions (self, N2 - N1) | instructions per request | share")
+            for ir, fn in top_diff(p1, p2, a.top, r2 - r1):
+                say(f"| {fn} | {ir:,.0f} | {100 * ir / per:.1f} % |")
+        else:
+            say(f"\ntop {a.top} functions (self, N2 profile) | instructions per request | share")
+            for ir, pct, fn, _full in top(p2, a.top, r2):
+                say(f"| {fn} | {ir:,.0f} | {pct:.1f} % |")
         if a.keep:
             keep = os.path.join(os.getcwd(), f"callgrind-{a.size}b.out")
             shutil.copy(p2, keep)
