@@ -365,6 +365,16 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on)
 	return 0;
 }
 
+int tcp_set_quickack(struct tcp_conn *c, bool on)
+{
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	c->ack_hold = !on;
+	return 0;
+}
+
 void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port)
 {
 	*ip = c->remote_ip;

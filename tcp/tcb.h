@@ -281,6 +281,11 @@ struct tcp_conn {
 
 	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/tfo.c) */
 
+	/* Quick ACK off (tcp_set_quickack): the ACK of the SYN-ACK and of a
+	 * FIN in ESTABLISHED waits for the application's next call (timer.c
+	 * tcp_ack_hold) instead of leaving alone. */
+	bool ack_hold;
+
 	/* Output asked for by an application call made from a callback,
 	 * run when the outermost entry point returns (tcp_output_soon). */
 	bool out_deferred;
@@ -450,6 +455,8 @@ bool tcp_time_wait_syn_ok(const struct tcp_conn *c, const struct tcp_seg *seg);
 uint32_t tcp_time_wait_reuse(struct tcp_conn *c);
 /* Owe an ACK for received data: delay it or send it now (RFC 9293 3.8.6.3). */
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now);
+bool tcp_ack_may_hold(const struct tcp_conn *c);
+void tcp_ack_hold(struct tcp_conn *c);
 /* Any segment from the peer: restarts keepalive, answers probes. */
 void tcp_peer_heard(struct tcp_conn *c);
 /* Persist timer (RFC 9293 3.8.6.1): start if not running; stop and reset. */
