@@ -70,6 +70,7 @@ void tcp_stack_destroy(struct tcp_stack *ts)
 		while ((c = LIST_FIRST(&ts->listeners[i])) != NULL)
 			tcb_drop(c);
 	tcp_leave(ts);
+	tcb_cache_fini(ts);
 	tcp_tfo_fini(ts);
 	tcp_table_fini(ts);
 	free(ts);
