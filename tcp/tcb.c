@@ -82,20 +82,21 @@ void tcp_mq_free(struct tcp_mq *q)
 
 /* TCBs kept for reuse per stack.  A sanitizer build keeps none, so that a
  * use after free stays a use after free. */
+#define TCB_CACHE_MAX 256u
 #if defined(__SANITIZE_ADDRESS__)
-#define TCB_CACHE_MAX 0u
+#define TCB_CACHE_ON false
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define TCB_CACHE_MAX 0u
+#define TCB_CACHE_ON false
 #endif
 #endif
-#ifndef TCB_CACHE_MAX
-#define TCB_CACHE_MAX 256u
+#ifndef TCB_CACHE_ON
+#define TCB_CACHE_ON true
 #endif
 
 static void tcb_free(struct tcp_stack *ts, struct tcp_conn *c)
 {
-	if (ts->tcb_cached >= TCB_CACHE_MAX) {
+	if (!TCB_CACHE_ON || ts->tcb_cached >= TCB_CACHE_MAX) {
 		free(c);
 		return;
 	}
