@@ -256,6 +256,8 @@ static void sock_apply_opts(struct us_sock *s)
 		tcp_set_nodelay(s->tc, true);
 	if (s->keepalive)
 		tcp_set_keepalive(s->tc, true);
+	if (s->quickack_off)
+		tcp_set_quickack(s->tc, false);
 }
 
 static void sk_on_accept(void *lctx, struct tcp_conn *tc)
@@ -277,6 +279,7 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	s->tc = tc;
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
+	s->quickack_off = l->quickack_off;
 	tcp_conn_local(tc, &s->lip, &s->lport);
 	tcp_conn_peer(tc, &s->rip, &s->rport);
 	tcp_conn_set_ctx(tc, s);

@@ -60,6 +60,10 @@ static int opt_set(struct us_sock *s, int level, int name, const void *val, sock
 	}
 	if (level == US_IPPROTO_TCP && name == US_TCP_NODELAY)
 		return opt_conn_bool(s, name, v != 0);
+	if (level == US_IPPROTO_TCP && name == US_TCP_QUICKACK) {
+		s->quickack_off = v == 0;
+		return s->tc == NULL ? 0 : tcp_set_quickack(s->tc, v != 0);
+	}
 	return -ENOPROTOOPT;
 }
 
@@ -127,6 +131,10 @@ static int opt_get_int(struct us_sock *s, int level, int name, int *v)
 	}
 	if (level == US_IPPROTO_TCP && name == US_TCP_NODELAY) {
 		*v = s->nodelay;
+		return 0;
+	}
+	if (level == US_IPPROTO_TCP && name == US_TCP_QUICKACK) {
+		*v = !s->quickack_off;
 		return 0;
 	}
 	if (level == US_IPPROTO_TCP &&

@@ -99,6 +99,7 @@ struct us_sock {
 	bool bound, shut_rd, shut_wr, eof;
 	int so_error;                   /* pending, reported once */
 	bool reuseaddr, keepalive, nodelay, linger_rst;
+	bool quickack_off;              /* US_TCP_QUICKACK 0 */
 	struct rte_mbuf *rest;          /* data kept after both FINs (tcp_recv_take) */
 	uint32_t rest_off;              /* bytes of rest's first segment already read */
 	/* Listener: established connections not accepted yet, FIFO. */

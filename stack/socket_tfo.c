@@ -85,6 +85,8 @@ static void tfo_connecting(struct us_sock *s, uint32_t ip, uint16_t port)
 		tcp_set_nodelay(s->tc, true);
 	if (s->keepalive)
 		tcp_set_keepalive(s->tc, true);
+	if (s->quickack_off)
+		tcp_set_quickack(s->tc, false);
 }
 
 /* tcp_connect_data with the socket's callbacks: bytes queued or -errno. */

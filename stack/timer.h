@@ -41,6 +41,12 @@ struct us_timer_wheel {
 	uint64_t next_tick; /* first tick not yet processed */
 	unsigned armed;     /* number of armed timers (leak checks) */
 	struct us_timer_list slots[US_WHEEL_SLOTS];
+	/* No timer of slot i expires before slot_min[i] (UINT64_MAX: none):
+	 * lowered on arm, recomputed by a scan, left low by a cancel.  The
+	 * current tick is revisited on every run, and its slot also holds the
+	 * timers whole revolutions away (TIME-WAIT's 60 s is ~59 of them): the
+	 * run scans it only when one may be due. */
+	uint64_t slot_min[US_WHEEL_SLOTS];
 };
 
 /* Prototypes */

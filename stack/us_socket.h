@@ -56,6 +56,10 @@ extern "C" {
 			    * a non-zero time is a graceful close (never blocks) */
 #define US_TCP_NODELAY 1   /* int: Nagle off */
 #define US_TCP_INFO 11     /* struct us_tcp_info, get only */
+#define US_TCP_QUICKACK 12 /* int, default 1; 0: the ACK completing connect
+			    * and the ACK of the peer's FIN wait one engine
+			    * iteration for our request or close to carry
+			    * them (Linux's pingpong mode; sticky here) */
 /* TCP Fast Open (RFC 7413), off unless asked for (or [tcp] fastopen):
  * US_TCP_FASTOPEN, int qlen >= 0, on a fresh (bound or not) socket or a
  * listener: Fast Open on the listener with at most qlen connections

@@ -70,6 +70,7 @@ void tcp_stack_destroy(struct tcp_stack *ts)
 		while ((c = LIST_FIRST(&ts->listeners[i])) != NULL)
 			tcb_drop(c);
 	tcp_leave(ts);
+	tcb_cache_fini(ts);
 	tcp_tfo_fini(ts);
 	tcp_table_fini(ts);
 	free(ts);
@@ -403,6 +404,16 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on)
 		tcp_output_soon(c);
 		tcp_leave(c->ts);
 	}
+	return 0;
+}
+
+int tcp_set_quickack(struct tcp_conn *c, bool on)
+{
+	if (c->app_closed)
+		return -EBADF;
+	if (c->dead || c->state == TCP_LISTEN)
+		return -ENOTCONN;
+	c->ack_hold = !on;
 	return 0;
 }
 

@@ -390,7 +390,10 @@ static void input_fin(struct tcp_conn *c)
 		c->rcv_nxt++;
 		c->ev |= TCP_EV_READABLE;
 	}
-	c->ack_now = true;
+	if (tcp_ack_may_hold(c))
+		tcp_ack_hold(c); /* our close may carry it */
+	else
+		c->ack_now = true;
 	switch (c->state) {
 	case TCP_SYN_RECEIVED:
 	case TCP_ESTABLISHED:
@@ -474,7 +477,7 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 		c->ts->stats.rx_bytes += len;
 		c->bytes_received += len;
 		c->ev |= TCP_EV_READABLE;
-		tcp_ack_received(c, len, fin || gap);
+		tcp_ack_received(c, len, gap || (fin && !tcp_ack_may_hold(c)));
 	} else {
 		rte_pktmbuf_free(m);
 	}

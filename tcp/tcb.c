@@ -80,12 +80,53 @@ void tcp_mq_free(struct tcp_mq *q)
 	*q = (struct tcp_mq){ 0 };
 }
 
+/* TCBs kept for reuse per stack.  A sanitizer build keeps none, so that a
+ * use after free stays a use after free. */
+#define TCB_CACHE_MAX 256u
+#if defined(__SANITIZE_ADDRESS__)
+#define TCB_CACHE_ON false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TCB_CACHE_ON false
+#endif
+#endif
+#ifndef TCB_CACHE_ON
+#define TCB_CACHE_ON true
+#endif
+
+static void tcb_free(struct tcp_stack *ts, struct tcp_conn *c)
+{
+	if (!TCB_CACHE_ON || ts->tcb_cached >= TCB_CACHE_MAX) {
+		free(c);
+		return;
+	}
+	c->defer_next = ts->tcb_cache;
+	ts->tcb_cache = c;
+	ts->tcb_cached++;
+}
+
+void tcb_cache_fini(struct tcp_stack *ts)
+{
+	struct tcp_conn *c;
+
+	while ((c = ts->tcb_cache) != NULL) {
+		ts->tcb_cache = c->defer_next;
+		free(c);
+	}
+	ts->tcb_cached = 0;
+}
+
 struct tcp_conn *tcb_alloc(struct tcp_stack *ts)
 {
-	struct tcp_conn *c = calloc(1, sizeof(*c));
+	struct tcp_conn *c = ts->tcb_cache;
 
-	if (c == NULL)
+	if (c != NULL) {
+		ts->tcb_cache = c->defer_next;
+		ts->tcb_cached--;
+		memset(c, 0, sizeof(*c));
+	} else if ((c = calloc(1, sizeof(*c))) == NULL) {
 		return NULL;
+	}
 	c->ts = ts;
 	c->state = TCP_CLOSED;
 	c->rto_ms = ts->cfg.rto_initial_ms;
@@ -197,7 +238,7 @@ void tcp_leave(struct tcp_stack *ts)
 		tcp_mq_free(&c->sndq);
 		tcp_mq_free(&c->rcvq);
 		tcp_reass_free(c);
-		free(c);
+		tcb_free(ts, c);
 	}
 }
 

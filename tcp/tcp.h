@@ -240,7 +240,8 @@ struct tcp_callbacks {
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
-	X(closed_in_syn_sent, "connections closed by the application in SYN-SENT (TCB deleted)")
+	X(closed_in_syn_sent, "connections closed by the application in SYN-SENT (TCB deleted)") \
+	X(acks_held, "ACKs held for the application's next segment (quick ACK off)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -385,6 +386,11 @@ void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
 int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
 int tcp_set_keepalive(struct tcp_conn *c, bool on);
+/* Quick ACK on (true, the default) or off: off, the ACK completing an
+ * active open and the ACK of the peer's FIN wait until the next engine
+ * iteration for the application's request or close to carry them, like
+ * Linux's TCP_QUICKACK 0 (pingpong mode).  RFC 9293 3.8.6.3 allows it. */
+int tcp_set_quickack(struct tcp_conn *c, bool on);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);

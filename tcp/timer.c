@@ -109,6 +109,29 @@ void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
 		tcp_timer_set(c, TCP_T_DELACK, tcp_now(c) + US_MS(c->ts->cfg.delack_ms));
 }
 
+/* Quick ACK off (tcp_set_quickack): in ESTABLISHED, the ACK of the
+ * SYN-ACK (before a request) and of the peer's FIN (before our close) is
+ * likely to ride on the application's next segment. */
+bool tcp_ack_may_hold(const struct tcp_conn *c)
+{
+	return c->ack_hold && c->state == TCP_ESTABLISHED;
+}
+
+/* RFC 9293 3.8.6.3 (RFC 1122 4.2.3.2): an ACK may be delayed, for less
+ * than 0.5 s.  This one waits 1 ns: the engine's next iteration, after the
+ * application has run on what this one delivered (a socket's epoll wait
+ * returns after one poll; a callback's call is already deferred to the
+ * end of input).  If it wrote or closed, its segment carried the ACK and
+ * stopped the timer; if not, the ACK leaves alone as a delayed ACK. */
+void tcp_ack_hold(struct tcp_conn *c)
+{
+	uint64_t at = tcp_now(c) + 1;
+
+	c->ts->stats.acks_held++;
+	if (c->deadline[TCP_T_DELACK] == 0 || c->deadline[TCP_T_DELACK] > at)
+		tcp_timer_set(c, TCP_T_DELACK, at);
+}
+
 void tcp_enter_time_wait(struct tcp_conn *c)
 {
 	c->state = TCP_TIME_WAIT;

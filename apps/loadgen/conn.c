@@ -167,7 +167,7 @@ static bool lg_fastopen_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	struct us_epoll_event ev = { .events = US_EPOLLOUT, .data.ptr = c };
-	int one = 1;
+	int one = 1, zero = 0;
 
 	c->fd = us_socket(AF_INET, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
@@ -178,6 +178,9 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	}
 	/* Request/response: a small request must not wait for Nagle. */
 	us_setsockopt(c->fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	/* The request carries the handshake's ACK, and the close the ACK of
+	 * the server's FIN: 3 segments per connection instead of 5. */
+	us_setsockopt(c->fd, US_IPPROTO_TCP, US_TCP_QUICKACK, &zero, sizeof(zero));
 	us_epoll_ctl(r->ep, US_EPOLL_CTL_ADD, c->fd, &ev);
 	c->interest = ev.events;
 	c->state = LG_CONNECTING;
