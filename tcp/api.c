@@ -108,11 +108,8 @@ unsigned tcp_reset_unfinished(struct tcp_stack *ts)
 			next = LIST_NEXT(c, hash_link);
 			if (c->state == TCP_TIME_WAIT)
 				continue;
-			if (tcb_synchronized(c)) {
-				tcp_send_rst(c);
-				n++;
-			}
-			tcb_drop(c);
+			n += tcb_synchronized(c);
+			tcb_abort(c);
 		}
 	}
 	ts->stats.exit_resets += n;

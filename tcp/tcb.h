@@ -341,6 +341,9 @@ struct tcp_conn *tcb_alloc(struct tcp_stack *ts);
 void tcb_cache_fini(struct tcp_stack *ts);
 /* Unlink c from every table, cancel its timer, mark CLOSED; freed on reap. */
 void tcb_drop(struct tcp_conn *c);
+/* RFC 9293 3.10.5 ABORT: <SEQ=SND.NXT><CTL=RST> when synchronized (not in
+ * TIME-WAIT), then tcb_drop (user.c). */
+void tcb_abort(struct tcp_conn *c);
 /* Deliver recorded events to the application (may drop nothing itself). */
 void tcb_notify(struct tcp_conn *c);
 /* Record that the connection is gone for the application. */

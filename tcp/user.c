@@ -160,7 +160,7 @@ int tcp_shutdown_write(struct tcp_conn *c)
 	return rc;
 }
 
-static void abort_conn(struct tcp_conn *c)
+void tcb_abort(struct tcp_conn *c)
 {
 	if (tcb_synchronized(c) && c->state != TCP_TIME_WAIT)
 		tcp_send_rst(c);
@@ -178,7 +178,7 @@ int tcp_close(struct tcp_conn *c)
 	tcp_enter(c->ts);
 	if (c->rcvq.bytes > 0) {
 		/* RFC 2525 2.17: unread data is lost, so say so with an RST. */
-		abort_conn(c);
+		tcb_abort(c);
 	} else if (c->state == TCP_SYN_SENT) {
 		/* RFC 9293 3.10.4: delete the TCB.  A SYN-ACK still to come is
 		 * answered with an RST by the closed-port path, as long as the
@@ -205,7 +205,7 @@ int tcp_abort(struct tcp_conn *c)
 	if (c->dead)
 		return 0;
 	tcp_enter(c->ts);
-	abort_conn(c);
+	tcb_abort(c);
 	tcp_leave(c->ts);
 	return 0;
 }

@@ -18,39 +18,9 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-#define SA(x) ((struct sockaddr *)&(x))
 #define PORT 80
 #define REQ "GET / HTTP/1.1\r\nHost: b\r\n\r\n"
 #define RESP "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-
-static int setup(void **state)
-{
-	(void)state;
-	sp_setup(NULL);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_teardown();
-	return 0;
-}
-
-static uint32_t wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
-{
-	struct us_epoll_event ev = { .events = interest, .data.fd = fd }, out[4];
-	int ep, n;
-
-	sp_on(side);
-	ep = us_epoll_create1(0);
-	assert_true(ep > 0);
-	assert_int_equal(us_epoll_ctl(ep, US_EPOLL_CTL_ADD, fd, &ev), 0);
-	n = us_epoll_wait(ep, out, 4, ms);
-	assert_int_equal(us_close(ep), 0);
-	sp_on(&sp.a);
-	return n == 1 ? out[0].events : 0;
-}
 
 /* One request per connection; quickack: the value set before connect
  * (-1: left alone).  Returns the client's segments sent. */
@@ -77,15 +47,15 @@ static uint64_t one_request(int quickack)
 	errno = 0;
 	assert_int_equal(us_connect(c, SA(to), sizeof(to)), -1);
 	assert_int_equal(errno, EINPROGRESS);
-	assert_int_equal(wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_int_equal(us_send(c, REQ, strlen(REQ), 0), (ssize_t)strlen(REQ));
 	/* The server: accept, read, answer, close. */
-	assert_int_equal(wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
 	sp_on(&sp.b);
 	s = us_accept(l, NULL, NULL);
 	assert_true(s > 0);
 	sp_on(&sp.a);
-	assert_int_equal(wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
+	assert_int_equal(sp_wait_events(&sp.b, s, US_EPOLLIN, 100), US_EPOLLIN);
 	sp_on(&sp.b);
 	assert_int_equal(us_recv(s, buf, sizeof(buf), 0), (ssize_t)strlen(REQ));
 	assert_int_equal(us_send(s, RESP, strlen(RESP), 0), (ssize_t)strlen(RESP));
@@ -95,7 +65,7 @@ static uint64_t one_request(int quickack)
 	/* The client reads to the end of the stream, then closes. */
 	size_t got = 0;
 	for (int i = 0; i < 100; i++) {
-		wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100);
+		sp_wait_events(&sp.a, c, US_EPOLLIN | US_EPOLLRDHUP, 100);
 		while ((n = us_recv(c, buf + got, sizeof(buf) - got, 0)) > 0)
 			got += (size_t)n;
 		if (n == 0)
@@ -127,10 +97,8 @@ static void test_quickack_off_three_segments(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_quickack_default_five_segments, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_quickack_off_three_segments, setup,
-						teardown),
+		sp_unit_test(test_quickack_default_five_segments),
+		sp_unit_test(test_quickack_off_three_segments),
 	};
 
 	h_eal_init("pkt_socket_quickack");
