@@ -27,7 +27,7 @@
 #include <sodium.h>
 
 #include "config/config.h"
-#include "config/log.h"
+#include "stack/base/log.h"
 #include "config/parse.h"
 #include "nic/impair.h"
 #include "tcp/fastopen.h"
@@ -136,22 +136,22 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(fastopen_qlen, 1, 65535),
 	CFG_TCP(fastopen_rotate_s, 0, 31536000),
 	CFG_OTHER("tcp", "fastopen_key", CFG_T_TFO_KEY),
-	CFG_STR("log", "level", log_level_us, cfg_check_loglevel),
-	CFG_STR("log", "nic", log_nic, cfg_check_loglevel),
-	CFG_STR("log", "stack", log_stack, cfg_check_loglevel),
+	CFG_STR("log", "level", log.level, cfg_check_loglevel),
+	CFG_STR("log", "nic", log.nic, cfg_check_loglevel),
+	CFG_STR("log", "stack", log.stack, cfg_check_loglevel),
 	CFG_STR("capture", "pcap", capture_pcap, NULL),
 	/* 64: Ethernet + IPv4 + TCP headers with some options. */
 	CFG_NUM("capture", "snaplen", CFG_T_U32, capture_snaplen, 64, 262144),
 	CFG_NUM("capture", "pdump", CFG_T_BOOL, capture_pdump, 0, 1),
 	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
-	/* Idle back-off (stack/idle.h): 0 = busy polling. */
+	/* Idle back-off (stack/engine/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
 	{ "impair", "rx", CFG_T_IMPAIR, CFG_OFF(impair_rx), sizeof(((struct us_config *)0)->impair_rx),
 	  0, 0, NULL },
 	{ "impair", "tx", CFG_T_IMPAIR, CFG_OFF(impair_tx), sizeof(((struct us_config *)0)->impair_tx),
 	  0, 0, NULL },
-	/* Engines (stack/handoff.h), each on its own lcore of [eal] lcores. */
+	/* Engines (stack/engine/handoff.h), each on its own lcore of [eal] lcores. */
 	CFG_NUM("engine", "count", CFG_T_U32, engine_count, 1, 16),
 };
 
@@ -674,7 +674,7 @@ void us_config_defaults(struct us_config *cfg)
 	cfg->arp_pending_max = 16;
 	cfg->arp_retry_ms = 1000;
 	tcp_config_defaults(&cfg->tcp);
-	strcpy(cfg->log_level_us, "notice");
+	strcpy(cfg->log.level, "notice");
 	cfg->capture_snaplen = 65535;
 	cfg->idle_spin = 1000;
 	cfg->engine_count = 1;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stack/base/log.h"
 #include "tcp/tcp.h"
 
 /* Types */
@@ -66,10 +67,8 @@ struct us_config {
 	/* [tcp] */
 	struct tcp_config tcp;        /* keys named as the fields: rto_min_ms = 200 ... */
 
-	/* [log]: rte_log levels of the userstack log types (config/log.h) */
-	char log_level_us[32];        /* level = ..., every userstack* type, default notice */
-	char log_nic[32];             /* nic = ...: userstack.nic, "" = level */
-	char log_stack[32];           /* stack = ...: userstack.stack, "" = level */
+	/* [log]: rte_log levels of the userstack log types (stack/base/log.h) */
+	struct us_log_config log;
 
 	/* [capture] */
 	char capture_pcap[US_CFG_STR]; /* pcap = FILE: both directions, libpcap; "" = off */

@@ -13,7 +13,7 @@
 #include <rte_errno.h>
 #include <rte_pdump.h>
 
-#include "config/log.h"
+#include "stack/base/log.h"
 #include "nic/nic.h"
 
 /* rte_pdump_init succeeded: nic_eal_cleanup undoes it. */
@@ -256,7 +256,7 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 		fprintf(stderr, "userstack: %s: %s\n", cfg->path[0] ? cfg->path : "config", err);
 		return rc;
 	}
-	if (us_log_apply(cfg) < 0) {
+	if (us_log_apply(&cfg->log) < 0) {
 		fprintf(stderr, "userstack: %s: [log]: bad level\n", cfg->path);
 		return -EINVAL;
 	}
@@ -273,7 +273,7 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 		eal_print_args(&a);
 		return rc;
 	}
-	us_log_raise_global(cfg);
+	us_log_raise_global(&cfg->log);
 	return eal_pdump_start(cfg, a.no_huge);
 }
 

@@ -11,7 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "config/log.h"
+#include "stack/base/log.h"
 #include "nic/nic.h"
 #include "nic/rss.h"
 
@@ -96,7 +96,7 @@ static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queue
 	}
 	/* Several queues: let RSS spread flows, with the hash fields the PMD has
 	 * and our symmetric key, so that the engines compute the same owner in
-	 * software (stack/handoff.h) for both directions of a connection. */
+	 * software (stack/engine/handoff.h) for both directions of a connection. */
 	if (nb_queues > 1 && (info->flow_type_rss_offloads & rss) != 0) {
 		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf->rx_adv_conf.rss_conf.rss_hf = info->flow_type_rss_offloads & rss;

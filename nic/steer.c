@@ -224,7 +224,7 @@ void us_steer_rule_build_arp(uint16_t queue, struct us_steer_ctl_rule *r)
 
 /* RFC 792: ICMP is IPv4 protocol 1.  Errors quoting one of our segments
  * are handed from the control queue to the connection's owner
- * (stack/handoff.c), as on a port without isolation. */
+ * (stack/engine/handoff.c), as on a port without isolation. */
 void us_steer_rule_build_icmp(uint16_t queue, struct us_steer_ctl_rule *r)
 {
 	steer_ctl_init(r, US_STEER_CTL_ICMP);

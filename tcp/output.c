@@ -17,7 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "stack/csum.h"
+#include "stack/base/csum.h"
 #include "tcp/tcb.h"
 
 /* Payloads up to this many bytes are copied, not referenced (see above). */

@@ -1,5 +1,5 @@
 /* tcp/sock.c: small read-only views and hand-overs for the socket layer
- * (stack/socket.c), which needs to know what a POSIX poll() would say about a
+ * (stack/sock/socket.c), which needs to know what a POSIX poll() would say about a
  * connection and to take the receive queue without copying. */
 #include <errno.h>
 #include <string.h>

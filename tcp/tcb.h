@@ -66,7 +66,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 #include "tcp/cc.h"
 #include "tcp/scoreboard.h"
 #include "tcp/tcp.h"

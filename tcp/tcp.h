@@ -11,7 +11,7 @@
  * mbufs on the connection's receive queue until the application reads it.
  *
  * The application side is callback-shaped and runs inline on the engine's
- * core; stack/api.c wraps it into the public userstack.h API.
+ * core; stack/api/api.c wraps it into the public userstack.h API.
  */
 #ifndef US_TCP_H
 #define US_TCP_H
@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 #include "tcp/recovery.h"
 
 struct rte_mbuf;
@@ -52,11 +52,11 @@ struct tcp_env {
 	void *ctx;
 	/* Optional (NULL = any port): may an active open to rip:rport use the
 	 * local port lport?  With several engines, only ports whose RSS hash
-	 * brings the replies to this engine's queue (stack/handoff.h). */
+	 * brings the replies to this engine's queue (stack/engine/handoff.h). */
 	bool (*port_ok)(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport);
 	/* Optional: a connection TCB entered (open true) or left the 4-tuple
 	 * table (addresses host order); flow steering installs and removes
-	 * its rule (stack/flowrule.h).  Must not call back into tcp/. */
+	 * its rule (stack/engine/flowrule.h).  Must not call back into tcp/. */
 	void (*conn_event)(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
 			   bool open);
 	/* Optional: the Fast Open server secret rotated on this stack (the

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 #include "tcp/fastopen.h"
 
 /* Types */

@@ -1,5 +1,5 @@
 /* tcp/walk.c: read-only walks over a stack's TCBs for operations tooling
- * (stack/telemetry.c builds its `ss -ti`-like listing with them).
+ * (stack/engine/telemetry.c builds its `ss -ti`-like listing with them).
  *
  * Like every other tcp/ call these run on the engine's core only: the walk
  * reads the connection table as it is, so the callback must not open, close

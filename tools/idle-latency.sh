@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/idle-latency.sh: the latency cost of [engine] idle_sleep_max_us
-# (idle back-off, stack/idle.h), for docs/API.md.  Not part of CI.
+# (idle back-off, stack/engine/idle.h), for docs/API.md.  Not part of CI.
 #
 # us-httpecho and us-loadgen, two processes over one net_memif link (no
 # hugepages), 1 keep-alive connection, small GETs, for each bound on both

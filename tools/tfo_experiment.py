@@ -111,7 +111,7 @@ class Setup:
     def start_netem(self, rtt_ms, memif_role="client"):
         half = f"delay={rtt_ms / 2:g}ms"
         cmd = ["ip", "netns", "exec", self.ns,
-               os.path.join(self.builddir, "apps/netem/us-netem"),
+               os.path.join(self.builddir, "tools/netem/us-netem"),
                "--port0", f"net_memif0,role={memif_role},socket={self.sock},"
                "socket-abstract=no",
                "--port1", "net_tap0,iface=usx0", "--a2b", half, "--b2a", half, "--",

@@ -1,7 +1,7 @@
 /* main.c: us-httpecho, an HTTP/1.1 echo server on userstack.
  *
  * Every request is answered 200 with the request's raw bytes as the body.
- * Uses only the public API (stack/userstack.h).
+ * Uses only the public API (stack/include/userstack.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "server.h"
-#include "stack/userstack.h"
+#include "userstack.h"
 
 /* Types */
 

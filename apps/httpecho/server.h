@@ -13,7 +13,7 @@
 #include <sys/queue.h>
 
 #include "http.h"
-#include "stack/userstack.h"
+#include "userstack.h"
 
 /* Types */
 

@@ -1,5 +1,5 @@
 /* apps/loadgen/loadgen.h: us-loadgen, a request/response load generator on
- * libuserstack's sockets and epoll (only stack/userstack.h).
+ * libuserstack's sockets and epoll (only stack/include/userstack.h).
  *
  * Each of N connections runs a small state machine (conn.c): connect, send
  * a request, read the whole response, record its latency, then send the
@@ -19,7 +19,7 @@
 #include <sodium.h>
 
 #include "hist.h"
-#include "stack/userstack.h"
+#include "userstack.h"
 
 /* Types */
 

@@ -489,7 +489,7 @@ def case_zero_window(env, watch_s=12.0):
     # Doubling from RTO (200 ms here) gives gaps 0.4, 0.8, 1.6, 3.2, 6.4 s;
     # without backoff they would stay at 0.2 s (60 probes in 12 s).  Not
     # checked gap by gap: the timer wheel fires some deadlines 1.024 s late
-    # (stack/timer.c, see case delack-bound), e.g. 1.4, 0.8, 2.6, 4.2 s.
+    # (stack/base/timer.c, see case delack-bound), e.g. 1.4, 0.8, 2.6, 4.2 s.
     check(min(gaps) >= 0.18, f"a probe gap below RTO min: {gaps}")
     check(len(probes) <= 10, f"{len(probes)} probes in {watch_s}s: no backoff")
     check(gaps[-1] >= 2.5, f"probe gaps do not back off: {gaps}")
@@ -548,7 +548,7 @@ def case_never_reads(env, size=4 << 20, idle_s=5.0):
 def case_delack_bound(env):
     """RFC 1122 4.2.3.2: an ACK MUST NOT be delayed 0.5 s or more (here
     delack_ms 40).  Half a request (nothing for the application to answer)
-    must be ACKed within 0.5 s.  Expected to fail: stack/timer.c
+    must be ACKed within 0.5 s.  Expected to fail: stack/base/timer.c
     us_timer_run() marks the current, partly elapsed tick done, so a
     deadline later in that tick waits a whole revolution (1024 ticks of
     1 ms): the ACK comes after ~1.06 s.  Only while the engine polls within

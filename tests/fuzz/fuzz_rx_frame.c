@@ -49,8 +49,8 @@
 #include <rte_tcp.h>
 
 #include "config/config.h"
-#include "stack/engine.h"
-#include "stack/engine_priv.h"
+#include "stack/engine/engine.h"
+#include "stack/engine/engine_priv.h"
 #include "tcp/tcb.h"
 #include "tcp/tcp.h"
 #include "tests/common/test_eal.h"

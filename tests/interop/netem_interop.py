@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """us-netem as a program: the Linux kernel and us-httpecho through it.
 
-    netem_interop.py --netem build/apps/netem/us-netem \\
+    netem_interop.py --netem build/tools/netem/us-netem \\
                      --server build/apps/httpecho/us-httpecho CASE [CASE...]
 
 The path of every case but bad-spec:

@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 #include "tcp/fastopen.h"
 #include "tcp/tcb.h"
 #include "tcp/tcp.h"

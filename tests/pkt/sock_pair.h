@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stack/engine.h"
-#include "stack/socket_priv.h"
+#include "stack/engine/engine.h"
+#include "stack/sock/socket_priv.h"
 
 /* Types */
 

@@ -16,7 +16,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "stack/engine_priv.h"
+#include "stack/engine/engine_priv.h"
 #include "tests/unit/stack/harness.h"
 
 static const struct rte_ether_addr zero_mac;

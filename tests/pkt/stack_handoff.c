@@ -1,4 +1,4 @@
-/* Packet scripts for several engines (stack/handoff.h): engines over fake
+/* Packet scripts for several engines (stack/engine/handoff.h): engines over fake
  * ports in virtual time, fed by the software NIC model (nic/steer_model.h),
  * which sorts frames into queues by its own RSS key or by flow rules that
  * deliberately disagree with the engines' owner rule.  Every frame must end
@@ -21,9 +21,9 @@
 
 #include "nic/rss.h"
 #include "nic/steer_model.h"
-#include "stack/engine_priv.h"
-#include "stack/flowrule.h"
-#include "stack/handoff.h"
+#include "stack/engine/engine_priv.h"
+#include "stack/engine/flowrule.h"
+#include "stack/engine/handoff.h"
 #include "tests/unit/stack/harness.h"
 #include "tcp/tcp.h"
 

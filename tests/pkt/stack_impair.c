@@ -1,4 +1,4 @@
-/* Packet scripts for [impair] rx/tx (stack/port_impair.c): the link emulator
+/* Packet scripts for [impair] rx/tx (stack/engine/port_impair.c): the link emulator
  * in place on the engine's own port, one engine over the fake port of
  * tests/unit/stack/harness.h, virtual time.
  *
@@ -22,7 +22,7 @@
 #include <rte_icmp.h>
 
 #include "nic/impair.h"
-#include "stack/engine_priv.h"
+#include "stack/engine/engine_priv.h"
 #include "tests/unit/stack/harness.h"
 
 #define NPINGS 200u

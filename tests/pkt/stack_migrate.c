@@ -1,4 +1,4 @@
-/* Packet scripts for us_migrate (stack/migrate.h): one stack of two
+/* Packet scripts for us_migrate (stack/engine/migrate.h): one stack of two
  * engines fed by the software NIC model (nic/steer_model.h) and a peer
  * host (one engine, its own sockets) in virtual time, wired through a
  * scripted link that can lose chosen frames.  A transfer runs both ways
@@ -22,11 +22,11 @@
 
 #include "nic/rss.h"
 #include "nic/steer_model.h"
-#include "stack/engine_priv.h"
-#include "stack/flowrule.h"
-#include "stack/handoff.h"
-#include "stack/migrate.h"
-#include "stack/socket_priv.h"
+#include "stack/engine/engine_priv.h"
+#include "stack/engine/flowrule.h"
+#include "stack/engine/handoff.h"
+#include "stack/engine/migrate.h"
+#include "stack/sock/socket_priv.h"
 #include "tcp/tcb.h"
 #include "tests/unit/stack/harness.h"
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "nic/impair.h"
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 #include "tcp/tcp.h"
 
 /* Types */

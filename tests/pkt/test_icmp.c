@@ -1,5 +1,5 @@
 /* Packet scripts: ICMP errors against live connections (RFC 5927, RFC 1191,
- * RFC 1122 4.2.3.9, RFC 9293 3.9.2.2), through tcp_icmp_error as stack/icmp.c
+ * RFC 1122 4.2.3.9, RFC 9293 3.9.2.2), through tcp_icmp_error as stack/net/icmp.c
  * calls it: the quoted IPv4 header and the first 8 bytes of our segment. */
 #include "tests/pkt/harness.h"
 

@@ -1,4 +1,4 @@
-/* UDP sockets (stack/socket_udp.c) between two engines in virtual time:
+/* UDP sockets (stack/sock/socket_udp.c) between two engines in virtual time:
  * bind, ephemeral ports, sendto/recvfrom with addresses, connect as default
  * destination and filter, truncation, queue limit, ICMP port unreachable
  * for a closed port, epoll readiness, and the error paths. */

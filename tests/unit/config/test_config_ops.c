@@ -15,7 +15,7 @@
 
 #include "config/config.h"
 #include "tests/unit/config/config_check.h"
-#include "config/log.h"
+#include "stack/base/log.h"
 #include "nic/nic.h"
 
 #define MIN "[port]\ndevice = net_tap0,iface=ustap0\n[ip]\naddr = 10.77.0.2/24\n"
@@ -38,9 +38,9 @@ static void defaults(void **state)
 
 	(void)state;
 	cfg_load_ok(MIN, &cfg);
-	assert_string_equal(cfg.log_level_us, "notice");
-	assert_string_equal(cfg.log_nic, "");
-	assert_string_equal(cfg.log_stack, "");
+	assert_string_equal(cfg.log.level, "notice");
+	assert_string_equal(cfg.log.nic, "");
+	assert_string_equal(cfg.log.stack, "");
 	assert_string_equal(cfg.capture_pcap, "");
 	assert_int_equal(cfg.capture_snaplen, 65535);
 	assert_false(cfg.capture_pdump);
@@ -53,9 +53,9 @@ static void keys_stored(void **state)
 	(void)state;
 	cfg_load_ok(MIN "[log]\nlevel = info\nnic = debug\nstack = 4\n"
 		    "[capture]\npcap = /tmp/x.pcap\nsnaplen = 128\npdump = on\n", &cfg);
-	assert_string_equal(cfg.log_level_us, "info");
-	assert_string_equal(cfg.log_nic, "debug");
-	assert_string_equal(cfg.log_stack, "4");
+	assert_string_equal(cfg.log.level, "info");
+	assert_string_equal(cfg.log.nic, "debug");
+	assert_string_equal(cfg.log.stack, "4");
 	assert_string_equal(cfg.capture_pcap, "/tmp/x.pcap");
 	assert_int_equal(cfg.capture_snaplen, 128);
 	assert_true(cfg.capture_pdump);
@@ -98,19 +98,19 @@ static void levels_applied(void **state)
 	assert_int_equal(rte_log_register("userstack.stack"), us_logtype_stack);
 	assert_int_equal(rte_log_register("userstack"), us_logtype);
 	cfg_load_ok(MIN "[log]\nlevel = warning\nnic = debug\n", &cfg);
-	assert_int_equal(us_log_apply(&cfg), 0);
+	assert_int_equal(us_log_apply(&cfg.log), 0);
 	assert_int_equal(rte_log_get_level(us_logtype), RTE_LOG_WARNING);
 	assert_int_equal(rte_log_get_level(us_logtype_stack), RTE_LOG_WARNING);
 	assert_int_equal(rte_log_get_level(us_logtype_nic), RTE_LOG_DEBUG);
 	/* The global level caps every type: raised to the most verbose. */
 	rte_log_set_global_level(RTE_LOG_NOTICE);
-	us_log_raise_global(&cfg);
+	us_log_raise_global(&cfg.log);
 	assert_int_equal(rte_log_get_global_level(), RTE_LOG_DEBUG);
 	assert_true(rte_log_can_log(us_logtype_nic, RTE_LOG_DEBUG));
 	assert_false(rte_log_can_log(us_logtype_stack, RTE_LOG_NOTICE));
 	/* Never lowered. */
 	cfg_load_ok(MIN "[log]\nlevel = error\n", &cfg);
-	us_log_raise_global(&cfg);
+	us_log_raise_global(&cfg.log);
 	assert_int_equal(rte_log_get_global_level(), RTE_LOG_DEBUG);
 }
 

@@ -1,6 +1,6 @@
 /* Unit tests of us-httpecho's connection handling (apps/httpecho/server.c).
  *
- * server.c sees the stack only through stack/userstack.h, so this file
+ * server.c sees the stack only through stack/include/userstack.h, so this file
  * supplies that API as a scripted peer: the test decides what us_conn_recv
  * returns, how much send space there is (us_conn_send may take part or fail with
  * EAGAIN, and on_writable follows only an EAGAIN, as the contract says), and

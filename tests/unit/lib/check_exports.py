@@ -3,7 +3,7 @@
 
 Every function declared in the installed headers (userstack.h, us_socket.h)
 must be a defined dynamic symbol of the shared library (the version script
-stack/libuserstack.map lists them by name, so a new public function that is
+stack/api/libuserstack.map lists them by name, so a new public function that is
 not added there fails here), and nothing else may be exported (no tcp_*,
 no DPDK-internal or us_engine_* names leaking into applications).
 
@@ -42,7 +42,7 @@ def main():
     missing, extra = sorted(want - have), sorted(have - want)
     print(f"{len(want)} public functions, {len(have)} exported")
     if missing:
-        print("declared but not exported (add them to stack/libuserstack.map):",
+        print("declared but not exported (add them to stack/api/libuserstack.map):",
               " ".join(missing))
     if extra:
         print("exported but not public:", " ".join(extra))

@@ -18,9 +18,9 @@
 #include "config/config.h"
 #include "nic/rss.h"
 #include "nic/steer_model.h"
-#include "stack/engine.h"
-#include "stack/flowrule.h"
-#include "stack/handoff.h"
+#include "stack/engine/engine.h"
+#include "stack/engine/flowrule.h"
+#include "stack/engine/handoff.h"
 
 /* Types */
 
@@ -49,7 +49,7 @@ struct harness {
 
 #define H_ENG_MAX 4
 
-/* Several engines of one stack (stack/handoff.h), each over its own fake
+/* Several engines of one stack (stack/engine/handoff.h), each over its own fake
  * port (its RX queue), joined by hand-off rings; frames reach the queues
  * the way the test says (often through the software NIC model). */
 struct h_multi {

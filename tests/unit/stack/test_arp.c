@@ -1,4 +1,4 @@
-/* ARP cache (stack/arp.c): learn, reply, expiry, pending queue, retries. */
+/* ARP cache (stack/net/arp.c): learn, reply, expiry, pending queue, retries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <rte_arp.h>
 
-#include "stack/engine_priv.h"
+#include "stack/engine/engine_priv.h"
 #include "tests/unit/stack/harness.h"
 
 static const struct rte_ether_addr zero_mac;

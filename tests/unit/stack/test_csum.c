@@ -1,4 +1,4 @@
-/* Checksums (stack/csum.h) against vectors computed independently (scapy). */
+/* Checksums (stack/base/csum.h) against vectors computed independently (scapy). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 
 #include <rte_mempool.h>
 
-#include "stack/csum.h"
+#include "stack/base/csum.h"
 #include "tests/unit/stack/harness.h"
 
 /* RFC 791-style example header; checksum 0xb861. */

@@ -1,4 +1,4 @@
-/* stack/idle.h: the idle back-off policy, and its [engine] config keys. */
+/* stack/engine/idle.h: the idle back-off policy, and its [engine] config keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "stack/idle.h"
+#include "stack/engine/idle.h"
 
 static void test_busy_poll_default(void **state)
 {

@@ -1,4 +1,4 @@
-/* IPv4 input validation (stack/ip.c): one test per rejection, each next to
+/* IPv4 input validation (stack/net/ip.c): one test per rejection, each next to
  * an accepted baseline so a rejection cannot pass by accident. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "stack/engine_priv.h"
+#include "stack/engine/engine_priv.h"
 #include "tests/unit/stack/harness.h"
 
 static int setup(void **state)

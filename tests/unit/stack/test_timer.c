@@ -1,11 +1,11 @@
-/* Unit tests of the hashed timing wheel (stack/timer.c). */
+/* Unit tests of the hashed timing wheel (stack/base/timer.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stack/timer.h"
+#include "stack/base/timer.h"
 
 struct probe {
 	struct us_timer t;

@@ -1,0 +1,105 @@
+/* stack/engine/handoff.h: software hand-off between the engines of one stack.
+ *
+ * Every engine owns one RX queue.  Where the port's own steering (RSS with
+ * our key, rte_flow rules) agrees with us, a TCP segment reaches the queue
+ * of the engine that owns its connection.  Where it does not (a PMD without
+ * RSS that spreads flows its own way, like af_packet's fanout), the engine
+ * that received the frame passes it to the owner over a single-producer /
+ * single-consumer rte_ring, one per ordered pair of engines, in bursts; the
+ * owner processes and frees it (Seastar forwards the same way).
+ *
+ * The owner of an IPv4/TCP 4-tuple is RETA[Toeplitz(symmetric key, tuple)]:
+ * the symmetric key makes both directions agree, so an active open that
+ * picks its source port with us_handoff_port_ok is owned by the engine that
+ * sent the SYN, and a listener replicated on every engine accepts a passive
+ * open on the engine the SYN's tuple hashes to.  ARP frames are copied to
+ * every engine (each keeps its own table, DESIGN.md: read-mostly state
+ * published by message); ICMP errors quoting a TCP segment go to its
+ * connection's owner; other frames stay where they arrived.
+ *
+ * No locks: each ring has one writer engine and one reader engine.
+ */
+#ifndef US_HANDOFF_H
+#define US_HANDOFF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nic/rss.h"
+
+struct rte_ipv4_hdr;
+struct rte_mbuf;
+struct rte_ring;
+struct rte_tcp_hdr;
+
+/* Types */
+
+#define US_ENGINES_MAX 16
+#define US_HANDOFF_RING 1024  /* frames in flight per engine pair */
+#define US_HANDOFF_BURST 32
+
+/* Where a received frame goes (us_handoff_classify). */
+enum us_handoff_dest {
+	US_HO_LOCAL,   /* process here */
+	US_HO_OWNER,   /* another engine owns it: *owner says which */
+	US_HO_ALL,     /* ARP: here and a copy to every other engine */
+};
+
+struct us_handoff {
+	unsigned n;                                          /* engines */
+	struct us_rss rss;                                   /* owner computation */
+	struct rte_ring *ring[US_ENGINES_MAX][US_ENGINES_MAX]; /* [from][to] */
+};
+
+/* Prototypes */
+
+/* n engines (2..US_ENGINES_MAX) with rss's key and RETA over n queues;
+ * name makes the ring names unique per stack.  NULL + errno. */
+struct us_handoff *us_handoff_create(unsigned n, const struct us_rss *rss, const char *name);
+/* Frees every frame still in a ring, then the rings.  Engines stopped. */
+void us_handoff_destroy(struct us_handoff *h);
+/* The engine owning TCP tuple remote:rport -> local:lport (host order). */
+unsigned us_handoff_owner(const struct us_handoff *h, uint32_t rip, uint32_t lip,
+			  uint16_t rport, uint16_t lport);
+/* Active open: is lport a source port whose connection engine self owns? */
+bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, uint32_t lip,
+			uint32_t rip, uint16_t rport, uint16_t lport);
+/* Where frame m (at its Ethernet header) belongs; *owner for US_HO_OWNER.
+ * Reads headers only. */
+enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
+					 unsigned *owner);
+/* Sends n frames from engine from to engine to; returns how many the ring
+ * took (the caller frees and counts the rest). */
+unsigned us_handoff_send(struct us_handoff *h, unsigned from, unsigned to,
+			 struct rte_mbuf **pkts, unsigned n);
+/* Frames handed to engine to by engine from, up to n. */
+unsigned us_handoff_recv(struct us_handoff *h, unsigned from, unsigned to,
+			 struct rte_mbuf **pkts, unsigned n);
+
+/* Messages between engines (stack/engine/migrate.c) travel on the same rings as
+ * frames, as tagged pointers: an mbuf is cache-line aligned, so bit 0 of a
+ * frame's pointer is always clear and a pointer with it set is a message.
+ * One ring per ordered pair, one producer, FIFO: a message and the frames
+ * enqueued around it keep their order (what migration's ordering rests on). */
+static inline bool us_handoff_is_msg(const void *p)
+{
+	return ((uintptr_t)p & 1u) != 0;
+}
+
+static inline void *us_handoff_msg_ptr(void *p)
+{
+	return (void *)((uintptr_t)p & ~(uintptr_t)1u);
+}
+
+/* Enqueues message msg (not tagged yet) behind what from already sent to
+ * to: true if the ring took it. */
+bool us_handoff_send_msg(struct us_handoff *h, unsigned from, unsigned to, void *msg);
+/* Free places in the ring from -> to (from's thread: a later send of that
+ * many cannot fail). */
+unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to);
+/* The IPv4/TCP header of an unfragmented TCP frame m (at Ethernet), with
+ * its IPv4 header in *ip; NULL for anything else.  Reads headers only. */
+const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
+					 const struct rte_ipv4_hdr **ip);
+
+#endif

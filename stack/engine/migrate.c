@@ -1,0 +1,432 @@
+/* stack/engine/migrate.c: the per-engine table of migrated tuples, the messages
+ * (parcel, marker, end) and the frame verdicts; design and the ordering
+ * argument in stack/engine/migrate.h. */
+#include "stack/engine/migrate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "stack/engine/engine_priv.h"
+#include "stack/engine/flowrule.h"
+#include "stack/engine/handoff.h"
+#include "tcp/tcp.h"
+
+/* Table */
+
+static unsigned mig_bucket(const struct us_mig_tuple *tu)
+{
+	uint32_t h = tu->lip ^ tu->rip * 0x9e3779b1u ^ ((uint32_t)tu->lport << 16 | tu->rport);
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	return (h ^ (h >> 12)) & (US_MIG_BUCKETS - 1);
+}
+
+static bool mig_same(const struct us_mig_tuple *a, const struct us_mig_tuple *b)
+{
+	return a->lip == b->lip && a->rip == b->rip && a->lport == b->lport &&
+	       a->rport == b->rport;
+}
+
+static struct us_mig_entry *mig_lookup(struct us_migrate *mg, const struct us_mig_tuple *tu)
+{
+	struct us_mig_entry *en;
+
+	LIST_FOREACH(en, &mg->b[mig_bucket(tu)], link)
+		if (mig_same(&en->tu, tu))
+			return en;
+	return NULL;
+}
+
+static struct us_mig_entry *mig_add(struct us_migrate *mg, const struct us_mig_tuple *tu)
+{
+	struct us_mig_entry *en = calloc(1, sizeof(*en));
+
+	if (en == NULL)
+		return NULL;
+	en->tu = *tu;
+	LIST_INSERT_HEAD(&mg->b[mig_bucket(tu)], en, link);
+	mg->n++;
+	return en;
+}
+
+static void mig_del(struct us_migrate *mg, struct us_mig_entry *en)
+{
+	for (unsigned i = 0; i < en->nhold; i++)
+		rte_pktmbuf_free(en->hold[i]);
+	LIST_REMOVE(en, link);
+	mg->n--;
+	free(en);
+}
+
+int us_migrate_init(struct us_engine *e)
+{
+	e->mig = calloc(1, sizeof(*e->mig));
+	if (e->mig == NULL)
+		return -ENOMEM;
+	STAILQ_INIT(&e->mig->pending);
+	return 0;
+}
+
+void us_migrate_msg_free(struct us_mig_msg *msg)
+{
+	if (msg == NULL)
+		return;
+	tcp_parcel_free(msg->parcel);
+	free(msg);
+}
+
+void us_migrate_fini(struct us_engine *e)
+{
+	struct us_migrate *mg = e->mig;
+	struct us_mig_msg *msg;
+
+	if (mg == NULL)
+		return;
+	for (unsigned b = 0; b < US_MIG_BUCKETS; b++)
+		while (!LIST_EMPTY(&mg->b[b]))
+			mig_del(mg, LIST_FIRST(&mg->b[b]));
+	while ((msg = STAILQ_FIRST(&mg->pending)) != NULL) {
+		STAILQ_REMOVE_HEAD(&mg->pending, link);
+		us_migrate_msg_free(msg);
+	}
+	free(mg);
+	e->mig = NULL;
+}
+
+/* Messages */
+
+/* Behind everything e already sent to `to`; a full ring keeps it pending
+ * (retried every iteration: nothing of its tuple follows it, see below). */
+static void mig_send(struct us_engine *e, unsigned to, struct us_mig_msg *msg)
+{
+	msg->to = (uint8_t)to;
+	if (STAILQ_EMPTY(&e->mig->pending) && us_handoff_send_msg(e->ho, e->id, to, msg))
+		return;
+	STAILQ_INSERT_TAIL(&e->mig->pending, msg, link);
+}
+
+void us_migrate_flush_pending(struct us_engine *e)
+{
+	struct us_mig_msg *msg;
+
+	while ((msg = STAILQ_FIRST(&e->mig->pending)) != NULL) {
+		if (!us_handoff_send_msg(e->ho, e->id, msg->to, msg))
+			return;
+		STAILQ_REMOVE_HEAD(&e->mig->pending, link);
+	}
+}
+
+static struct us_mig_msg *mig_msg_new(uint8_t type, const struct us_mig_tuple *tu)
+{
+	struct us_mig_msg *msg = calloc(1, sizeof(*msg));
+
+	if (msg != NULL) {
+		msg->type = type;
+		msg->tu = *tu;
+	}
+	return msg;
+}
+
+static unsigned mig_rss_owner(const struct us_engine *e, const struct us_mig_tuple *tu)
+{
+	return us_handoff_owner(e->ho, tu->rip, tu->lip, tu->rport, tu->lport);
+}
+
+/* No listener on its port here (or no room for the TCB): reset it from
+ * here, counted.  A listener that refuses it (accept queue full) resets
+ * it itself and counts that. */
+static void mig_refuse(struct us_engine *e, struct tcp_parcel *p,
+		       const struct us_mig_tuple *tu)
+{
+	static const struct tcp_callbacks none;
+	struct tcp_conn *c;
+
+	US_STAT_INC(e, migrate_failed);
+	if (tcp_migrate_attach(e->tcp, p, &none, NULL, &c) == 0) {
+		tcp_abort(c); /* its conn_event ends the migration (END) */
+		return;
+	}
+	/* It never entered our table (its tuple is taken): gone silently. */
+	tcp_parcel_free(p);
+	us_migrate_conn_gone(e, tu);
+}
+
+static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
+{
+	struct us_mig_entry *en = mig_lookup(e->mig, &msg->tu);
+	struct tcp_parcel *p = msg->parcel;
+	int rc;
+
+	msg->parcel = NULL;
+	if (mig_rss_owner(e, &msg->tu) == e->id) {
+		/* Home again: frames we forwarded are on their way back. */
+		if (en != NULL && en->state == US_MIG_REDIRECT) {
+			struct us_mig_msg *mk = mig_msg_new(US_MIG_MARKER, &msg->tu);
+
+			en->state = US_MIG_DRAINING;
+			if (mk != NULL) {
+				mig_send(e, en->next, mk);
+			} else {
+				mig_del(e->mig, en); /* no marker: stop holding */
+				en = NULL;
+			}
+		}
+	} else if (en == NULL) {
+		en = mig_add(e->mig, &msg->tu);
+	}
+	if (en != NULL && en->state != US_MIG_DRAINING)
+		en->state = US_MIG_HELD;
+	rc = tcp_migrate_accept(e->tcp, p);
+	if (rc < 0)
+		mig_refuse(e, p, &msg->tu);
+	else
+		US_STAT_INC(e, migrate_in);
+	free(msg);
+}
+
+/* The marker passes the old holder (its REDIRECT goes: R holds nothing
+ * for it now) or comes home to the draining R (every frame R forwarded is
+ * back: the held ones follow them, in order). */
+static void mig_marker_in(struct us_engine *e, struct us_mig_msg *msg)
+{
+	struct us_mig_entry *en = mig_lookup(e->mig, &msg->tu);
+	unsigned next;
+
+	US_STAT_INC(e, migrate_markers);
+	if (en != NULL && en->state == US_MIG_REDIRECT) {
+		next = en->next;
+		mig_del(e->mig, en);
+		mig_send(e, next, msg);
+		return;
+	}
+	free(msg);
+	if (en == NULL || en->state != US_MIG_DRAINING)
+		return;
+	struct rte_mbuf *held[US_MIG_HOLD];
+	unsigned n = en->nhold;
+
+	for (unsigned i = 0; i < n; i++)
+		held[i] = en->hold[i];
+	en->nhold = 0;
+	mig_del(e->mig, en);
+	for (unsigned i = 0; i < n; i++)
+		us_engine_input(e, held[i]);
+}
+
+void us_migrate_msg_input(struct us_engine *e, unsigned from, struct us_mig_msg *msg)
+{
+	struct us_mig_entry *en;
+
+	(void)from;
+	switch (msg->type) {
+	case US_MIG_PARCEL:
+		mig_parcel_in(e, msg);
+		return;
+	case US_MIG_MARKER:
+		mig_marker_in(e, msg);
+		return;
+	case US_MIG_END:
+		en = mig_lookup(e->mig, &msg->tu);
+		if (en != NULL && en->state == US_MIG_REDIRECT)
+			mig_del(e->mig, en);
+		break;
+	}
+	us_migrate_msg_free(msg);
+}
+
+void us_migrate_conn_gone(struct us_engine *e, const struct us_mig_tuple *tu)
+{
+	struct us_mig_entry *en;
+	struct us_mig_msg *msg;
+
+	if (e->mig->detaching || (en = mig_lookup(e->mig, tu)) == NULL ||
+	    en->state != US_MIG_HELD)
+		return;
+	mig_del(e->mig, en);
+	/* R forwards nothing more that matters: tell it to stop. */
+	msg = mig_msg_new(US_MIG_END, tu);
+	if (msg != NULL)
+		mig_send(e, mig_rss_owner(e, tu), msg);
+}
+
+/* Frames */
+
+enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct rte_mbuf *m, bool from_ring,
+				     unsigned *to)
+{
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th = us_handoff_tcp(m, &ip);
+	struct us_mig_tuple tu;
+	struct us_mig_entry *en;
+
+	if (th == NULL)
+		return US_MIG_PASS;
+	tu = (struct us_mig_tuple){
+		.lip = rte_be_to_cpu_32(ip->dst_addr), .rip = rte_be_to_cpu_32(ip->src_addr),
+		.lport = rte_be_to_cpu_16(th->dst_port), .rport = rte_be_to_cpu_16(th->src_port),
+	};
+	en = mig_lookup(e->mig, &tu);
+	if (en == NULL)
+		return US_MIG_PASS;
+	switch (en->state) {
+	case US_MIG_REDIRECT:
+		US_STAT_INC(e, migrate_redirected);
+		*to = en->next;
+		return US_MIG_FORWARD;
+	case US_MIG_DRAINING:
+		if (from_ring)
+			return US_MIG_LOCAL; /* one coming back: older than any held */
+		if (en->nhold == US_MIG_HOLD) {
+			US_STAT_INC(e, migrate_drop_hold_full);
+			rte_pktmbuf_free(m);
+			return US_MIG_TAKEN;
+		}
+		US_STAT_INC(e, migrate_held);
+		en->hold[en->nhold++] = m;
+		return US_MIG_TAKEN;
+	default:
+		return US_MIG_LOCAL;
+	}
+}
+
+/* The call */
+
+static int mig_check(struct us_engine *e, const struct us_mig_tuple *tu, unsigned to,
+		     struct us_mig_entry **en)
+{
+	unsigned rss;
+
+	if (e->ho == NULL || to >= e->ho->n || to == e->id)
+		return -EINVAL;
+	rss = mig_rss_owner(e, tu);
+	*en = mig_lookup(e->mig, tu);
+	if (rss == e->id)
+		return *en == NULL ? 0 : -EBUSY; /* the last return still draining */
+	/* X -> R only. */
+	return to == rss && *en != NULL && (*en)->state == US_MIG_HELD ? 0 : -EINVAL;
+}
+
+static void mig_tuple_of(struct tcp_conn *c, struct us_mig_tuple *tu)
+{
+	tcp_conn_local(c, &tu->lip, &tu->lport);
+	tcp_conn_peer(c, &tu->rip, &tu->rport);
+}
+
+/* Checked: detach c and send it, the REDIRECT in place before the parcel
+ * is on the ring (see the ordering argument in migrate.h). */
+static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	struct us_mig_tuple tu;
+	struct us_mig_entry *en;
+	struct us_mig_msg *msg;
+	bool added = false;
+	int rc;
+
+	mig_tuple_of(c, &tu);
+	rc = mig_check(e, &tu, to, &en);
+	/* Our ring is SP: with room now, the parcel's enqueue cannot fail. */
+	if (rc == 0 && (us_handoff_room(e->ho, e->id, to) == 0 ||
+			!STAILQ_EMPTY(&e->mig->pending)))
+		rc = -EBUSY;
+	if (rc < 0)
+		return rc;
+	msg = mig_msg_new(US_MIG_PARCEL, &tu);
+	if (msg != NULL && en == NULL && (en = mig_add(e->mig, &tu)) != NULL)
+		added = true;
+	if (msg == NULL || en == NULL) {
+		free(msg);
+		return -ENOMEM;
+	}
+	/* Segments this connection queued go out before the target's. */
+	us_engine_flush(e);
+	e->mig->detaching = true;
+	rc = tcp_migrate_detach(c, &msg->parcel);
+	e->mig->detaching = false;
+	if (rc < 0) {
+		if (added)
+			mig_del(e->mig, en);
+		free(msg);
+		return rc;
+	}
+	/* The flow rule's removal (queued by the detach) now, before the
+	 * target can queue its own for the same tuple: a NIC takes one rule
+	 * per 5-tuple, so the target's must not meet ours. */
+	if (e->rules != NULL)
+		us_flowrule_apply(e->rules, UINT32_MAX); /* ours is the last queued */
+	en->state = US_MIG_REDIRECT;
+	en->next = (uint8_t)to;
+	mig_send(e, to, msg);
+	US_STAT_INC(e, migrate_out);
+	return 0;
+}
+
+int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	/* Inside the loop, frames of this burst already judged ours would
+	 * meet no TCB here: us_migrate_defer is for that. */
+	if (e->polling)
+		return -EBUSY;
+	return mig_move(e, c, to);
+}
+
+int us_migrate_defer(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	struct us_mig_tuple tu;
+	struct us_mig_entry *en;
+	int rc;
+
+	mig_tuple_of(c, &tu);
+	rc = mig_check(e, &tu, to, &en);
+	if (rc == -EBUSY)
+		rc = 0; /* draining: the deferred move waits for it */
+	if (rc == 0 && e->mig->ndefer == US_MIG_DEFER)
+		rc = -EBUSY;
+	if (rc < 0)
+		return rc;
+	tcp_conn_forget(c);
+	e->mig->defer[e->mig->ndefer].tu = tu;
+	e->mig->defer[e->mig->ndefer++].to = (uint8_t)to;
+	return 0;
+}
+
+/* End of an iteration: every frame judged ours is processed, so a move is
+ * safe.  A full ring or a drain makes one wait for the next iteration;
+ * one that cannot happen any more is reset (nobody owns it now). */
+void us_migrate_run_deferred(struct us_engine *e)
+{
+	struct us_migrate *mg = e->mig;
+	unsigned keep = 0;
+
+	for (unsigned i = 0; i < mg->ndefer; i++) {
+		struct us_mig_defer d = mg->defer[i];
+		struct tcp_conn *c = tcp_conn_find(e->tcp, d.tu.lip, d.tu.lport, d.tu.rip,
+						   d.tu.rport);
+		int rc = c != NULL ? mig_move(e, c, d.to) : -ENOTCONN;
+
+		if (rc == -EBUSY) {
+			mg->defer[keep++] = d;
+			continue;
+		}
+		if (rc < 0) {
+			US_STAT_INC(e, migrate_failed);
+			if (c != NULL)
+				tcp_abort(c);
+		}
+	}
+	mg->ndefer = keep;
+}
+
+int us_migrate_conn(struct us_engine *e, struct tcp_conn *c, unsigned to)
+{
+	int rc = e->polling ? us_migrate_defer(e, c, to) : us_migrate_out(e, c, to);
+
+	if (rc < 0 && e->mig != NULL)
+		US_STAT_INC(e, migrate_failed);
+	return rc;
+}

@@ -1,0 +1,192 @@
+/* stack/net/icmp.c: ICMP (RFC 792, RFC 1122 3.2.2): echo replies, destination
+ * unreachable out (rate limited), errors quoting our TCP segments passed to
+ * tcp/ (RFC 1122 4.2.3.9, RFC 1191 path MTU). */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "stack/base/csum.h"
+#include "stack/engine/engine_priv.h"
+
+#define ICMP_DEST_UNREACH 3
+#define ICMP_TIME_EXCEEDED 11
+#define ICMP_FRAG_NEEDED 4 /* code of ICMP_DEST_UNREACH */
+#define ICMP_HDR_LEN 8
+#define ICMP_QUOTE_L4 8    /* RFC 792: the datagram's first 64 bits */
+#define ICMP_QUOTE_MAX 128 /* what we read of a quoted datagram */
+
+/* Token bucket in the wheel's time, so virtual-time tests see it too. */
+static bool icmp_rate_ok(struct us_engine *e)
+{
+	struct us_icmp_state *s = &e->icmp;
+	const uint64_t step = US_SEC(1) / US_ICMP_RATE_PER_SEC;
+	uint64_t now = us_timer_now(&e->wheel);
+	uint64_t add = now > s->refill_ns ? (now - s->refill_ns) / step : 0;
+
+	if (add > 0) {
+		if (s->tokens + add >= US_ICMP_BURST) {
+			s->tokens = US_ICMP_BURST;
+			s->refill_ns = now;
+		} else {
+			s->tokens += (uint32_t)add;
+			s->refill_ns += add * step;
+		}
+	}
+	if (s->tokens == 0)
+		return false;
+	s->tokens--;
+	return true;
+}
+
+/* RFC 1122 3.2.2: never an error about an error, a broadcast or multicast,
+ * a datagram from a non-unique source, or a non-first fragment. */
+static bool icmp_error_allowed(const struct us_engine *e, const struct rte_ipv4_hdr *ip,
+			       const struct rte_mbuf *m)
+{
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	const uint8_t *type;
+	uint8_t buf;
+
+	if (us_ip_is_bcast(e, dst) || us_ip_is_mcast(dst) || us_ip_is_bcast(e, src) ||
+	    us_ip_is_mcast(src) || src == 0)
+		return false;
+	if (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK)
+		return false;
+	if (ip->next_proto_id == IPPROTO_ICMP) {
+		type = rte_pktmbuf_read(m, 0, 1, &buf);
+		if (type == NULL || (*type != RTE_IP_ICMP_ECHO_REQUEST &&
+				     *type != RTE_IP_ICMP_ECHO_REPLY))
+			return false;
+	}
+	return true;
+}
+
+void us_icmp_unreach(struct us_engine *e, uint8_t code, const struct rte_ipv4_hdr *ip,
+		     const struct rte_mbuf *m)
+{
+	unsigned hlen = rte_ipv4_hdr_len(ip);
+	unsigned l4 = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)ICMP_QUOTE_L4);
+	struct rte_icmp_hdr *ih;
+	struct rte_mbuf *n;
+	const void *src;
+	uint8_t *p;
+
+	if (!icmp_error_allowed(e, ip, m)) {
+		US_STAT_INC(e, icmp_error_suppressed);
+		return;
+	}
+	if (!icmp_rate_ok(e)) {
+		US_STAT_INC(e, icmp_ratelimited);
+		return;
+	}
+	n = rte_pktmbuf_alloc(e->pool);
+	if (n == NULL) {
+		US_STAT_INC(e, icmp_drop_no_mbuf);
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(n, ICMP_HDR_LEN + hlen + l4);
+	if (p == NULL) {
+		US_STAT_INC(e, icmp_drop_no_mbuf);
+		rte_pktmbuf_free(n);
+		return;
+	}
+	memset(p, 0, ICMP_HDR_LEN);
+	ih = (struct rte_icmp_hdr *)p;
+	ih->icmp_type = ICMP_DEST_UNREACH;
+	ih->icmp_code = code;
+	memcpy(p + ICMP_HDR_LEN, ip, hlen);
+	src = rte_pktmbuf_read(m, 0, l4, p + ICMP_HDR_LEN + hlen);
+	if (src != NULL && src != p + ICMP_HDR_LEN + hlen)
+		memcpy(p + ICMP_HDR_LEN + hlen, src, l4);
+	ih->icmp_cksum = (uint16_t)us_csum_mbuf(n, 0, rte_pktmbuf_pkt_len(n));
+	US_STAT_INC(e, icmp_unreach_out);
+	us_ip_output(e, n, e->addr, rte_be_to_cpu_32(ip->src_addr), IPPROTO_ICMP, 0);
+}
+
+/* RFC 792 echo: the reply is the request with the type changed, sent back
+ * from the address it was sent to; m (maybe a reassembled chain) is reused
+ * and fragmented again on output if it has to be. */
+static void icmp_echo(struct us_engine *e, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	struct rte_icmp_hdr *ih = rte_pktmbuf_mtod(m, struct rte_icmp_hdr *);
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+
+	US_STAT_INC(e, icmp_echo_in);
+	/* RFC 1122 3.2.2.6 lets us ignore broadcast echo (smurf amplifiers). */
+	if (!us_ip_is_local(e, dst)) {
+		US_STAT_INC(e, icmp_drop_bcast_echo);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	ih->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	ih->icmp_cksum = 0;
+	ih->icmp_cksum = (uint16_t)us_csum_mbuf(m, 0, rte_pktmbuf_pkt_len(m));
+	/* RX offload flags must not read as TX requests. */
+	m->ol_flags = 0;
+	US_STAT_INC(e, icmp_echo_out);
+	us_ip_output(e, m, dst, src, IPPROTO_ICMP, 0);
+}
+
+/* Errors about our own datagrams: TCP's go to tcp/, the rest are noted. */
+static void icmp_error_input(struct us_engine *e, struct rte_mbuf *m)
+{
+	const struct rte_icmp_hdr *ih = rte_pktmbuf_mtod(m, const struct rte_icmp_hdr *);
+	uint8_t buf[ICMP_QUOTE_MAX];
+	uint32_t qlen = RTE_MIN(rte_pktmbuf_pkt_len(m) - ICMP_HDR_LEN, (uint32_t)sizeof(buf));
+	const struct rte_ipv4_hdr *qip;
+	unsigned qhl;
+
+	if (ih->icmp_type == ICMP_DEST_UNREACH)
+		US_STAT_INC(e, icmp_unreach_in);
+	qip = rte_pktmbuf_read(m, ICMP_HDR_LEN, qlen, buf);
+	qhl = qip != NULL && qlen >= sizeof(*qip) ? rte_ipv4_hdr_len(qip) : 0;
+	if (qhl < sizeof(*qip) || qhl + ICMP_QUOTE_L4 > qlen || (qip->version_ihl >> 4) != 4) {
+		US_STAT_INC(e, icmp_drop_bad);
+		goto out;
+	}
+	if (qip->next_proto_id != IPPROTO_TCP ||
+	    rte_be_to_cpu_32(qip->src_addr) != e->addr) {
+		US_STAT_INC(e, icmp_drop_unhandled);
+		goto out;
+	}
+	/* RFC 1191 4: the next-hop MTU is the low half of the unused word. */
+	US_STAT_INC(e, icmp_errors_to_tcp);
+	tcp_icmp_error(e->tcp, ih->icmp_type, ih->icmp_code,
+		       ih->icmp_type == ICMP_DEST_UNREACH && ih->icmp_code == ICMP_FRAG_NEEDED ?
+			       rte_be_to_cpu_16(ih->icmp_seq_nb) : 0,
+		       qip, (const uint8_t *)qip + qhl, qlen - qhl);
+out:
+	rte_pktmbuf_free(m);
+}
+
+void us_icmp_input(struct us_engine *e, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	const struct rte_icmp_hdr *ih;
+
+	US_STAT_INC(e, icmp_rx);
+	if (rte_pktmbuf_data_len(m) < ICMP_HDR_LEN ||
+	    us_csum_mbuf(m, 0, rte_pktmbuf_pkt_len(m)) != 0) {
+		US_STAT_INC(e, icmp_drop_bad);
+		goto drop;
+	}
+	ih = rte_pktmbuf_mtod(m, const struct rte_icmp_hdr *);
+	switch (ih->icmp_type) {
+	case RTE_IP_ICMP_ECHO_REQUEST:
+		icmp_echo(e, m, ip);
+		return;
+	case ICMP_DEST_UNREACH:
+	case ICMP_TIME_EXCEEDED:
+		icmp_error_input(e, m);
+		return;
+	default:
+		US_STAT_INC(e, icmp_drop_unhandled);
+		goto drop;
+	}
+drop:
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,99 @@
+/* stack/net/stats.h: the engine's counters below TCP.
+ *
+ * Every packet the stack drops is freed and counted under a name that says
+ * why ("dropped: ..." in its description); the other counters say what went
+ * through.  us_engine_print_stats() prints these, then TCP_COUNTERS.
+ */
+#ifndef US_STACK_STATS_H
+#define US_STACK_STATS_H
+
+#include <stdint.h>
+
+/* Types */
+
+/* X(name, description) */
+#define STACK_COUNTERS(X) \
+	X(eth_rx_frames, "Ethernet frames received") \
+	X(eth_tx_frames, "Ethernet frames handed to the port") \
+	X(eth_drop_short, "dropped: frame shorter than an Ethernet header") \
+	X(eth_drop_not_for_us, "dropped: destination MAC neither ours nor broadcast") \
+	X(eth_drop_unknown_type, "dropped: ethertype neither IPv4 nor ARP") \
+	X(eth_drop_no_headroom, "dropped: no headroom for the Ethernet header") \
+	X(arp_rx_requests, "ARP requests received") \
+	X(arp_rx_replies, "ARP replies received") \
+	X(arp_tx_requests, "ARP requests sent") \
+	X(arp_tx_replies, "ARP replies sent") \
+	X(arp_tx_gratuitous, "gratuitous ARPs sent") \
+	X(arp_rx_other_target, "ARP packets for another address (learned from only)") \
+	X(arp_drop_bad, "dropped: malformed ARP (types, lengths, opcode, sender)") \
+	X(arp_drop_pending_full, "dropped: per-hop ARP pending queue full") \
+	X(arp_drop_table_full, "dropped: ARP table full") \
+	X(arp_drop_unresolved, "dropped: queued for a next hop that never answered") \
+	X(arp_drop_no_mbuf, "ARP requests/replies not sent: mbuf pool empty") \
+	X(arp_timeouts, "next hops given up after ARP retries") \
+	X(arp_expired, "ARP cache entries expired") \
+	X(arp_entries, "ARP cache entries now (gauge)") \
+	X(ip_rx_packets, "IPv4 packets received") \
+	X(ip_tx_packets, "IPv4 packets sent (fragments counted once each)") \
+	X(ip_drop_short, "dropped: shorter than an IPv4 header") \
+	X(ip_drop_bad_version, "dropped: IP version not 4") \
+	X(ip_drop_bad_ihl, "dropped: header length < 20 or beyond the frame") \
+	X(ip_drop_bad_len, "dropped: total length beyond the frame or inside the header") \
+	X(ip_drop_bad_csum, "dropped: bad IPv4 header checksum") \
+	X(ip_drop_not_for_us, "dropped: destination not ours (hosts do not forward)") \
+	X(ip_drop_bad_src, "dropped: source address broadcast/multicast") \
+	X(ip_rx_ttl_zero, "accepted with TTL 0 (RFC 1122 3.2.1.7)") \
+	X(ip_rx_options, "received with IP options (skipped)") \
+	X(ip_frag_in, "fragments received") \
+	X(ip_frag_reassembled, "datagrams reassembled") \
+	X(ip_frag_drop, "dropped: fragments refused by reassembly (overlap, table full)") \
+	X(ip_frag_timeout, "dropped: fragments of datagrams not completed in time") \
+	X(ip_frag_out, "fragments sent") \
+	X(ip_drop_frag_fail, "dropped: fragmentation failed (no mbufs)") \
+	X(ip_drop_df_too_big, "dropped: larger than the MTU with DF set") \
+	X(ip_drop_no_route, "dropped: no route to destination") \
+	X(ip_drop_no_headroom, "dropped: no headroom for the IPv4 header") \
+	X(ip_drop_unknown_proto, "dropped: protocol neither TCP, UDP nor ICMP") \
+	X(icmp_rx, "ICMP messages received") \
+	X(icmp_echo_in, "ICMP echo requests received") \
+	X(icmp_echo_out, "ICMP echo replies sent") \
+	X(icmp_unreach_in, "ICMP destination unreachable received") \
+	X(icmp_unreach_out, "ICMP destination unreachable sent") \
+	X(icmp_errors_to_tcp, "ICMP errors passed to TCP") \
+	X(icmp_drop_bad, "dropped: ICMP truncated or bad checksum") \
+	X(icmp_drop_bcast_echo, "dropped: echo request to a broadcast address") \
+	X(icmp_drop_unhandled, "dropped: ICMP type not handled") \
+	X(icmp_error_suppressed, "ICMP errors not sent (RFC 1122 3.2.2: bcast, fragment, error)") \
+	X(icmp_ratelimited, "ICMP errors not sent: rate limit") \
+	X(icmp_drop_no_mbuf, "ICMP messages not sent: mbuf pool empty") \
+	X(udp_rx, "UDP datagrams received") \
+	X(udp_drop_short, "dropped: shorter than a UDP header") \
+	X(udp_drop_bad_len, "dropped: UDP length beyond the IP payload or < 8") \
+	X(udp_drop_bad_csum, "dropped: bad UDP checksum") \
+	X(udp_drop_no_port, "dropped: no socket on the port (ICMP port unreachable)") \
+	X(steer_rx_own, "frames received on this engine's queue and kept (several engines)") \
+	X(steer_handoff_out, "frames handed off to the engine owning their connection") \
+	X(steer_handoff_in, "frames received by hand-off from another engine") \
+	X(steer_arp_copies, "ARP frames copied to the other engines") \
+	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
+	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty") \
+	X(steer_rx_own_tcp, "TCP frames (or ICMP errors about TCP) that arrived on their owner's queue") \
+	X(arp_copy_not_answered, "ARP requests for us seen as another engine's copy: learned, not answered") \
+	X(pub_tfo_keys_sent, "TFO server secrets published to the other engines (writer engine)") \
+	X(pub_tfo_keys_applied, "TFO server secrets taken from the writer engine") \
+	X(pub_drop_inbox_full, "dropped: secret not published to an engine, its inbox full") \
+	X(migrate_out, "connections migrated to another engine (us_migrate)") \
+	X(migrate_in, "connections migrated in and queued on a listener's accept queue") \
+	X(migrate_failed, "us_migrate calls refused, and migrated-in connections reset (no listener, accept queue full)") \
+	X(migrate_redirected, "frames forwarded to the engine their connection migrated to") \
+	X(migrate_held, "frames held while a returning connection's forwarded frames came back") \
+	X(migrate_drop_hold_full, "dropped: frame of a returning connection beyond the hold queue") \
+	X(migrate_markers, "drain markers passed on or returned home")
+
+struct us_stack_stats {
+#define US_STACK_X_FIELD(name, desc) uint64_t name;
+	STACK_COUNTERS(US_STACK_X_FIELD)
+#undef US_STACK_X_FIELD
+};
+
+#endif

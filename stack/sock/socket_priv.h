@@ -1,0 +1,221 @@
+/* stack/sock/socket_priv.h: the socket layer's state (stack/sock/socket.c,
+ * stack/sock/epoll.c).  Private to stack/ and its tests.
+ *
+ * One descriptor table per engine.  A descriptor is (table slot << 20 |
+ * index), so a call finds its engine from the descriptor alone and two
+ * engines never hand out the same number.  The table registered in slot k
+ * belongs to the thread driving that engine; nothing here is shared.
+ *
+ * Readiness (epoll.c) follows Linux's ep_poll: every registration (an
+ * epitem) sits on its socket's watcher list; tcp/'s callbacks "wake" a
+ * socket, which puts its epitems on their epoll's ready list; us_epoll_wait
+ * computes each ready item's mask from the socket's state, reports it, and
+ * keeps it on the list only when level-triggered.
+ */
+#ifndef US_SOCKET_PRIV_H
+#define US_SOCKET_PRIV_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/queue.h>
+
+#include "stack/engine/engine.h"
+#include "us_socket.h"
+#include "tcp/tcp.h"
+
+struct rte_mbuf;
+
+/* Types */
+
+#define US_FD_SHIFT 20
+#define US_FD_MAX_PER_TABLE (1u << US_FD_SHIFT)
+#define US_SOCK_TABLES 64
+
+/* X(name, description): the socket layer's counters. */
+#define SOCK_COUNTERS(X) \
+	X(sock_opened, "sockets created (us_socket, us_accept)") \
+	X(sock_accepted, "connections accepted by the application") \
+	X(sock_drop_accept_full, "dropped: accept queue at its backlog (RST sent)") \
+	X(sock_drop_no_mem, "dropped: no memory for an accepted socket (RST sent)") \
+	X(sock_drop_listener_closed, "unaccepted connections reset when their listener closed") \
+	X(sock_emfile, "refused: descriptor table full") \
+	X(sock_drop_rest_overflow, "dropped: data after both FINs beyond 65535 mbufs") \
+	X(udp_rx, "UDP datagrams queued to a socket") \
+	X(udp_tx, "UDP datagrams sent") \
+	X(udp_tx_no_mbuf, "UDP sends refused: mbuf pool empty (ENOBUFS)") \
+	X(udp_drop_rcvbuf, "dropped: UDP socket queue full (rcvbuf or 512 datagrams)") \
+	X(udp_drop_not_peer, "dropped: UDP datagram not from a connected socket's peer") \
+	X(udp_drop_padding, "dropped: UDP datagram whose link padding spans segments") \
+	X(epoll_waits, "us_epoll_wait calls") \
+	X(epoll_events, "events reported by us_epoll_wait")
+
+struct us_sock_stats {
+#define US_SOCK_X_FIELD(name, desc) uint64_t name;
+	SOCK_COUNTERS(US_SOCK_X_FIELD)
+#undef US_SOCK_X_FIELD
+};
+
+enum us_sock_kind { US_SK_TCP = 1, US_SK_EPOLL, US_SK_UDP };
+
+#define US_UDP_QUEUE 512u /* datagrams queued per UDP socket */
+
+enum us_sock_state {
+	US_SS_NEW,        /* fresh, maybe bound */
+	US_SS_LISTEN,
+	US_SS_CONNECTING, /* SYN sent */
+	US_SS_CONNECTED,  /* accepted or connected */
+	US_SS_ENDED,      /* tcp/ let go of the connection (on_closed) */
+};
+
+struct us_sock;
+struct us_sock_table;
+
+struct us_epitem {
+	LIST_ENTRY(us_epitem) sock_link;   /* on the socket's watchers */
+	LIST_ENTRY(us_epitem) ep_link;     /* on the epoll's items */
+	TAILQ_ENTRY(us_epitem) ready_link; /* on the epoll's ready list */
+	struct us_sock *ep, *s;
+	uint32_t events;                   /* interest, with ET/ONESHOT */
+	us_epoll_data_t data;
+	bool ready, disabled;
+};
+
+LIST_HEAD(us_epitem_list, us_epitem);
+TAILQ_HEAD(us_epitem_queue, us_epitem);
+
+struct us_sock {
+	struct us_sock_table *tab;
+	int fd;                         /* -1 until accepted */
+	enum us_sock_kind kind;
+	enum us_sock_state state;
+	struct us_epitem_list watchers; /* epoll registrations of this socket */
+
+	/* TCP */
+	struct tcp_conn *tc;            /* NULL when NEW, LISTEN or ENDED */
+	uint32_t lip, rip;              /* host byte order */
+	uint16_t lport, rport;
+	bool bound, shut_rd, shut_wr, eof;
+	int so_error;                   /* pending, reported once */
+	bool reuseaddr, keepalive, nodelay, linger_rst;
+	bool quickack_off;              /* US_TCP_QUICKACK 0 */
+	struct rte_mbuf *rest;          /* data kept after both FINs (tcp_recv_take) */
+	uint32_t rest_off;              /* bytes of rest's first segment already read */
+	/* Listener: established connections not accepted yet, FIFO. */
+	STAILQ_HEAD(, us_sock) acceptq;
+	STAILQ_ENTRY(us_sock) accept_link;
+	struct us_sock *listener;       /* set while on a listener's acceptq */
+	unsigned nacceptq, backlog;
+	/* TCP Fast Open (stack/sock/socket_tfo.c): US_TCP_FASTOPEN's qlen, kept
+	 * until listen; US_TCP_FASTOPEN_CONNECT; a connect deferred to the
+	 * first send (CONNECTING with tc NULL, peer in rip/rport). */
+	uint32_t tfo_qlen;
+	bool tfo_qlen_set, tfo_connect, tfo_defer;
+
+	/* UDP: received datagrams (data at the UDP header, source address in
+	 * m->hash.usr), a ring of US_UDP_QUEUE. */
+	struct rte_mbuf **dq;
+	unsigned dq_head, dq_n;
+	uint32_t dq_bytes;
+
+	/* Epoll */
+	struct us_epitem_list items;
+	struct us_epitem_queue readyq;
+};
+
+/* How the table drives its engine: production polls the NIC on the real
+ * clock, tests move virtual time and may run a peer engine too. */
+struct us_sock_driver {
+	uint64_t (*now_ns)(void *ctx);
+	void (*poll)(void *ctx); /* one engine loop iteration */
+	void *ctx;
+};
+
+struct us_sock_table {
+	struct us_engine *e;
+	struct tcp_stack *ts;
+	struct us_sock_driver drv;
+	unsigned slot;
+	uint32_t sndbuf, rcvbuf;        /* the engine's [tcp] sizes (SO_SNDBUF/RCVBUF) */
+	struct us_sock **socks;         /* indexed by fd & (US_FD_MAX_PER_TABLE - 1) */
+	struct us_sock **udp_ports;     /* UDP sockets by port (65536, on first use) */
+	unsigned udp_next;              /* next ephemeral UDP port to try */
+	unsigned cap, nfree;
+	unsigned *free_idx;             /* stack of free indices */
+	struct us_sock_stats stats;
+};
+
+/* Prototypes */
+
+/* socket.c: a table for engine e, registered in slot (0 .. US_SOCK_TABLES-1),
+ * with room for cap descriptors; NULL + errno (EBUSY: slot taken). */
+struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, unsigned cap,
+					   const struct us_sock_driver *drv);
+/* Closes every socket (connections reset if not closed already) and frees
+ * the table; call before destroying the engine. */
+void us_sock_table_destroy(struct us_sock_table *tab);
+/* The thread that calls this creates its sockets on tab's engine. */
+void us_sock_table_bind_thread(struct us_sock_table *tab);
+/* The calling thread's table (NULL before us_init / bind_thread). */
+struct us_sock_table *us_sock_table_current(void);
+void us_sock_print_stats(const struct us_sock_table *tab, FILE *out);
+
+/* Shared by socket.c and epoll.c */
+int us_sock_lookup(int fd, struct us_sock **out); /* 0 or -EBADF */
+int us_sock_alloc(struct us_sock_table *tab, enum us_sock_kind kind, struct us_sock **out);
+void us_sock_release(struct us_sock *s);          /* frees the fd slot and s */
+/* Current readiness (US_EPOLL* bits) of a TCP socket. */
+uint32_t us_sock_poll(struct us_sock *s);
+/* Readiness may have changed: queue s's epoll registrations. */
+void us_sock_wake(struct us_sock *s);
+/* Drops every registration of s (closing s). */
+void us_sock_unwatch(struct us_sock *s);
+/* Frees an epoll descriptor's registrations (closing it). */
+void us_epoll_close(struct us_sock *ep);
+/* 0 when fd is a TCP socket; -EBADF or -ENOTSOCK. */
+int us_sock_tcp(int fd, struct us_sock **out);
+/* An AF_INET address argument (host byte order out): 0 or -errno. */
+int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip, uint16_t *port);
+/* Writes a sockaddr_in (truncated to *len) and sets *len; NULLs ignored. */
+void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len);
+/* 0 for a TCP or UDP socket; -EBADF or -ENOTSOCK. */
+int us_sock_any(int fd, struct us_sock **out);
+/* Moves unread data to s->rest once both FINs are out. */
+void us_sock_keep_rest(struct us_sock *s);
+extern const struct tcp_callbacks us_sock_callbacks;
+
+/* socket_tfo.c: RFC 7413 on the socket calls (0/count or -errno). */
+int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
+int us_sock_tfo_getopt(struct us_sock *s, int name, int *v);
+/* us_listen: applies a qlen set before listen. */
+int us_sock_tfo_listen(struct us_sock *s);
+/* us_sendto(MSG_FASTOPEN) on a TCP socket: bytes queued or -errno
+ * (-EINPROGRESS when the SYN carries no data). */
+ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
+			   const struct sockaddr *addr, socklen_t alen);
+/* us_connect with US_TCP_FASTOPEN_CONNECT: 0 (deferred to the first send)
+ * or -EINPROGRESS (a cookie request is on its way) or -errno. */
+int us_sock_tfo_connect(struct us_sock *s, uint32_t ip, uint16_t port);
+/* The first send (or a shutdown) of a deferred connect: bytes queued. */
+ssize_t us_sock_tfo_start(struct us_sock *s, const void *buf, size_t len);
+
+/* socket_udp.c (addresses host byte order; 0/count or -errno) */
+void us_udp_table_init(struct us_sock_table *tab);
+void us_udp_table_fini(struct us_sock_table *tab);
+int us_udp_open(struct us_sock *s);
+void us_udp_close(struct us_sock *s);
+int us_udp_bind(struct us_sock *s, uint32_t ip, uint16_t port);
+int us_udp_connect(struct us_sock *s, uint32_t ip, uint16_t port);
+ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t dst,
+		      uint16_t dport, bool have_dst);
+ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
+			uint16_t *sport, bool peek);
+
+static inline int us_sock_fail(int rc)
+{
+	errno = -rc;
+	return -1;
+}
+
+#endif
