@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The project's test command (README, CI): every suite except 'long' in
-# build/, then every suite except 'long' again under ASan + UBSan in
-# build-asan (BUILD= and ASAN_BUILD= choose other directories; ASAN_SUITES=
-# "unit pkt" narrows the sanitizer run for a quick local check).  The
+# The project's test command (README, CI): the layering rule
+# (tools/check-deps.py), every suite except 'long' in build/, then every
+# suite except 'long' again under ASan + UBSan in build-asan (BUILD= and
+# ASAN_BUILD= choose other directories; ASAN_SUITES="unit pkt" narrows the
+# sanitizer run for a quick local check).  The
 # interop and flood suites start the us-httpecho of the build directory they
 # run in, so the sanitizer run tests the sanitized server.
 # Exits non-zero if a build or any test fails; meson's summary (Ok:/Fail:)
@@ -14,10 +15,23 @@ JOBS=${JOBS:-2}   # the CI machines have two cores
 BUILD=${BUILD:-build}            # overridable so a developer's own dirs stay untouched
 ASAN_BUILD=${ASAN_BUILD:-build-asan}
 status=0
+passed=0   # totals over every run below, for one closing line
+failed=0
 
 # The README promises one command that sets up, builds and tests.
 if [[ ${US_SKIP_SETUP:-0} != 1 ]]; then
 	bash tools/setup.sh
+fi
+
+# The layering rule of tools/rooms.txt, before spending minutes on builds;
+# a violation fails the run like a failed test but the builds still run.
+echo "=== check-deps"
+if python3 tools/check-deps.py; then
+	passed=$((passed + 1))
+else
+	echo "=== check-deps: FAILED"
+	status=1
+	failed=$((failed + 1))
 fi
 
 # meson setup, or --reconfigure when the directory exists (options may change).
@@ -55,8 +69,6 @@ build_and_test() {
 }
 
 # Totals over every meson run (its summary lines), for one closing line.
-passed=0
-failed=0
 count_results() {
 	local ok fail to
 	ok=$(awk '/^Ok:/ {print $2}' "$1" | tail -n 1)
