@@ -132,6 +132,7 @@ static void engine_free(struct us_engine *e)
 	free(e);
 }
 
+/* What the network layers need from the engine, handed over once. */
 static int engine_net_init(struct us_engine *e)
 {
 	struct us_net_env env = {
