@@ -22,21 +22,20 @@
  * path MTU discovery, TCP never needs us to fragment). */
 static void engine_tcp_output(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip)
 {
-	us_ip_output(ctx, m, src_ip, dst_ip, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
+	struct us_engine *e = ctx;
+
+	us_ip_output(&e->net, m, src_ip, dst_ip, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
 }
 
-/* Fragmentation output attaches the payload through indirect mbufs, which
- * carry no data room of their own. */
-static struct rte_mempool *engine_indirect_pool(const struct us_engine *e)
+/* The network layers' TX buffer holds US_TX_FLUSH frames or more: to the
+ * port now.  [impair] tx takes its frames at the end of the poll only,
+ * unless the buffer is full. */
+static void engine_tx_drain(void *ctx, bool full)
 {
-	static unsigned seq;
-	char name[RTE_MEMPOOL_NAMESIZE];
-	int socket = e->pool->socket_id;
+	struct us_engine *e = ctx;
 
-	snprintf(name, sizeof(name), "us_ind%u_%u", e->id, __atomic_fetch_add(&seq, 1,
-									     __ATOMIC_RELAXED));
-	return rte_pktmbuf_pool_create(name, 2047, 32, 0, 0,
-				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
+	if (full || e->impair_tx == NULL)
+		us_engine_flush(e);
 }
 
 /* Active opens: only source ports whose replies hash to this engine's queue
@@ -45,7 +44,7 @@ static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lpo
 {
 	struct us_engine *e = ctx;
 
-	return us_handoff_port_ok(e->ho, e->id, e->addr, rip, rport, lport);
+	return us_handoff_port_ok(e->ho, e->id, e->net.addr, rip, rport, lport);
 }
 
 /* Connections entering or leaving the table: their rule follows (queued,
@@ -83,9 +82,9 @@ static int engine_tcp_create(struct us_engine *e)
 	struct tcp_env env = {
 		.pool = e->pool,
 		.wheel = &e->wheel,
-		.local_ip = e->addr,
-		.mtu = e->port.mtu,
-		.l4_csum_by_ip = e->port.tx_l4_csum,
+		.local_ip = e->net.addr,
+		.mtu = e->net.port.mtu,
+		.l4_csum_by_ip = e->net.port.tx_l4_csum,
 		.output = engine_tcp_output,
 		.ctx = e,
 		.port_ok = engine_port_ok,
@@ -94,7 +93,10 @@ static int engine_tcp_create(struct us_engine *e)
 	};
 
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
-	return e->tcp ? 0 : -(errno ? errno : ENOMEM);
+	if (e->tcp == NULL)
+		return -(errno ? errno : ENOMEM);
+	us_net_set_tcp(&e->net, e->tcp);
+	return 0;
 }
 
 /* [capture] pcap = FILE: a start-up error names the key and the reason. */
@@ -123,18 +125,32 @@ static void engine_free(struct us_engine *e)
 	/* After TCP: its last removals are queued; every rule goes. */
 	us_flowrule_destroy(e->rules);
 	us_migrate_fini(e);
-	us_arp_fini(e);
-	us_ip_fini(e);
-	/* Queued frames are dropped, not sent: the port may be gone already. */
-	for (uint16_t i = 0; i < e->ntx; i++)
-		rte_pktmbuf_free(e->tx[i]);
-	e->ntx = 0;
 	us_port_impair_fini(e);
 	nic_capture_close(e->capture);
-	/* Last: fragments queued above held indirect mbufs from it. */
-	if (e->indirect_pool)
-		rte_mempool_free(e->indirect_pool);
+	/* Last: the stages above held fragments of its indirect pool. */
+	us_net_fini(&e->net);
 	free(e);
+}
+
+/* What the network layers need from the engine, handed over once. */
+static int engine_net_init(struct us_engine *e)
+{
+	struct us_net_env env = {
+		.id = e->id,
+		.pool = e->pool,
+		.wheel = &e->wheel,
+		.port = {
+			.mac = e->port.mac,
+			.mtu = e->port.mtu,
+			.tx_ip_csum = e->port.tx_ip_csum,
+			.tx_l4_csum = e->port.tx_l4_csum,
+			.rx_csum = e->port.rx_csum,
+		},
+		.tx_drain = engine_tx_drain,
+		.tx_ctx = e,
+	};
+
+	return us_net_init(&e->net, &env, &e->cfg);
 }
 
 struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
@@ -153,23 +169,11 @@ struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
 		return NULL;
 	e->id = id;
 	e->cfg = *cfg;
-	e->addr = cfg->addr;
-	e->bcast = cfg->prefixlen < 31 ? cfg->addr | ~(~0u << (32 - cfg->prefixlen)) : 0;
 	e->pool = pool;
 	e->port = *port;
-	if (e->port.mtu == 0)
-		e->port.mtu = cfg->mtu ? cfg->mtu : RTE_ETHER_MTU;
 	us_timer_wheel_init(&e->wheel, US_WHEEL_TICK_NS, now_ns);
-	e->icmp.tokens = US_ICMP_BURST;
-	e->icmp.refill_ns = now_ns;
 
-	rc = us_route_init(&e->routes, cfg);
-	if (rc == 0 && (e->indirect_pool = engine_indirect_pool(e)) == NULL)
-		rc = -ENOMEM;
-	if (rc == 0)
-		rc = us_arp_init(e);
-	if (rc == 0)
-		rc = us_ip_init(e);
+	rc = engine_net_init(e);
 	if (rc == 0)
 		rc = engine_tcp_create(e);
 	if (rc == 0)
@@ -190,35 +194,25 @@ void us_engine_destroy(struct us_engine *e)
 		engine_free(e);
 }
 
-void us_engine_tx(struct us_engine *e, struct rte_mbuf *m)
-{
-	if (e->ntx == US_TX_BUF)
-		us_engine_flush(e);
-	e->tx[e->ntx++] = m;
-	US_STAT_INC(e, eth_tx_frames);
-	if (e->ntx >= US_TX_FLUSH && e->impair_tx == NULL)
-		us_engine_flush(e);
-}
-
 void us_engine_flush(struct us_engine *e)
 {
-	if (e->ntx > 0 && e->capture != NULL)
-		nic_capture_burst(e->capture, e->tx, e->ntx);
+	if (e->net.ntx > 0 && e->capture != NULL)
+		nic_capture_burst(e->capture, e->net.tx, e->net.ntx);
 	/* [impair] tx: runs even with nothing new, to release what is due. */
 	if (unlikely(e->impair_tx != NULL)) {
 		us_port_impair_tx(e);
 		return;
 	}
-	if (e->ntx == 0)
+	if (e->net.ntx == 0)
 		return;
 	/* port.tx consumes all of them, sent or not. */
-	e->port.tx(e->port.ctx, e->tx, e->ntx);
-	e->ntx = 0;
+	e->port.tx(e->port.ctx, e->net.tx, e->net.ntx);
+	e->net.ntx = 0;
 }
 
 void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
 {
-	us_eth_input(e, m);
+	us_eth_input(&e->net, m, US_NET_RX_QUEUE);
 }
 
 /* ARP reaches every engine: each keeps its own table (DESIGN.md: one
@@ -328,10 +322,7 @@ static void engine_handoff_one(struct us_engine *e, unsigned k, void *p,
 			break;
 		}
 	}
-	/* An ARP frame handed over is another engine's copy: learn only. */
-	e->rx_handed = true;
-	us_engine_input(e, m);
-	e->rx_handed = false;
+	us_eth_input(&e->net, m, US_NET_RX_HANDED);
 }
 
 /* Frames the other engines handed to this one, processed like received
@@ -471,7 +462,7 @@ void us_engine_advance(struct us_engine *e, uint64_t now_ns)
 
 void us_engine_announce(struct us_engine *e)
 {
-	us_arp_announce(e);
+	us_arp_announce(&e->net);
 	us_engine_flush(e);
 }
 
@@ -487,7 +478,7 @@ struct us_timer_wheel *us_engine_wheel(struct us_engine *e)
 
 uint32_t us_engine_addr(const struct us_engine *e)
 {
-	return e->addr;
+	return e->net.addr;
 }
 
 void us_engine_print_stats(const struct us_engine *e, FILE *out)
@@ -495,7 +486,7 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	const struct tcp_stats *ts = e->tcp ? tcp_stack_stats(e->tcp) : NULL;
 
 #define US_X_PRINT(name, desc) \
-	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->stats.name, desc);
+	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->net.stats.name, desc);
 	STACK_COUNTERS(US_X_PRINT)
 #undef US_X_PRINT
 	us_port_impair_print_stats(e, out);
@@ -519,7 +510,7 @@ int64_t us_engine_counter(const struct us_engine *e, const char *name)
 
 #define US_X_FIND(n, desc) \
 	if (strcmp(name, #n) == 0) \
-		return (int64_t)e->stats.n;
+		return (int64_t)e->net.stats.n;
 	STACK_COUNTERS(US_X_FIND)
 #undef US_X_FIND
 	if (strncmp(name, "impair_", 7) == 0)

@@ -89,9 +89,9 @@ void us_port_impair_tx(struct us_engine *e)
 	struct rte_mbuf *out[PORT_IMPAIR_TX_BURST];
 	uint64_t now = e->wheel.now_ns;
 
-	if (e->ntx > 0) {
-		nic_impair_enqueue(e->impair_tx, e->tx, e->ntx, now);
-		e->ntx = 0;
+	if (e->net.ntx > 0) {
+		nic_impair_enqueue(e->impair_tx, e->net.tx, e->net.ntx, now);
+		e->net.ntx = 0;
 	}
 	while (nic_impair_next_ns(e->impair_tx) <= now) {
 		uint16_t n = nic_impair_dequeue(e->impair_tx, out, PORT_IMPAIR_TX_BURST, now);

@@ -122,7 +122,7 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 
 	s->id = id;
 	s->now_ns = e->wheel.now_ns;
-	s->stack = e->stats;
+	s->stack = e->net.stats;
 	memset(&s->tcp, 0, sizeof(s->tcp));
 	s->nconns = 0;
 	s->conn_start = slot->conn_start;

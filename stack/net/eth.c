@@ -1,60 +1,73 @@
 /* stack/net/eth.c: Ethernet II framing: validate, dispatch, build headers. */
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "stack/engine/engine_priv.h"
+#include "stack/net/net.h"
 
-void us_eth_input(struct us_engine *e, struct rte_mbuf *m)
+/* Queues one complete frame for TX.  Inline, with the engine called only
+ * when the buffer is due (US_TX_FLUSH) or full: see struct us_net. */
+static inline void eth_tx(struct us_net *n, struct rte_mbuf *m)
+{
+	if (unlikely(n->ntx == US_TX_BUF))
+		n->tx_drain(n->tx_ctx, true);
+	n->tx[n->ntx++] = m;
+	US_NET_STAT_INC(n, eth_tx_frames);
+	if (n->ntx >= US_TX_FLUSH)
+		n->tx_drain(n->tx_ctx, false);
+}
+
+void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 {
 	const struct rte_ether_hdr *eh;
 	uint16_t type;
 
-	US_STAT_INC(e, eth_rx_frames);
+	US_NET_STAT_INC(n, eth_rx_frames);
 	if (rte_pktmbuf_data_len(m) < sizeof(*eh)) {
-		US_STAT_INC(e, eth_drop_short);
+		US_NET_STAT_INC(n, eth_drop_short);
 		goto drop;
 	}
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	/* No multicast groups joined yet: only our MAC and broadcast. */
-	if (!rte_is_same_ether_addr(&eh->dst_addr, &e->port.mac) &&
+	if (!rte_is_same_ether_addr(&eh->dst_addr, &n->port.mac) &&
 	    !rte_is_broadcast_ether_addr(&eh->dst_addr)) {
-		US_STAT_INC(e, eth_drop_not_for_us);
+		US_NET_STAT_INC(n, eth_drop_not_for_us);
 		goto drop;
 	}
 	type = rte_be_to_cpu_16(eh->ether_type);
 	switch (type) {
 	case RTE_ETHER_TYPE_IPV4:
 		rte_pktmbuf_adj(m, sizeof(*eh));
-		us_ip_input(e, m);
+		us_ip_input(n, m);
 		return;
 	case RTE_ETHER_TYPE_ARP:
 		rte_pktmbuf_adj(m, sizeof(*eh));
-		us_arp_input(e, m);
+		us_arp_input(n, m, from);
 		return;
 	default:
 		/* VLAN tags and IPv6 land here too until we speak them. */
-		US_STAT_INC(e, eth_drop_unknown_type);
+		US_NET_STAT_INC(n, eth_drop_unknown_type);
 		goto drop;
 	}
 drop:
 	rte_pktmbuf_free(m);
 }
 
-void us_eth_output(struct us_engine *e, struct rte_mbuf *m, const struct rte_ether_addr *dst,
+void us_eth_output(struct us_net *n, struct rte_mbuf *m, const struct rte_ether_addr *dst,
 		   uint16_t ethertype)
 {
 	struct rte_ether_hdr *eh;
 
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh));
 	if (eh == NULL) {
-		US_STAT_INC(e, eth_drop_no_headroom);
+		US_NET_STAT_INC(n, eth_drop_no_headroom);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	rte_ether_addr_copy(dst, &eh->dst_addr);
-	rte_ether_addr_copy(&e->port.mac, &eh->src_addr);
+	rte_ether_addr_copy(&n->port.mac, &eh->src_addr);
 	eh->ether_type = rte_cpu_to_be_16(ethertype);
 	m->l2_len = sizeof(*eh);
-	us_engine_tx(e, m);
+	eth_tx(n, m);
 }

@@ -9,7 +9,8 @@
 #include <rte_mbuf.h>
 
 #include "stack/base/csum.h"
-#include "stack/engine/engine_priv.h"
+#include "stack/net/net.h"
+#include "tcp/tcp.h"
 
 #define ICMP_DEST_UNREACH 3
 #define ICMP_TIME_EXCEEDED 11
@@ -19,11 +20,11 @@
 #define ICMP_QUOTE_MAX 128 /* what we read of a quoted datagram */
 
 /* Token bucket in the wheel's time, so virtual-time tests see it too. */
-static bool icmp_rate_ok(struct us_engine *e)
+static bool icmp_rate_ok(struct us_net *n)
 {
-	struct us_icmp_state *s = &e->icmp;
+	struct us_icmp_state *s = &n->icmp;
 	const uint64_t step = US_SEC(1) / US_ICMP_RATE_PER_SEC;
-	uint64_t now = us_timer_now(&e->wheel);
+	uint64_t now = us_timer_now(n->wheel);
 	uint64_t add = now > s->refill_ns ? (now - s->refill_ns) / step : 0;
 
 	if (add > 0) {
@@ -43,7 +44,7 @@ static bool icmp_rate_ok(struct us_engine *e)
 
 /* RFC 1122 3.2.2: never an error about an error, a broadcast or multicast,
  * a datagram from a non-unique source, or a non-first fragment. */
-static bool icmp_error_allowed(const struct us_engine *e, const struct rte_ipv4_hdr *ip,
+static bool icmp_error_allowed(const struct us_net *n, const struct rte_ipv4_hdr *ip,
 			       const struct rte_mbuf *m)
 {
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
@@ -51,7 +52,7 @@ static bool icmp_error_allowed(const struct us_engine *e, const struct rte_ipv4_
 	const uint8_t *type;
 	uint8_t buf;
 
-	if (us_ip_is_bcast(e, dst) || us_ip_is_mcast(dst) || us_ip_is_bcast(e, src) ||
+	if (us_ip_is_bcast(n, dst) || us_ip_is_mcast(dst) || us_ip_is_bcast(n, src) ||
 	    us_ip_is_mcast(src) || src == 0)
 		return false;
 	if (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK)
@@ -65,33 +66,33 @@ static bool icmp_error_allowed(const struct us_engine *e, const struct rte_ipv4_
 	return true;
 }
 
-void us_icmp_unreach(struct us_engine *e, uint8_t code, const struct rte_ipv4_hdr *ip,
+void us_icmp_unreach(struct us_net *n, uint8_t code, const struct rte_ipv4_hdr *ip,
 		     const struct rte_mbuf *m)
 {
 	unsigned hlen = rte_ipv4_hdr_len(ip);
 	unsigned l4 = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)ICMP_QUOTE_L4);
 	struct rte_icmp_hdr *ih;
-	struct rte_mbuf *n;
+	struct rte_mbuf *out;
 	const void *src;
 	uint8_t *p;
 
-	if (!icmp_error_allowed(e, ip, m)) {
-		US_STAT_INC(e, icmp_error_suppressed);
+	if (!icmp_error_allowed(n, ip, m)) {
+		US_NET_STAT_INC(n, icmp_error_suppressed);
 		return;
 	}
-	if (!icmp_rate_ok(e)) {
-		US_STAT_INC(e, icmp_ratelimited);
+	if (!icmp_rate_ok(n)) {
+		US_NET_STAT_INC(n, icmp_ratelimited);
 		return;
 	}
-	n = rte_pktmbuf_alloc(e->pool);
-	if (n == NULL) {
-		US_STAT_INC(e, icmp_drop_no_mbuf);
+	out = rte_pktmbuf_alloc(n->pool);
+	if (out == NULL) {
+		US_NET_STAT_INC(n, icmp_drop_no_mbuf);
 		return;
 	}
-	p = (uint8_t *)rte_pktmbuf_append(n, ICMP_HDR_LEN + hlen + l4);
+	p = (uint8_t *)rte_pktmbuf_append(out, ICMP_HDR_LEN + hlen + l4);
 	if (p == NULL) {
-		US_STAT_INC(e, icmp_drop_no_mbuf);
-		rte_pktmbuf_free(n);
+		US_NET_STAT_INC(n, icmp_drop_no_mbuf);
+		rte_pktmbuf_free(out);
 		return;
 	}
 	memset(p, 0, ICMP_HDR_LEN);
@@ -102,24 +103,24 @@ void us_icmp_unreach(struct us_engine *e, uint8_t code, const struct rte_ipv4_hd
 	src = rte_pktmbuf_read(m, 0, l4, p + ICMP_HDR_LEN + hlen);
 	if (src != NULL && src != p + ICMP_HDR_LEN + hlen)
 		memcpy(p + ICMP_HDR_LEN + hlen, src, l4);
-	ih->icmp_cksum = (uint16_t)us_csum_mbuf(n, 0, rte_pktmbuf_pkt_len(n));
-	US_STAT_INC(e, icmp_unreach_out);
-	us_ip_output(e, n, e->addr, rte_be_to_cpu_32(ip->src_addr), IPPROTO_ICMP, 0);
+	ih->icmp_cksum = (uint16_t)us_csum_mbuf(out, 0, rte_pktmbuf_pkt_len(out));
+	US_NET_STAT_INC(n, icmp_unreach_out);
+	us_ip_output(n, out, n->addr, rte_be_to_cpu_32(ip->src_addr), IPPROTO_ICMP, 0);
 }
 
 /* RFC 792 echo: the reply is the request with the type changed, sent back
  * from the address it was sent to; m (maybe a reassembled chain) is reused
  * and fragmented again on output if it has to be. */
-static void icmp_echo(struct us_engine *e, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+static void icmp_echo(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 {
 	struct rte_icmp_hdr *ih = rte_pktmbuf_mtod(m, struct rte_icmp_hdr *);
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 
-	US_STAT_INC(e, icmp_echo_in);
+	US_NET_STAT_INC(n, icmp_echo_in);
 	/* RFC 1122 3.2.2.6 lets us ignore broadcast echo (smurf amplifiers). */
-	if (!us_ip_is_local(e, dst)) {
-		US_STAT_INC(e, icmp_drop_bcast_echo);
+	if (!us_ip_is_local(n, dst)) {
+		US_NET_STAT_INC(n, icmp_drop_bcast_echo);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -128,12 +129,12 @@ static void icmp_echo(struct us_engine *e, struct rte_mbuf *m, const struct rte_
 	ih->icmp_cksum = (uint16_t)us_csum_mbuf(m, 0, rte_pktmbuf_pkt_len(m));
 	/* RX offload flags must not read as TX requests. */
 	m->ol_flags = 0;
-	US_STAT_INC(e, icmp_echo_out);
-	us_ip_output(e, m, dst, src, IPPROTO_ICMP, 0);
+	US_NET_STAT_INC(n, icmp_echo_out);
+	us_ip_output(n, m, dst, src, IPPROTO_ICMP, 0);
 }
 
 /* Errors about our own datagrams: TCP's go to tcp/, the rest are noted. */
-static void icmp_error_input(struct us_engine *e, struct rte_mbuf *m)
+static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 {
 	const struct rte_icmp_hdr *ih = rte_pktmbuf_mtod(m, const struct rte_icmp_hdr *);
 	uint8_t buf[ICMP_QUOTE_MAX];
@@ -142,21 +143,21 @@ static void icmp_error_input(struct us_engine *e, struct rte_mbuf *m)
 	unsigned qhl;
 
 	if (ih->icmp_type == ICMP_DEST_UNREACH)
-		US_STAT_INC(e, icmp_unreach_in);
+		US_NET_STAT_INC(n, icmp_unreach_in);
 	qip = rte_pktmbuf_read(m, ICMP_HDR_LEN, qlen, buf);
 	qhl = qip != NULL && qlen >= sizeof(*qip) ? rte_ipv4_hdr_len(qip) : 0;
 	if (qhl < sizeof(*qip) || qhl + ICMP_QUOTE_L4 > qlen || (qip->version_ihl >> 4) != 4) {
-		US_STAT_INC(e, icmp_drop_bad);
+		US_NET_STAT_INC(n, icmp_drop_bad);
 		goto out;
 	}
 	if (qip->next_proto_id != IPPROTO_TCP ||
-	    rte_be_to_cpu_32(qip->src_addr) != e->addr) {
-		US_STAT_INC(e, icmp_drop_unhandled);
+	    rte_be_to_cpu_32(qip->src_addr) != n->addr) {
+		US_NET_STAT_INC(n, icmp_drop_unhandled);
 		goto out;
 	}
 	/* RFC 1191 4: the next-hop MTU is the low half of the unused word. */
-	US_STAT_INC(e, icmp_errors_to_tcp);
-	tcp_icmp_error(e->tcp, ih->icmp_type, ih->icmp_code,
+	US_NET_STAT_INC(n, icmp_errors_to_tcp);
+	tcp_icmp_error(n->tcp, ih->icmp_type, ih->icmp_code,
 		       ih->icmp_type == ICMP_DEST_UNREACH && ih->icmp_code == ICMP_FRAG_NEEDED ?
 			       rte_be_to_cpu_16(ih->icmp_seq_nb) : 0,
 		       qip, (const uint8_t *)qip + qhl, qlen - qhl);
@@ -164,27 +165,27 @@ out:
 	rte_pktmbuf_free(m);
 }
 
-void us_icmp_input(struct us_engine *e, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+void us_icmp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
 {
 	const struct rte_icmp_hdr *ih;
 
-	US_STAT_INC(e, icmp_rx);
+	US_NET_STAT_INC(n, icmp_rx);
 	if (rte_pktmbuf_data_len(m) < ICMP_HDR_LEN ||
 	    us_csum_mbuf(m, 0, rte_pktmbuf_pkt_len(m)) != 0) {
-		US_STAT_INC(e, icmp_drop_bad);
+		US_NET_STAT_INC(n, icmp_drop_bad);
 		goto drop;
 	}
 	ih = rte_pktmbuf_mtod(m, const struct rte_icmp_hdr *);
 	switch (ih->icmp_type) {
 	case RTE_IP_ICMP_ECHO_REQUEST:
-		icmp_echo(e, m, ip);
+		icmp_echo(n, m, ip);
 		return;
 	case ICMP_DEST_UNREACH:
 	case ICMP_TIME_EXCEEDED:
-		icmp_error_input(e, m);
+		icmp_error_input(n, m);
 		return;
 	default:
-		US_STAT_INC(e, icmp_drop_unhandled);
+		US_NET_STAT_INC(n, icmp_drop_unhandled);
 		goto drop;
 	}
 drop:

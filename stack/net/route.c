@@ -3,7 +3,7 @@
  * a sorted array beats any trie here. */
 #include <errno.h>
 
-#include "stack/engine/engine_priv.h"
+#include "stack/net/net.h"
 
 static uint32_t route_mask(uint8_t prefixlen)
 {

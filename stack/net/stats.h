@@ -1,4 +1,6 @@
-/* stack/net/stats.h: the engine's counters below TCP.
+/* stack/net/stats.h: the engine's counters below TCP: the network layers'
+ * and, at the end, the engine's own (steer_*, pub_*, migrate_*), kept in
+ * struct us_net.
  *
  * Every packet the stack drops is freed and counted under a name that says
  * why ("dropped: ..." in its description); the other counters say what went

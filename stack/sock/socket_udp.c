@@ -3,8 +3,8 @@
  * and a filter), us_sendto/us_send, us_recvfrom/us_recv, us_close, epoll
  * (EPOLLIN while a datagram waits; EPOLLOUT always).
  *
- * Receive: stack/net/udp.c hands every valid datagram to the engine's
- * udp_deliver hook (set here); a bound socket queues the mbuf itself (no
+ * Receive: stack/net/udp.c hands every valid datagram to the hook set
+ * here (us_udp_set_deliver); a bound socket queues the mbuf itself (no
  * copy, data at the UDP header, source address in m->hash.usr) up to
  * [tcp] rcvbuf bytes, then drops and counts.  Unbound ports still get ICMP
  * port unreachable from udp.c (RFC 1122 4.1.3.1).
@@ -169,7 +169,7 @@ ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t d
 		return -ENOBUFS;
 	}
 	s->tab->stats.udp_tx++;
-	us_ip_output(s->tab->e, m, s->lip, dst, IPPROTO_UDP, 0);
+	us_ip_output(&s->tab->e->net, m, s->lip, dst, IPPROTO_UDP, 0);
 	return (ssize_t)len;
 }
 
@@ -248,14 +248,12 @@ drop:
 
 void us_udp_table_init(struct us_sock_table *tab)
 {
-	tab->e->udp_deliver = udp_deliver;
-	tab->e->udp_ctx = tab;
+	us_udp_set_deliver(&tab->e->net, udp_deliver, tab);
 }
 
 void us_udp_table_fini(struct us_sock_table *tab)
 {
-	tab->e->udp_deliver = NULL;
-	tab->e->udp_ctx = NULL;
+	us_udp_set_deliver(&tab->e->net, NULL, NULL);
 	free(tab->udp_ports);
 	tab->udp_ports = NULL;
 }

@@ -115,15 +115,15 @@ static void test_unresolved_next_hop_queues_until_reply(void **state)
 	const uint32_t far = H_IP(192, 0, 2, 5);
 	struct rte_arp_hdr *a;
 
-	us_ip_output(h->e, l4_pkt(100, 0xaa), H_OUR_IP, far, IPPROTO_UDP, 0);
-	us_ip_output(h->e, l4_pkt(200, 0xbb), H_OUR_IP, far, IPPROTO_UDP, 0);
+	us_ip_output(&h->e->net, l4_pkt(100, 0xaa), H_OUR_IP, far, IPPROTO_UDP, 0);
+	us_ip_output(&h->e->net, l4_pkt(200, 0xbb), H_OUR_IP, far, IPPROTO_UDP, 0);
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 1);
 	a = arp_of(h->port.tx[0]);
 	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REQUEST);
 	assert_int_equal(rte_be_to_cpu_32(a->arp_data.arp_tip), H_GW_IP);
 	assert_int_equal(rte_be_to_cpu_32(a->arp_data.arp_sip), H_OUR_IP);
-	assert_int_equal(us_arp_pending(h->e, H_GW_IP), 2);
+	assert_int_equal(us_arp_pending(&h->e->net, H_GW_IP), 2);
 	h_clear_tx(h);
 
 	inject(h, h_arp(RTE_ARP_OP_REPLY, &h_gw_mac, H_GW_IP, &h_our_mac, H_OUR_IP, &h_our_mac));
@@ -132,7 +132,7 @@ static void test_unresolved_next_hop_queues_until_reply(void **state)
 	check_ip_out(h->port.tx[1], &h_gw_mac, far, IPPROTO_UDP);
 	assert_int_equal(rte_pktmbuf_pkt_len(h->port.tx[0]), 14 + 20 + 100);
 	assert_int_equal(rte_pktmbuf_pkt_len(h->port.tx[1]), 14 + 20 + 200);
-	assert_int_equal(us_arp_pending(h->e, H_GW_IP), 0);
+	assert_int_equal(us_arp_pending(&h->e->net, H_GW_IP), 0);
 }
 
 static void test_ping_gets_echo_reply(void **state)
@@ -389,7 +389,7 @@ static void test_no_route_dropped(void **state)
 	h_prepare(&h);
 	h.cfg.gateway = 0;
 	h_start(&h);
-	us_ip_output(h.e, l4_pkt(10, 1), H_OUR_IP, H_IP(192, 0, 2, 5), IPPROTO_UDP, 0);
+	us_ip_output(&h.e->net, l4_pkt(10, 1), H_OUR_IP, H_IP(192, 0, 2, 5), IPPROTO_UDP, 0);
 	us_engine_flush(h.e);
 	assert_int_equal(h.port.ntx, 0);
 	assert_int_equal(us_engine_counter(h.e, "ip_drop_no_route"), 1);
@@ -411,7 +411,7 @@ static void test_tx_offload_flags(void **state)
 	h_start(&h);
 	learn(&h, &h_peer_mac, H_PEER_IP);
 	m = l4_pkt(40, 0);
-	us_ip_output(h.e, m, H_OUR_IP, H_PEER_IP, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
+	us_ip_output(&h.e->net, m, H_OUR_IP, H_PEER_IP, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
 	us_engine_flush(h.e);
 	assert_int_equal(h.port.ntx, 1);
 	m = h.port.tx[0];

@@ -78,7 +78,7 @@ static void test_request_for_us_is_answered_and_learned(void **state)
 	assert_int_equal(rte_be_to_cpu_32(a->arp_data.arp_sip), H_OUR_IP);
 	assert_true(rte_is_same_ether_addr(&a->arp_data.arp_tha, &h_peer_mac));
 	assert_int_equal(rte_be_to_cpu_32(a->arp_data.arp_tip), H_PEER_IP);
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, &mac), 0);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &h_peer_mac));
 	assert_int_equal(us_engine_counter(h->e, "arp_entries"), 1);
 	assert_int_equal(us_engine_counter(h->e, "arp_tx_replies"), 1);
@@ -92,7 +92,7 @@ static void test_request_for_other_not_learned(void **state)
 				    H_IP(10, 0, 0, 9), &h_bcast_mac));
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, NULL), -ENOENT);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, NULL), -ENOENT);
 	assert_int_equal(us_engine_counter(h->e, "arp_rx_other_target"), 1);
 }
 
@@ -109,7 +109,7 @@ static void test_malformed_dropped(void **state)
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 0);
 	assert_int_equal(us_engine_counter(h->e, "arp_drop_bad"), 2);
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, NULL), -ENOENT);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, NULL), -ENOENT);
 }
 
 static void test_entry_expires(void **state)
@@ -118,9 +118,9 @@ static void test_entry_expires(void **state)
 
 	learn_peer(h);
 	h_advance(h, US_SEC(300) - US_MS(10));
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, NULL), 0);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, NULL), 0);
 	h_advance(h, US_MS(20));
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, NULL), -ENOENT);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, NULL), -ENOENT);
 	assert_int_equal(us_engine_counter(h->e, "arp_expired"), 1);
 	assert_int_equal(us_engine_counter(h->e, "arp_entries"), 0);
 }
@@ -131,14 +131,14 @@ static void test_pending_bounded_and_flushed_in_order(void **state)
 	struct rte_arp_hdr *a;
 
 	for (uint16_t i = 0; i < 6; i++)
-		us_arp_output(h->e, ip_pkt(100 + i), H_PEER_IP);
+		us_arp_output(&h->e->net, ip_pkt(100 + i), H_PEER_IP);
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 1); /* one request, not six */
 	assert_true(rte_is_broadcast_ether_addr(&h_eth(h->port.tx[0])->dst_addr));
 	a = arp_of(h->port.tx[0]);
 	assert_int_equal(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REQUEST);
 	assert_int_equal(rte_be_to_cpu_32(a->arp_data.arp_tip), H_PEER_IP);
-	assert_int_equal(us_arp_pending(h->e, H_PEER_IP), 4);
+	assert_int_equal(us_arp_pending(&h->e->net, H_PEER_IP), 4);
 	assert_int_equal(us_engine_counter(h->e, "arp_drop_pending_full"), 2);
 	h_clear_tx(h);
 
@@ -153,9 +153,9 @@ static void test_pending_bounded_and_flushed_in_order(void **state)
 		assert_int_equal(rte_be_to_cpu_16(h_eth(m)->ether_type), RTE_ETHER_TYPE_IPV4);
 		assert_int_equal(rte_be_to_cpu_16(h_iph(m)->packet_id), 100 + i);
 	}
-	assert_int_equal(us_arp_pending(h->e, H_PEER_IP), 0);
+	assert_int_equal(us_arp_pending(&h->e->net, H_PEER_IP), 0);
 	/* Resolved: the next packet goes straight out. */
-	us_arp_output(h->e, ip_pkt(200), H_PEER_IP);
+	us_arp_output(&h->e->net, ip_pkt(200), H_PEER_IP);
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 5);
 }
@@ -164,8 +164,8 @@ static void test_retries_then_gives_up(void **state)
 {
 	struct harness *h = *state;
 
-	us_arp_output(h->e, ip_pkt(1), H_PEER_IP);
-	us_arp_output(h->e, ip_pkt(2), H_PEER_IP);
+	us_arp_output(&h->e->net, ip_pkt(1), H_PEER_IP);
+	us_arp_output(&h->e->net, ip_pkt(2), H_PEER_IP);
 	us_engine_flush(h->e);
 	assert_int_equal(h->port.ntx, 1);
 	h_advance(h, US_MS(999));
@@ -174,10 +174,10 @@ static void test_retries_then_gives_up(void **state)
 	assert_int_equal(h->port.ntx, 2);
 	h_advance(h, US_MS(1000));
 	assert_int_equal(h->port.ntx, 3);
-	assert_int_equal(us_arp_pending(h->e, H_PEER_IP), 2);
+	assert_int_equal(us_arp_pending(&h->e->net, H_PEER_IP), 2);
 	h_advance(h, US_MS(1000));
 	assert_int_equal(h->port.ntx, 3);
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, NULL), -ENOENT);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, NULL), -ENOENT);
 	assert_int_equal(us_engine_counter(h->e, "arp_tx_requests"), 3);
 	assert_int_equal(us_engine_counter(h->e, "arp_timeouts"), 1);
 	assert_int_equal(us_engine_counter(h->e, "arp_drop_unresolved"), 2);
@@ -193,11 +193,11 @@ static void test_unsolicited_reply_updates_only_known(void **state)
 
 	us_engine_input(h->e, h_arp(RTE_ARP_OP_REPLY, &h_gw_mac, H_GW_IP, &h_bcast_mac,
 				    H_IP(10, 0, 0, 99), &h_bcast_mac));
-	assert_int_equal(us_arp_lookup(h->e, H_GW_IP, NULL), -ENOENT);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_GW_IP, NULL), -ENOENT);
 	learn_peer(h);
 	us_engine_input(h->e, h_arp(RTE_ARP_OP_REPLY, &h_gw_mac, H_PEER_IP, &h_bcast_mac,
 				    H_IP(10, 0, 0, 99), &h_bcast_mac));
-	assert_int_equal(us_arp_lookup(h->e, H_PEER_IP, &mac), 0);
+	assert_int_equal(us_arp_lookup(&h->e->net, H_PEER_IP, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &h_gw_mac));
 }
 

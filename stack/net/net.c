@@ -1,0 +1,68 @@
+/* stack/net/net.c: the network layers' life cycle: what the engine hands
+ * over at start, the tables built from the configuration, and everything
+ * freed at the end. */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "stack/net/net.h"
+
+/* Fragmentation output attaches the payload through indirect mbufs, which
+ * carry no data room of their own. */
+static struct rte_mempool *net_indirect_pool(unsigned id, const struct rte_mempool *pool)
+{
+	static unsigned seq;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int socket = pool->socket_id;
+
+	snprintf(name, sizeof(name), "us_ind%u_%u", id, __atomic_fetch_add(&seq, 1,
+									   __ATOMIC_RELAXED));
+	return rte_pktmbuf_pool_create(name, 2047, 32, 0, 0,
+				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
+}
+
+int us_net_init(struct us_net *n, const struct us_net_env *env, const struct us_config *cfg)
+{
+	int rc;
+
+	n->addr = cfg->addr;
+	n->bcast = cfg->prefixlen < 31 ? cfg->addr | ~(~0u << (32 - cfg->prefixlen)) : 0;
+	n->port = env->port;
+	if (n->port.mtu == 0)
+		n->port.mtu = cfg->mtu ? cfg->mtu : RTE_ETHER_MTU;
+	n->wheel = env->wheel;
+	n->pool = env->pool;
+	n->tx_drain = env->tx_drain;
+	n->tx_ctx = env->tx_ctx;
+	n->icmp.tokens = US_ICMP_BURST;
+	n->icmp.refill_ns = us_timer_now(env->wheel);
+
+	rc = us_route_init(&n->routes, cfg);
+	if (rc == 0 && (n->indirect_pool = net_indirect_pool(env->id, env->pool)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = us_arp_init(n, cfg);
+	if (rc == 0)
+		rc = us_ip_init(n, cfg);
+	return rc;
+}
+
+void us_net_set_tcp(struct us_net *n, struct tcp_stack *tcp)
+{
+	n->tcp = tcp;
+}
+
+void us_net_fini(struct us_net *n)
+{
+	us_arp_fini(n);
+	us_ip_fini(n);
+	for (uint16_t i = 0; i < n->ntx; i++)
+		rte_pktmbuf_free(n->tx[i]);
+	n->ntx = 0;
+	/* Last: fragments freed above held indirect mbufs from it. */
+	if (n->indirect_pool != NULL)
+		rte_mempool_free(n->indirect_pool);
+	n->indirect_pool = NULL;
+}
