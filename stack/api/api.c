@@ -183,7 +183,9 @@ static int api_flowrules(struct us_stack *st)
 				"hand-off only\n", k, strerror(errno));
 			continue;
 		}
-		us_engine_set_flowrules(st->eng[k].engine, fr);
+		if (us_flowrules_attach(st->eng[k].engine, fr) < 0)
+			fprintf(stderr, "userstack: engine %u: no flow rules (no stage left), "
+				"RSS and hand-off only\n", k);
 	}
 	return 0;
 }
@@ -211,7 +213,7 @@ static int api_handoff(struct us_stack *st)
 		return -errno;
 	}
 	for (unsigned k = 0; k < st->n; k++)
-		if (us_engine_set_handoff(st->eng[k].engine, st->ho) < 0)
+		if (us_handoff_attach(st->eng[k].engine, st->ho) < 0)
 			return -ENOMEM;
 	/* One TFO secret per stack: engine 0's, published to the others now
 	 * and at each rotation (DESIGN.md: one writer, by message). */
@@ -222,8 +224,9 @@ static int api_handoff(struct us_stack *st)
 		return -errno;
 	}
 	for (unsigned k = 0; k < st->n; k++)
-		us_engine_set_publish(st->eng[k].engine, st->pub);
-	(void)us_engine_publish_tfo_keys(st->eng[0].engine);
+		if (us_publish_attach(st->eng[k].engine, st->pub) < 0)
+			return -ENOMEM;
+	(void)us_publish_send_tfo_keys(st->eng[0].engine);
 	return api_flowrules(st);
 }
 
@@ -251,7 +254,8 @@ static int api_isolate(struct us_stack *st)
 		return rc;
 	}
 	for (unsigned k = 0; k < st->n; k++)
-		us_engine_set_flowctl(st->eng[k].engine, &st->ctl);
+		if ((rc = us_flowctl_attach(st->eng[k].engine, &st->ctl)) < 0)
+			return rc;
 	if (!st->steer.flow_queue)
 		fprintf(stderr, "userstack: port %u is isolated but takes no 5-tuple rules: "
 			"passive opens work (listener rules), replies to active opens will not "
