@@ -7,6 +7,9 @@
 
 #include "stack/engine/engine_priv.h"
 
+/* Every place once, the link emulator twice (its RX and TX stages). */
+_Static_assert(US_STAGES_MAX >= US_PLACE_COUNT + 1, "US_STAGES_MAX: a slot per stage");
+
 static bool stage_has(const struct us_stage_ops *ops, enum us_stage_hook h)
 {
 	switch (h) {

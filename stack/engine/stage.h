@@ -61,6 +61,7 @@ enum us_stage_place {
 	US_PLACE_MIGRATE,   /* moves asked for during the iteration, after it */
 	US_PLACE_FLOWRULES, /* rule changes last: the NIC never delays a segment */
 	US_PLACE_FLOWCTL,   /* listener rules, on the control path only */
+	US_PLACE_COUNT
 };
 
 struct us_stage_ops {
