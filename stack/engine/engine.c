@@ -5,17 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_branch_prediction.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "stack/base/log.h"
 #include "stack/engine/engine_priv.h"
-#include "stack/engine/flowrule.h"
 #include "stack/engine/handoff.h"
 #include "stack/engine/publish.h"
-#include "stack/engine/migrate.h"
+#include "stack/engine/stage_capture.h"
+#include "stack/engine/stage_impair.h"
 #include "stack/engine/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
@@ -34,7 +32,7 @@ static void engine_tx_drain(void *ctx, bool full)
 {
 	struct us_engine *e = ctx;
 
-	if (full || e->impair_tx == NULL)
+	if (full || e->stages.tx_flush_at <= US_TX_FLUSH)
 		us_engine_flush(e);
 }
 
@@ -42,39 +40,27 @@ static void engine_tx_drain(void *ctx, bool full)
  * (any port with one engine). */
 static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport)
 {
-	struct us_engine *e = ctx;
-
-	return us_handoff_port_ok(e->ho, e->id, e->net.addr, rip, rport, lport);
+	return us_handoff_engine_port_ok(ctx, rip, rport, lport);
 }
 
-/* Connections entering or leaving the table: their rule follows (queued,
- * applied at the end of the iteration). */
+/* Connections entering or leaving the table: the stages that follow them
+ * (a flow rule per connection, the end of a migration). */
 static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
 			      uint16_t rport, bool open)
 {
 	struct us_engine *e = ctx;
+	struct us_stages *ss = &e->stages;
 
-	if (e->rules != NULL)
-		us_flowrule_note(e->rules, lip, lport, rip, rport, open);
-	if (!open && e->mig != NULL && e->mig->n > 0) {
-		struct us_mig_tuple tu = { .lip = lip, .rip = rip, .lport = lport, .rport = rport };
+	for (unsigned i = 0; i < ss->nhook[US_HOOK_CONN]; i++) {
+		const struct us_stage *s = us_stages_at(ss, US_HOOK_CONN, i);
 
-		us_migrate_conn_gone(e, &tu);
+		s->ops->conn(e, s->ctx, lip, lport, rip, rport, open);
 	}
 }
 
-/* RFC 7413 4.1.2, one secret per stack: the writer engine's new secret goes
- * to every other engine by message. */
 static void engine_tfo_rotated(void *ctx, const struct tfo_keys *k)
 {
-	struct us_engine *e = ctx;
-	unsigned sent;
-
-	if (e->pub == NULL || e->pub->writer != e->id)
-		return;
-	sent = us_publish_tfo_keys(e->pub, k);
-	US_STAT_ADD(e, pub_tfo_keys_sent, sent);
-	US_STAT_ADD(e, pub_drop_inbox_full, e->pub->n - 1 - sent);
+	us_publish_tfo_rotated(ctx, k);
 }
 
 static int engine_tcp_create(struct us_engine *e)
@@ -99,34 +85,14 @@ static int engine_tcp_create(struct us_engine *e)
 	return 0;
 }
 
-/* [capture] pcap = FILE: a start-up error names the key and the reason. */
-static int engine_capture_open(struct us_engine *e)
-{
-	char err[256];
-	int rc;
-
-	if (e->cfg.capture_pcap[0] == '\0')
-		return 0;
-	e->capture = nic_capture_open(e->cfg.capture_pcap, e->cfg.capture_snaplen, err,
-				      sizeof(err));
-	if (e->capture != NULL)
-		return 0;
-	rc = errno ? -errno : -EIO;
-	US_LOG(stack, ERR, "%s: [capture] pcap = '%s': %s\n", e->cfg.path, e->cfg.capture_pcap,
-	       err);
-	return rc;
-}
-
 static void engine_free(struct us_engine *e)
 {
 	us_telemetry_detach(e);
 	if (e->tcp)
 		tcp_stack_destroy(e->tcp);
-	/* After TCP: its last removals are queued; every rule goes. */
-	us_flowrule_destroy(e->rules);
-	us_migrate_fini(e);
-	us_port_impair_fini(e);
-	nic_capture_close(e->capture);
+	/* After TCP: its last connection events have reached them (every flow
+	 * rule goes). */
+	us_stages_destroy(&e->stages, e);
 	/* Last: the stages above held fragments of its indirect pool. */
 	us_net_fini(&e->net);
 	free(e);
@@ -172,14 +138,15 @@ struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
 	e->pool = pool;
 	e->port = *port;
 	us_timer_wheel_init(&e->wheel, US_WHEEL_TICK_NS, now_ns);
+	us_stages_init(&e->stages, US_TX_FLUSH);
 
 	rc = engine_net_init(e);
 	if (rc == 0)
 		rc = engine_tcp_create(e);
 	if (rc == 0)
-		rc = engine_capture_open(e);
+		rc = us_capture_attach(e);
 	if (rc == 0)
-		rc = us_port_impair_init(e);
+		rc = us_impair_attach(e);
 	if (rc < 0) {
 		engine_free(e);
 		errno = -rc;
@@ -196,18 +163,15 @@ void us_engine_destroy(struct us_engine *e)
 
 void us_engine_flush(struct us_engine *e)
 {
-	if (e->net.ntx > 0 && e->capture != NULL)
-		nic_capture_burst(e->capture, e->net.tx, e->net.ntx);
-	/* [impair] tx: runs even with nothing new, to release what is due. */
-	if (unlikely(e->impair_tx != NULL)) {
-		us_port_impair_tx(e);
-		return;
-	}
-	if (e->net.ntx == 0)
+	/* The wire stages run even with nothing new: one may release what is
+	 * due. */
+	uint16_t n = us_stages_tx(&e->stages, e, e->net.tx, e->net.ntx);
+
+	e->net.ntx = 0;
+	if (n == 0)
 		return;
 	/* port.tx consumes all of them, sent or not. */
-	e->port.tx(e->port.ctx, e->net.tx, e->net.ntx);
-	e->net.ntx = 0;
+	e->port.tx(e->port.ctx, e->net.tx, n);
 }
 
 void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
@@ -215,243 +179,69 @@ void us_engine_input(struct us_engine *e, struct rte_mbuf *m)
 	us_eth_input(&e->net, m, US_NET_RX_QUEUE);
 }
 
-/* ARP reaches every engine: each keeps its own table (DESIGN.md: one
- * writer per copy, no shared mutable state), and a reply may come back on
- * another engine's queue than the request went out of. */
-static void engine_copy_arp(struct us_engine *e, const struct rte_mbuf *m)
+void us_engine_input_handed(struct us_engine *e, struct rte_mbuf *m)
 {
-	for (unsigned k = 0; k < e->ho->n; k++) {
-		struct rte_mbuf *c;
-
-		if (k == e->id)
-			continue;
-		c = rte_pktmbuf_copy(m, e->pool, 0, UINT32_MAX);
-		if (c == NULL) {
-			US_STAT_INC(e, steer_drop_no_mbuf);
-			continue;
-		}
-		if (us_handoff_send(e->ho, e->id, k, &c, 1) == 1) {
-			US_STAT_INC(e, steer_arp_copies);
-		} else {
-			rte_pktmbuf_free(c);
-			US_STAT_INC(e, steer_drop_ring_full);
-		}
-	}
-}
-
-/* Sends each owner its frames in one burst; what a full ring refuses is
- * freed and counted. */
-static void engine_handoff_flush(struct us_engine *e, struct rte_mbuf *out[][US_RX_BURST],
-				 const unsigned *nout)
-{
-	for (unsigned k = 0; k < e->ho->n; k++) {
-		unsigned sent;
-
-		if (nout[k] == 0)
-			continue;
-		sent = us_handoff_send(e->ho, e->id, k, out[k], nout[k]);
-		US_STAT_ADD(e, steer_handoff_out, sent);
-		if (sent < nout[k]) {
-			rte_pktmbuf_free_bulk(out[k] + sent, nout[k] - sent);
-			US_STAT_ADD(e, steer_drop_ring_full, nout[k] - sent);
-		}
-	}
-}
-
-/* Keeps the frames this engine owns in pkts (returns how many) and hands
- * the others to their owners. */
-static uint16_t engine_steer(struct us_engine *e, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct rte_mbuf *out[US_ENGINES_MAX][US_RX_BURST];
-	unsigned nout[US_ENGINES_MAX] = { 0 };
-	uint16_t keep = 0;
-
-	for (uint16_t i = 0; i < n; i++) {
-		unsigned owner = e->id;
-		enum us_handoff_dest d = US_HO_OWNER;
-		enum us_mig_verdict v = e->mig->n > 0 ?
-			us_migrate_steer(e, pkts[i], false, &owner) : US_MIG_PASS;
-
-		if (v == US_MIG_TAKEN)
-			continue;
-		if (v == US_MIG_PASS)
-			d = us_handoff_classify(e->ho, pkts[i], &owner);
-		if (d == US_HO_ALL)
-			engine_copy_arp(e, pkts[i]);
-		if (owner != e->id) {
-			out[owner][nout[owner]++] = pkts[i];
-			continue;
-		}
-		US_STAT_INC(e, steer_rx_own);
-		/* Steering agreed with us: no hand-off needed for this connection. */
-		if (d == US_HO_OWNER)
-			US_STAT_INC(e, steer_rx_own_tcp);
-		pkts[keep++] = pkts[i];
-	}
-	engine_handoff_flush(e, out, nout);
-	return keep;
-}
-
-/* One pointer from engine k's ring: a message (stack/engine/migrate.h), or a
- * frame for here or, for a migrated connection, for where it went. */
-static void engine_handoff_one(struct us_engine *e, unsigned k, void *p,
-			       struct rte_mbuf *out[][US_RX_BURST], unsigned *nout)
-{
-	struct rte_mbuf *m = p;
-	unsigned to = e->id;
-
-	if (us_handoff_is_msg(p)) {
-		/* Frames forwarded before it stay ahead of whatever it sends. */
-		engine_handoff_flush(e, out, nout);
-		memset(nout, 0, sizeof(*nout) * US_ENGINES_MAX);
-		us_migrate_msg_input(e, k, us_handoff_msg_ptr(p));
-		return;
-	}
-	US_STAT_INC(e, steer_handoff_in);
-	if (e->mig->n > 0) {
-		switch (us_migrate_steer(e, m, true, &to)) {
-		case US_MIG_TAKEN:
-			return;
-		case US_MIG_FORWARD:
-			if (to != e->id) {
-				out[to][nout[to]++] = m;
-				return;
-			}
-			break;
-		default:
-			break;
-		}
-	}
+	/* An ARP frame handed over is another engine's copy: learn only. */
 	us_eth_input(&e->net, m, US_NET_RX_HANDED);
-}
-
-/* Frames the other engines handed to this one, processed like received
- * ones (the owner frees them). */
-static unsigned engine_handoff_input(struct us_engine *e)
-{
-	void *pkts[US_HANDOFF_BURST];
-	struct rte_mbuf *out[US_ENGINES_MAX][US_RX_BURST];
-	unsigned nout[US_ENGINES_MAX] = { 0 };
-	unsigned total = 0;
-
-	us_migrate_flush_pending(e);
-	for (unsigned k = 0; k < e->ho->n; k++) {
-		unsigned got;
-
-		if (k == e->id)
-			continue;
-		/* At most US_RX_BURST forwarded per destination per burst. */
-		got = us_handoff_recv(e->ho, k, e->id, (struct rte_mbuf **)pkts,
-				      RTE_MIN(US_HANDOFF_BURST, US_RX_BURST));
-		for (unsigned i = 0; i < got; i++)
-			engine_handoff_one(e, k, pkts[i], out, nout);
-		engine_handoff_flush(e, out, nout);
-		memset(nout, 0, sizeof(nout));
-		total += got;
-	}
-	return total;
-}
-
-/* What the writer engine published, applied before this iteration's
- * segments are looked at. */
-static void engine_publish_input(struct us_engine *e)
-{
-	struct us_publish_msg *m;
-
-	while ((m = us_publish_recv(e->pub, e->id)) != NULL) {
-		if (m->type == US_PUB_TFO_KEYS && e->tcp != NULL) {
-			tcp_tfo_keys_set(e->tcp, &m->keys);
-			US_STAT_INC(e, pub_tfo_keys_applied);
-		}
-		us_publish_msg_free(m);
-	}
 }
 
 unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 {
 	struct rte_mbuf *pkts[US_RX_BURST];
 	uint16_t n = 0, local;
-	unsigned handed = 0;
+	unsigned handed;
 
 	/* One clock read per iteration: what tcp/ sees as "now" while it
 	 * processes this burst. */
 	if (now_ns > e->wheel.now_ns)
 		e->wheel.now_ns = now_ns;
-	if (unlikely(e->pub != NULL))
-		engine_publish_input(e);
 	e->polling = true;
-	/* Frames other engines handed over first: they left their queues
-	 * before what ours holds now (a migrated connection whose flow rule
-	 * just moved here sees its forwarded frames before its direct ones). */
-	if (e->ho != NULL)
-		handed = engine_handoff_input(e);
+	/* Published state, then what other engines handed over, before our
+	 * own queue (stage.h). */
+	handed = us_stages_input(&e->stages, e);
 	if (e->port.rx != NULL)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
-	if (unlikely(e->impair_rx != NULL))
-		n = us_port_impair_rx(e, pkts, n, US_RX_BURST, now_ns);
-	if (e->capture != NULL && n > 0)
-		nic_capture_burst(e->capture, pkts, n);
-	local = e->ho != NULL ? engine_steer(e, pkts, n) : n;
+	n = us_stages_rx(&e->stages, e, pkts, n, US_RX_BURST, now_ns);
+	local = us_stages_steer(&e->stages, e, pkts, n);
 	for (uint16_t i = 0; i < local; i++)
 		us_engine_input(e, pkts[i]);
 	us_timer_run(&e->wheel, now_ns);
 	us_telemetry_poll(e, e->id);
 	us_engine_flush(e);
 	e->polling = false;
-	if (e->mig != NULL && e->mig->ndefer > 0)
-		us_migrate_run_deferred(e);
-	/* Rule changes after the burst went out: the NIC's rule engine never
-	 * delays a segment. */
-	if (e->rules != NULL)
-		us_flowrule_apply(e->rules, US_FLOWRULE_BATCH);
+	us_stages_after(&e->stages, e);
 	return n + handed;
-}
-
-void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr)
-{
-	e->rules = fr;
-}
-
-void us_engine_set_flowctl(struct us_engine *e, struct us_flowctl *ctl)
-{
-	e->ctl = ctl;
 }
 
 int us_engine_listen_rule(struct us_engine *e, uint16_t port)
 {
-	return e->ctl != NULL && e->ctl->started ? us_flowctl_listen(e->ctl, port) : 0;
+	struct us_stages *ss = &e->stages;
+	unsigned i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < ss->nhook[US_HOOK_LISTEN]; i++) {
+		const struct us_stage *s = us_stages_at(ss, US_HOOK_LISTEN, i);
+
+		rc = s->ops->listen(e, s->ctx, port);
+	}
+	/* All or nothing: the stages that took it let go again. */
+	for (i = rc == 0 ? 0 : i - 1; i > 0; i--) {
+		const struct us_stage *s = us_stages_at(ss, US_HOOK_LISTEN, i - 1);
+
+		s->ops->unlisten(e, s->ctx, port);
+	}
+	return rc;
 }
 
 void us_engine_unlisten_rule(struct us_engine *e, uint16_t port)
 {
-	if (e->ctl != NULL && e->ctl->started)
-		us_flowctl_unlisten(e->ctl, port);
-}
+	struct us_stages *ss = &e->stages;
 
-int us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho)
-{
-	e->ho = ho;
-	return e->mig == NULL ? us_migrate_init(e) : 0;
-}
+	for (unsigned i = 0; i < ss->nhook[US_HOOK_LISTEN]; i++) {
+		const struct us_stage *s = us_stages_at(ss, US_HOOK_LISTEN, i);
 
-void us_engine_set_publish(struct us_engine *e, struct us_publish *p)
-{
-	e->pub = p;
-	/* Only the writer draws and rotates the TFO secret. */
-	if (p != NULL && p->writer != e->id && e->tcp != NULL)
-		tcp_tfo_follow(e->tcp);
-}
-
-int us_engine_publish_tfo_keys(struct us_engine *e)
-{
-	struct tfo_keys k;
-
-	if (e->pub == NULL || e->pub->writer != e->id || e->tcp == NULL)
-		return -EINVAL;
-	tcp_tfo_keys_get(e->tcp, &k);
-	engine_tfo_rotated(e, &k);
-	tfo_keys_wipe(&k);
-	return 0;
+		s->ops->unlisten(e, s->ctx, port);
+	}
 }
 
 void us_engine_advance(struct us_engine *e, uint64_t now_ns)
@@ -489,39 +279,28 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->net.stats.name, desc);
 	STACK_COUNTERS(US_X_PRINT)
 #undef US_X_PRINT
-	us_port_impair_print_stats(e, out);
+	us_stages_print(&e->stages, true, out);
 	if (ts == NULL)
 		return;
 #define US_X_PRINT_TCP(name, desc) \
 	fprintf(out, "tcp_%s %" PRIu64 "  # %s\n", #name, ts->name, desc);
 	TCP_COUNTERS(US_X_PRINT_TCP)
 #undef US_X_PRINT_TCP
-	if (e->rules == NULL)
-		return;
-#define US_X_PRINT_FR(name, desc) \
-	fprintf(out, "flow_%s %" PRIu64 "  # %s\n", #name, e->rules->stats.name, desc);
-	US_FLOWRULE_COUNTERS(US_X_PRINT_FR)
-#undef US_X_PRINT_FR
+	us_stages_print(&e->stages, false, out);
 }
 
 int64_t us_engine_counter(const struct us_engine *e, const char *name)
 {
 	const struct tcp_stats *ts;
+	int64_t v;
 
 #define US_X_FIND(n, desc) \
 	if (strcmp(name, #n) == 0) \
 		return (int64_t)e->net.stats.n;
 	STACK_COUNTERS(US_X_FIND)
 #undef US_X_FIND
-	if (strncmp(name, "impair_", 7) == 0)
-		return us_port_impair_counter(e, name);
-	if (e->rules != NULL && strncmp(name, "flow_", 5) == 0) {
-#define US_X_FIND_FR(n, desc) \
-		if (strcmp(name + 5, #n) == 0) \
-			return (int64_t)e->rules->stats.n;
-		US_FLOWRULE_COUNTERS(US_X_FIND_FR)
-#undef US_X_FIND_FR
-	}
+	if ((v = us_stages_counter(&e->stages, name)) >= 0)
+		return v;
 	/* TCP counters are named with a "tcp_" prefix, as printed. */
 	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)
 		return -1;

@@ -62,32 +62,12 @@ void us_engine_flush(struct us_engine *e);
 /* Send a gratuitous ARP for our address. */
 void us_engine_announce(struct us_engine *e);
 
-/* Several engines: e (its id = its queue) hands frames it does not own to
- * their owner through ho and takes those handed to it; active opens pick
- * ports that e owns.  Call before any traffic; ho outlives e.  0, or
- * -ENOMEM (the migration table, stack/engine/migrate.h). */
-struct us_handoff;
-int us_engine_set_handoff(struct us_engine *e, struct us_handoff *ho);
+/* Optional stages (hand-off, publish, migration, flow rules, the wire)
+ * attach through stack/engine/stage.h, each with its module's own call. */
 
-/* Several engines: read-mostly state by message (stack/engine/publish.h).  An
- * engine other than p's writer stops drawing its own TFO secret and takes
- * the writer's; us_engine_publish_tfo_keys (the writer, at start) sends the
- * current one, rotations send theirs.  Call before any traffic; p outlives
- * e.  0 or -EINVAL (not the writer). */
-struct us_publish;
-void us_engine_set_publish(struct us_engine *e, struct us_publish *p);
-int us_engine_publish_tfo_keys(struct us_engine *e);
-
-/* Flow rules for e's connections (stack/engine/flowrule.h): e takes fr over and
- * destroys it (rules removed) with itself.  Call before any traffic. */
-struct us_flowrules;
-void us_engine_set_flowrules(struct us_engine *e, struct us_flowrules *fr);
-
-/* Isolated port (stack/engine/flowrule.h): the stack's control rules, so that a
- * listener made through e's sockets gets its RSS rule (without it no SYN
- * arrives).  Listen/unlisten: 0 or -errno; nothing to do without ctl. */
-struct us_flowctl;
-void us_engine_set_flowctl(struct us_engine *e, struct us_flowctl *ctl);
+/* A listener opens on port: the stages that want it (an isolated port's
+ * listener rule, without which no SYN arrives) take it, or none does.  0
+ * or -errno; 0 with no such stage.  Unlisten undoes it. */
 int us_engine_listen_rule(struct us_engine *e, uint16_t port);
 void us_engine_unlisten_rule(struct us_engine *e, uint16_t port);
 

@@ -3,6 +3,7 @@
 #include "stack/engine/flowrule.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_lcore.h>
+
+#include "stack/engine/stage.h"
 
 struct us_flowrules *us_flowrule_create(const struct us_flowrule_ops *ops, uint16_t queue,
 					uint32_t capacity, const char *name)
@@ -114,11 +117,6 @@ unsigned us_flowrule_apply(struct us_flowrules *fr, unsigned max)
 	return done;
 }
 
-uint32_t us_flowrule_count(const struct us_flowrules *fr)
-{
-	return (uint32_t)rte_hash_count(fr->rules);
-}
-
 void us_flowrule_destroy(struct us_flowrules *fr)
 {
 	const void *key;
@@ -132,6 +130,80 @@ void us_flowrule_destroy(struct us_flowrules *fr)
 		(void)fr->ops.remove(fr->ops.ctx, key, handle);
 	rte_hash_free(fr->rules);
 	free(fr);
+}
+
+/* The per-connection rules as an engine stage (stage.h): a connection's
+ * rule follows it in and out of tcp/'s table, queued, applied after the
+ * iteration's TX. */
+
+static void flowrules_conn(struct us_engine *e, void *ctx, uint32_t lip, uint16_t lport,
+			   uint32_t rip, uint16_t rport, bool open)
+{
+	(void)e;
+	us_flowrule_note(ctx, lip, lport, rip, rport, open);
+}
+
+static void flowrules_after(struct us_engine *e, void *ctx)
+{
+	(void)e;
+	us_flowrule_apply(ctx, US_FLOWRULE_BATCH);
+}
+
+static void flowrules_print(const void *ctx, FILE *out)
+{
+	const struct us_flowrules *fr = ctx;
+
+#define US_X_PRINT_FR(name, desc) \
+	fprintf(out, "flow_%s %" PRIu64 "  # %s\n", #name, fr->stats.name, desc);
+	US_FLOWRULE_COUNTERS(US_X_PRINT_FR)
+#undef US_X_PRINT_FR
+}
+
+static int64_t flowrules_counter(const void *ctx, const char *name)
+{
+	const struct us_flowrules *fr = ctx;
+
+	if (strncmp(name, "flow_", 5) != 0)
+		return -1;
+#define US_X_FIND_FR(n, desc) \
+	if (strcmp(name + 5, #n) == 0) \
+		return (int64_t)fr->stats.n;
+	US_FLOWRULE_COUNTERS(US_X_FIND_FR)
+#undef US_X_FIND_FR
+	return -1;
+}
+
+static void flowrules_destroy(struct us_engine *e, void *ctx)
+{
+	(void)e;
+	us_flowrule_destroy(ctx);
+}
+
+static const struct us_stage_ops flowrules_ops = {
+	.name = "flowrules",
+	.place = US_PLACE_FLOWRULES,
+	.after = flowrules_after,
+	.conn = flowrules_conn,
+	.print_stats = flowrules_print,
+	.counter = flowrules_counter,
+	.destroy = flowrules_destroy,
+};
+
+int us_flowrules_attach(struct us_engine *e, struct us_flowrules *fr)
+{
+	int rc = us_engine_stage_add(e, &flowrules_ops, fr);
+
+	if (rc < 0)
+		us_flowrule_destroy(fr);
+	return rc;
+}
+
+void us_flowrules_apply_all(struct us_engine *e)
+{
+	struct us_flowrules *fr = us_engine_stage_ctx(e, &flowrules_ops);
+
+	if (fr != NULL)
+		us_flowrule_apply(fr, UINT32_MAX);
 }
 
 /* rte_flow backend */
@@ -306,3 +378,35 @@ const struct us_flowctl_ops us_flowctl_rte_ops = {
 	.install = flowctl_rte_install,
 	.remove = flowctl_rte_remove,
 };
+
+/* The control rules as an engine stage: a listener made through the
+ * engine's sockets gets its rule (without it no SYN arrives). */
+
+static int flowctl_engine_listen(struct us_engine *e, void *ctx, uint16_t port)
+{
+	struct us_flowctl *c = ctx;
+
+	(void)e;
+	return c->started ? us_flowctl_listen(c, port) : 0;
+}
+
+static void flowctl_engine_unlisten(struct us_engine *e, void *ctx, uint16_t port)
+{
+	struct us_flowctl *c = ctx;
+
+	(void)e;
+	if (c->started)
+		us_flowctl_unlisten(c, port);
+}
+
+static const struct us_stage_ops flowctl_ops = {
+	.name = "flowctl",
+	.place = US_PLACE_FLOWCTL,
+	.listen = flowctl_engine_listen,
+	.unlisten = flowctl_engine_unlisten,
+};
+
+int us_flowctl_attach(struct us_engine *e, struct us_flowctl *c)
+{
+	return us_engine_stage_add(e, &flowctl_ops, c);
+}

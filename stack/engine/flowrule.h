@@ -1,4 +1,5 @@
-/* stack/engine/flowrule.h: per-connection flow rules (issue 8's hardware path).
+/* stack/engine/flowrule.h: per-connection flow rules (the hardware path of
+ * steering: a NIC rule brings a connection to its engine's queue).
  *
  * When the port can create exact-match rules (the start-up probe created and
  * destroyed one), each connection gets a rule steering its packets to the
@@ -23,6 +24,7 @@
 #include "nic/steer.h"
 
 struct rte_hash;
+struct us_engine;
 
 /* Types */
 
@@ -77,8 +79,14 @@ void us_flowrule_note(struct us_flowrules *fr, uint32_t lip, uint16_t lport, uin
 		      uint16_t rport, bool open);
 /* Applies up to max queued operations; returns how many. */
 unsigned us_flowrule_apply(struct us_flowrules *fr, unsigned max);
-/* Installed rules now. */
-uint32_t us_flowrule_count(const struct us_flowrules *fr);
+/* e takes fr over as its flow-rule stage (stage.h): each connection's
+ * rule queued as it enters and leaves tcp/'s table, US_FLOWRULE_BATCH
+ * applied after each iteration's TX, the "flow_" counters printed after
+ * TCP's; destroyed (rules removed) with e.  Call before any traffic.  0,
+ * or -ENOSPC (fr destroyed). */
+int us_flowrules_attach(struct us_engine *e, struct us_flowrules *fr);
+/* Applies every operation e's rules have queued (nothing without rules). */
+void us_flowrules_apply_all(struct us_engine *e);
 /* rte_flow on a port (nic/steer.h): ctx is a pointer to the port id. */
 extern const struct us_flowrule_ops us_flowrule_rte_ops;
 
@@ -145,6 +153,9 @@ int us_flowctl_listen(struct us_flowctl *c, uint16_t lport);
 void us_flowctl_unlisten(struct us_flowctl *c, uint16_t lport);
 /* Removes every control rule. */
 void us_flowctl_stop(struct us_flowctl *c);
+/* e's listeners (us_engine_listen_rule) take their rules from c, which
+ * outlives e.  Call after us_flowctl_start.  0 or -ENOSPC. */
+int us_flowctl_attach(struct us_engine *e, struct us_flowctl *c);
 
 /* rte_flow backend: ctx is a pointer to the port id. */
 extern const struct us_flowctl_ops us_flowctl_rte_ops;

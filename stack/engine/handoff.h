@@ -31,6 +31,7 @@ struct rte_ipv4_hdr;
 struct rte_mbuf;
 struct rte_ring;
 struct rte_tcp_hdr;
+struct us_engine;
 
 /* Types */
 
@@ -101,5 +102,18 @@ unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to)
  * its IPv4 header in *ip; NULL for anything else.  Reads headers only. */
 const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
 					 const struct rte_ipv4_hdr **ip);
+
+/* Prototypes: stage_handoff.c, the engine's side */
+
+/* Engine e (its id = its queue) hands frames it does not own to their
+ * owner through ho and takes those handed to it (a stage, stage.h), with
+ * a migration table of its own (migrate.h); active opens pick ports that
+ * e owns.  Call before any traffic; ho outlives e.  0, -ENOMEM or
+ * -ENOSPC. */
+int us_handoff_attach(struct us_engine *e, struct us_handoff *ho);
+/* tcp_env.port_ok: is lport a source port whose connection to rip:rport
+ * e owns?  Any port without hand-off. */
+bool us_handoff_engine_port_ok(const struct us_engine *e, uint32_t rip, uint16_t rport,
+			       uint16_t lport);
 
 #endif

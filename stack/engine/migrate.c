@@ -64,15 +64,6 @@ static void mig_del(struct us_migrate *mg, struct us_mig_entry *en)
 	free(en);
 }
 
-int us_migrate_init(struct us_engine *e)
-{
-	e->mig = calloc(1, sizeof(*e->mig));
-	if (e->mig == NULL)
-		return -ENOMEM;
-	STAILQ_INIT(&e->mig->pending);
-	return 0;
-}
-
 void us_migrate_msg_free(struct us_mig_msg *msg)
 {
 	if (msg == NULL)
@@ -81,13 +72,12 @@ void us_migrate_msg_free(struct us_mig_msg *msg)
 	free(msg);
 }
 
-void us_migrate_fini(struct us_engine *e)
+static void mig_destroy(struct us_engine *e, void *ctx)
 {
-	struct us_migrate *mg = e->mig;
+	struct us_migrate *mg = ctx;
 	struct us_mig_msg *msg;
 
-	if (mg == NULL)
-		return;
+	(void)e;
 	for (unsigned b = 0; b < US_MIG_BUCKETS; b++)
 		while (!LIST_EMPTY(&mg->b[b]))
 			mig_del(mg, LIST_FIRST(&mg->b[b]));
@@ -96,29 +86,29 @@ void us_migrate_fini(struct us_engine *e)
 		us_migrate_msg_free(msg);
 	}
 	free(mg);
-	e->mig = NULL;
 }
 
 /* Messages */
 
 /* Behind everything e already sent to `to`; a full ring keeps it pending
  * (retried every iteration: nothing of its tuple follows it, see below). */
-static void mig_send(struct us_engine *e, unsigned to, struct us_mig_msg *msg)
+static void mig_send(struct us_engine *e, struct us_migrate *mg, unsigned to,
+		     struct us_mig_msg *msg)
 {
 	msg->to = (uint8_t)to;
-	if (STAILQ_EMPTY(&e->mig->pending) && us_handoff_send_msg(e->ho, e->id, to, msg))
+	if (STAILQ_EMPTY(&mg->pending) && us_handoff_send_msg(mg->ho, e->id, to, msg))
 		return;
-	STAILQ_INSERT_TAIL(&e->mig->pending, msg, link);
+	STAILQ_INSERT_TAIL(&mg->pending, msg, link);
 }
 
-void us_migrate_flush_pending(struct us_engine *e)
+void us_migrate_flush_pending(struct us_engine *e, struct us_migrate *mg)
 {
 	struct us_mig_msg *msg;
 
-	while ((msg = STAILQ_FIRST(&e->mig->pending)) != NULL) {
-		if (!us_handoff_send_msg(e->ho, e->id, msg->to, msg))
+	while ((msg = STAILQ_FIRST(&mg->pending)) != NULL) {
+		if (!us_handoff_send_msg(mg->ho, e->id, msg->to, msg))
 			return;
-		STAILQ_REMOVE_HEAD(&e->mig->pending, link);
+		STAILQ_REMOVE_HEAD(&mg->pending, link);
 	}
 }
 
@@ -133,15 +123,18 @@ static struct us_mig_msg *mig_msg_new(uint8_t type, const struct us_mig_tuple *t
 	return msg;
 }
 
-static unsigned mig_rss_owner(const struct us_engine *e, const struct us_mig_tuple *tu)
+static unsigned mig_rss_owner(const struct us_migrate *mg, const struct us_mig_tuple *tu)
 {
-	return us_handoff_owner(e->ho, tu->rip, tu->lip, tu->rport, tu->lport);
+	return us_handoff_owner(mg->ho, tu->rip, tu->lip, tu->rport, tu->lport);
 }
+
+static void mig_conn_gone(struct us_engine *e, struct us_migrate *mg,
+			  const struct us_mig_tuple *tu);
 
 /* No listener on its port here (or no room for the TCB): reset it from
  * here, counted.  A listener that refuses it (accept queue full) resets
  * it itself and counts that. */
-static void mig_refuse(struct us_engine *e, struct tcp_parcel *p,
+static void mig_refuse(struct us_engine *e, struct us_migrate *mg, struct tcp_parcel *p,
 		       const struct us_mig_tuple *tu)
 {
 	static const struct tcp_callbacks none;
@@ -154,37 +147,37 @@ static void mig_refuse(struct us_engine *e, struct tcp_parcel *p,
 	}
 	/* It never entered our table (its tuple is taken): gone silently. */
 	tcp_parcel_free(p);
-	us_migrate_conn_gone(e, tu);
+	mig_conn_gone(e, mg, tu);
 }
 
-static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
+static void mig_parcel_in(struct us_engine *e, struct us_migrate *mg, struct us_mig_msg *msg)
 {
-	struct us_mig_entry *en = mig_lookup(e->mig, &msg->tu);
+	struct us_mig_entry *en = mig_lookup(mg, &msg->tu);
 	struct tcp_parcel *p = msg->parcel;
 	int rc;
 
 	msg->parcel = NULL;
-	if (mig_rss_owner(e, &msg->tu) == e->id) {
+	if (mig_rss_owner(mg, &msg->tu) == e->id) {
 		/* Home again: frames we forwarded are on their way back. */
 		if (en != NULL && en->state == US_MIG_REDIRECT) {
 			struct us_mig_msg *mk = mig_msg_new(US_MIG_MARKER, &msg->tu);
 
 			en->state = US_MIG_DRAINING;
 			if (mk != NULL) {
-				mig_send(e, en->next, mk);
+				mig_send(e, mg, en->next, mk);
 			} else {
-				mig_del(e->mig, en); /* no marker: stop holding */
+				mig_del(mg, en); /* no marker: stop holding */
 				en = NULL;
 			}
 		}
 	} else if (en == NULL) {
-		en = mig_add(e->mig, &msg->tu);
+		en = mig_add(mg, &msg->tu);
 	}
 	if (en != NULL && en->state != US_MIG_DRAINING)
 		en->state = US_MIG_HELD;
 	rc = tcp_migrate_accept(e->tcp, p);
 	if (rc < 0)
-		mig_refuse(e, p, &msg->tu);
+		mig_refuse(e, mg, p, &msg->tu);
 	else
 		US_STAT_INC(e, migrate_in);
 	free(msg);
@@ -193,16 +186,16 @@ static void mig_parcel_in(struct us_engine *e, struct us_mig_msg *msg)
 /* The marker passes the old holder (its REDIRECT goes: R holds nothing
  * for it now) or comes home to the draining R (every frame R forwarded is
  * back: the held ones follow them, in order). */
-static void mig_marker_in(struct us_engine *e, struct us_mig_msg *msg)
+static void mig_marker_in(struct us_engine *e, struct us_migrate *mg, struct us_mig_msg *msg)
 {
-	struct us_mig_entry *en = mig_lookup(e->mig, &msg->tu);
+	struct us_mig_entry *en = mig_lookup(mg, &msg->tu);
 	unsigned next;
 
 	US_STAT_INC(e, migrate_markers);
 	if (en != NULL && en->state == US_MIG_REDIRECT) {
 		next = en->next;
-		mig_del(e->mig, en);
-		mig_send(e, next, msg);
+		mig_del(mg, en);
+		mig_send(e, mg, next, msg);
 		return;
 	}
 	free(msg);
@@ -214,51 +207,53 @@ static void mig_marker_in(struct us_engine *e, struct us_mig_msg *msg)
 	for (unsigned i = 0; i < n; i++)
 		held[i] = en->hold[i];
 	en->nhold = 0;
-	mig_del(e->mig, en);
+	mig_del(mg, en);
 	for (unsigned i = 0; i < n; i++)
 		us_engine_input(e, held[i]);
 }
 
-void us_migrate_msg_input(struct us_engine *e, unsigned from, struct us_mig_msg *msg)
+void us_migrate_msg_input(struct us_engine *e, struct us_migrate *mg, unsigned from,
+			  struct us_mig_msg *msg)
 {
 	struct us_mig_entry *en;
 
 	(void)from;
 	switch (msg->type) {
 	case US_MIG_PARCEL:
-		mig_parcel_in(e, msg);
+		mig_parcel_in(e, mg, msg);
 		return;
 	case US_MIG_MARKER:
-		mig_marker_in(e, msg);
+		mig_marker_in(e, mg, msg);
 		return;
 	case US_MIG_END:
-		en = mig_lookup(e->mig, &msg->tu);
+		en = mig_lookup(mg, &msg->tu);
 		if (en != NULL && en->state == US_MIG_REDIRECT)
-			mig_del(e->mig, en);
+			mig_del(mg, en);
 		break;
 	}
 	us_migrate_msg_free(msg);
 }
 
-void us_migrate_conn_gone(struct us_engine *e, const struct us_mig_tuple *tu)
+static void mig_conn_gone(struct us_engine *e, struct us_migrate *mg,
+			  const struct us_mig_tuple *tu)
 {
 	struct us_mig_entry *en;
 	struct us_mig_msg *msg;
 
-	if (e->mig->detaching || (en = mig_lookup(e->mig, tu)) == NULL ||
+	if (mg->detaching || (en = mig_lookup(mg, tu)) == NULL ||
 	    en->state != US_MIG_HELD)
 		return;
-	mig_del(e->mig, en);
+	mig_del(mg, en);
 	/* R forwards nothing more that matters: tell it to stop. */
 	msg = mig_msg_new(US_MIG_END, tu);
 	if (msg != NULL)
-		mig_send(e, mig_rss_owner(e, tu), msg);
+		mig_send(e, mg, mig_rss_owner(mg, tu), msg);
 }
 
 /* Frames */
 
-enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct rte_mbuf *m, bool from_ring,
-				     unsigned *to)
+enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct us_migrate *mg, struct rte_mbuf *m,
+				     bool from_ring, unsigned *to)
 {
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_tcp_hdr *th = us_handoff_tcp(m, &ip);
@@ -271,7 +266,7 @@ enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct rte_mbuf *m, bo
 		.lip = rte_be_to_cpu_32(ip->dst_addr), .rip = rte_be_to_cpu_32(ip->src_addr),
 		.lport = rte_be_to_cpu_16(th->dst_port), .rport = rte_be_to_cpu_16(th->src_port),
 	};
-	en = mig_lookup(e->mig, &tu);
+	en = mig_lookup(mg, &tu);
 	if (en == NULL)
 		return US_MIG_PASS;
 	switch (en->state) {
@@ -295,17 +290,59 @@ enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct rte_mbuf *m, bo
 	}
 }
 
+/* The stage */
+
+static void mig_run_deferred(struct us_engine *e, void *ctx);
+
+/* tcp_env.conn_event: only a connection leaving matters, and only while
+ * the table has entries. */
+static void mig_conn(struct us_engine *e, void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
+		     uint16_t rport, bool open)
+{
+	struct us_migrate *mg = ctx;
+	struct us_mig_tuple tu = { .lip = lip, .rip = rip, .lport = lport, .rport = rport };
+
+	if (!open && mg->n > 0)
+		mig_conn_gone(e, mg, &tu);
+}
+
+static const struct us_stage_ops mig_ops = {
+	.name = "migrate",
+	.place = US_PLACE_MIGRATE,
+	.after = mig_run_deferred,
+	.conn = mig_conn,
+	.destroy = mig_destroy,
+};
+
+int us_migrate_attach(struct us_engine *e, struct us_handoff *ho, struct us_migrate **out)
+{
+	struct us_migrate *mg = calloc(1, sizeof(*mg));
+	int rc;
+
+	if (mg == NULL)
+		return -ENOMEM;
+	STAILQ_INIT(&mg->pending);
+	mg->ho = ho;
+	rc = us_engine_stage_add(e, &mig_ops, mg);
+	if (rc < 0) {
+		free(mg);
+		return rc;
+	}
+	*out = mg;
+	return 0;
+}
+
 /* The call */
 
-static int mig_check(struct us_engine *e, const struct us_mig_tuple *tu, unsigned to,
-		     struct us_mig_entry **en)
+static int mig_check(struct us_engine *e, struct us_migrate *mg, const struct us_mig_tuple *tu,
+		     unsigned to, struct us_mig_entry **en)
 {
 	unsigned rss;
 
-	if (e->ho == NULL || to >= e->ho->n || to == e->id)
+	if (mg == NULL || to >= mg->ho->n || to == e->id)
 		return -EINVAL;
-	rss = mig_rss_owner(e, tu);
-	*en = mig_lookup(e->mig, tu);
+	rss = mig_rss_owner(mg, tu);
+	*en = mig_lookup(mg, tu);
 	if (rss == e->id)
 		return *en == NULL ? 0 : -EBUSY; /* the last return still draining */
 	/* X -> R only. */
@@ -320,7 +357,7 @@ static void mig_tuple_of(struct tcp_conn *c, struct us_mig_tuple *tu)
 
 /* Checked: detach c and send it, the REDIRECT in place before the parcel
  * is on the ring (see the ordering argument in migrate.h). */
-static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
+static int mig_move(struct us_engine *e, struct us_migrate *mg, struct tcp_conn *c, unsigned to)
 {
 	struct us_mig_tuple tu;
 	struct us_mig_entry *en;
@@ -329,15 +366,15 @@ static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
 	int rc;
 
 	mig_tuple_of(c, &tu);
-	rc = mig_check(e, &tu, to, &en);
+	rc = mig_check(e, mg, &tu, to, &en);
 	/* Our ring is SP: with room now, the parcel's enqueue cannot fail. */
-	if (rc == 0 && (us_handoff_room(e->ho, e->id, to) == 0 ||
-			!STAILQ_EMPTY(&e->mig->pending)))
+	if (rc == 0 && (us_handoff_room(mg->ho, e->id, to) == 0 ||
+			!STAILQ_EMPTY(&mg->pending)))
 		rc = -EBUSY;
 	if (rc < 0)
 		return rc;
 	msg = mig_msg_new(US_MIG_PARCEL, &tu);
-	if (msg != NULL && en == NULL && (en = mig_add(e->mig, &tu)) != NULL)
+	if (msg != NULL && en == NULL && (en = mig_add(mg, &tu)) != NULL)
 		added = true;
 	if (msg == NULL || en == NULL) {
 		free(msg);
@@ -345,23 +382,22 @@ static int mig_move(struct us_engine *e, struct tcp_conn *c, unsigned to)
 	}
 	/* Segments this connection queued go out before the target's. */
 	us_engine_flush(e);
-	e->mig->detaching = true;
+	mg->detaching = true;
 	rc = tcp_migrate_detach(c, &msg->parcel);
-	e->mig->detaching = false;
+	mg->detaching = false;
 	if (rc < 0) {
 		if (added)
-			mig_del(e->mig, en);
+			mig_del(mg, en);
 		free(msg);
 		return rc;
 	}
 	/* The flow rule's removal (queued by the detach) now, before the
 	 * target can queue its own for the same tuple: a NIC takes one rule
 	 * per 5-tuple, so the target's must not meet ours. */
-	if (e->rules != NULL)
-		us_flowrule_apply(e->rules, UINT32_MAX); /* ours is the last queued */
+	us_flowrules_apply_all(e); /* ours is the last queued */
 	en->state = US_MIG_REDIRECT;
 	en->next = (uint8_t)to;
-	mig_send(e, to, msg);
+	mig_send(e, mg, to, msg);
 	US_STAT_INC(e, migrate_out);
 	return 0;
 }
@@ -372,42 +408,45 @@ int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to)
 	 * meet no TCB here: us_migrate_defer is for that. */
 	if (e->polling)
 		return -EBUSY;
-	return mig_move(e, c, to);
+	return mig_move(e, us_engine_stage_ctx(e, &mig_ops), c, to);
 }
 
 int us_migrate_defer(struct us_engine *e, struct tcp_conn *c, unsigned to)
 {
+	struct us_migrate *mg = us_engine_stage_ctx(e, &mig_ops);
 	struct us_mig_tuple tu;
 	struct us_mig_entry *en;
 	int rc;
 
 	mig_tuple_of(c, &tu);
-	rc = mig_check(e, &tu, to, &en);
+	rc = mig_check(e, mg, &tu, to, &en);
 	if (rc == -EBUSY)
 		rc = 0; /* draining: the deferred move waits for it */
-	if (rc == 0 && e->mig->ndefer == US_MIG_DEFER)
+	if (rc == 0 && mg->ndefer == US_MIG_DEFER)
 		rc = -EBUSY;
 	if (rc < 0)
 		return rc;
 	tcp_conn_forget(c);
-	e->mig->defer[e->mig->ndefer].tu = tu;
-	e->mig->defer[e->mig->ndefer++].to = (uint8_t)to;
+	mg->defer[mg->ndefer].tu = tu;
+	mg->defer[mg->ndefer++].to = (uint8_t)to;
 	return 0;
 }
 
 /* End of an iteration: every frame judged ours is processed, so a move is
  * safe.  A full ring or a drain makes one wait for the next iteration;
  * one that cannot happen any more is reset (nobody owns it now). */
-void us_migrate_run_deferred(struct us_engine *e)
+static void mig_run_deferred(struct us_engine *e, void *ctx)
 {
-	struct us_migrate *mg = e->mig;
+	struct us_migrate *mg = ctx;
 	unsigned keep = 0;
 
+	if (mg->ndefer == 0)
+		return;
 	for (unsigned i = 0; i < mg->ndefer; i++) {
 		struct us_mig_defer d = mg->defer[i];
 		struct tcp_conn *c = tcp_conn_find(e->tcp, d.tu.lip, d.tu.lport, d.tu.rip,
 						   d.tu.rport);
-		int rc = c != NULL ? mig_move(e, c, d.to) : -ENOTCONN;
+		int rc = c != NULL ? mig_move(e, mg, c, d.to) : -ENOTCONN;
 
 		if (rc == -EBUSY) {
 			mg->defer[keep++] = d;
@@ -426,7 +465,14 @@ int us_migrate_conn(struct us_engine *e, struct tcp_conn *c, unsigned to)
 {
 	int rc = e->polling ? us_migrate_defer(e, c, to) : us_migrate_out(e, c, to);
 
-	if (rc < 0 && e->mig != NULL)
+	if (rc < 0 && us_engine_stage_ctx(e, &mig_ops) != NULL)
 		US_STAT_INC(e, migrate_failed);
 	return rc;
+}
+
+unsigned us_migrate_count(const struct us_engine *e)
+{
+	const struct us_migrate *mg = us_engine_stage_ctx(e, &mig_ops);
+
+	return mg != NULL ? mg->n : 0;
 }

@@ -1,5 +1,5 @@
 /* stack/engine/migrate.h: live migration of a connection between the engines of
- * one stack (issue 8, "Migration"), below the socket call us_migrate.
+ * one stack, below the socket call us_migrate.
  *
  * Who may hold a connection: its RSS owner R (RETA[softrss(tuple)], the
  * engine every frame of the tuple reaches first, stack/engine/handoff.h) or one
@@ -45,6 +45,7 @@ struct rte_mbuf;
 struct tcp_conn;
 struct tcp_parcel;
 struct us_engine;
+struct us_handoff;
 
 /* Types */
 
@@ -89,6 +90,7 @@ struct us_migrate {
 	unsigned n;                    /* entries */
 	STAILQ_HEAD(, us_mig_msg) pending;
 	bool detaching;                /* a detach's conn_event is no end */
+	struct us_handoff *ho;         /* the rings the messages travel on */
 };
 
 /* What the table says about a TCP frame (us_migrate_steer). */
@@ -101,36 +103,39 @@ enum us_mig_verdict {
 
 /* Prototypes */
 
-/* 0 or -ENOMEM; fini frees held frames, pending messages, entries. */
-int us_migrate_init(struct us_engine *e);
-void us_migrate_fini(struct us_engine *e);
+/* e's table of migrated tuples, its messages travelling on ho, as e's
+ * migration stage (stage.h: the moves deferred during an iteration run
+ * after it; a connection leaving the table ends its migration).  0 and
+ * the table in *out (the hand-off stage steers with it), -ENOMEM or
+ * -ENOSPC.  Destroyed with e: held frames, pending messages, entries. */
+int us_migrate_attach(struct us_engine *e, struct us_handoff *ho, struct us_migrate **out);
 /* Frame m (at Ethernet) received on e's queue (from_ring false) or handed
- * over by another engine (true).  Call only while e->mig->n > 0. */
-enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct rte_mbuf *m, bool from_ring,
-				     unsigned *to);
+ * over by another engine (true).  Call only while mg->n > 0. */
+enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct us_migrate *mg, struct rte_mbuf *m,
+				     bool from_ring, unsigned *to);
 /* A message from engine from, in ring order; consumes it. */
-void us_migrate_msg_input(struct us_engine *e, unsigned from, struct us_mig_msg *msg);
+void us_migrate_msg_input(struct us_engine *e, struct us_migrate *mg, unsigned from,
+			  struct us_mig_msg *msg);
 void us_migrate_msg_free(struct us_mig_msg *msg);
 /* Retries messages a full ring refused (each loop iteration). */
-void us_migrate_flush_pending(struct us_engine *e);
-/* A connection left e's table (tcp_env.conn_event). */
-void us_migrate_conn_gone(struct us_engine *e, const struct us_mig_tuple *tu);
-/* Sends connection c of engine e to engine to: 0 or -EINVAL (no such
- * engine, e itself, X -> Y, a state other than ESTABLISHED/CLOSE-WAIT),
- * -EBUSY (called inside the engine's loop or a tcp/ callback; the ring to
- * the target full; the connection's last return still draining), -ENOMEM.
- * On 0 the caller forgets c (its callbacks are never called again). */
+void us_migrate_flush_pending(struct us_engine *e, struct us_migrate *mg);
+/* Sends connection c of engine e to engine to: 0 or -EINVAL (one engine,
+ * no such engine, e itself, X -> Y, a state other than
+ * ESTABLISHED/CLOSE-WAIT), -EBUSY (called inside the engine's loop or a
+ * tcp/ callback; the ring to the target full; the connection's last return
+ * still draining), -ENOMEM.  On 0 the caller forgets c (its callbacks are
+ * never called again). */
 int us_migrate_out(struct us_engine *e, struct tcp_conn *c, unsigned to);
 /* The same from inside the loop (a callback-API handler): c's callbacks
  * stop now (the caller forgets c), the move happens at the end of the
- * iteration (us_migrate_run_deferred).  0 or -EINVAL as above, -EBUSY
- * (US_MIG_DEFER moves already waiting).  A move that cannot happen any
- * more then (the connection changed state) resets it, counted
- * migrate_failed. */
+ * iteration.  0 or -EINVAL as above, -EBUSY (US_MIG_DEFER moves already
+ * waiting).  A move that cannot happen any more then (the connection
+ * changed state) resets it, counted migrate_failed. */
 int us_migrate_defer(struct us_engine *e, struct tcp_conn *c, unsigned to);
-void us_migrate_run_deferred(struct us_engine *e);
 /* us_migrate_out, or us_migrate_defer inside the loop; refusals counted
  * (migrate_failed).  With one engine (no table): -EINVAL. */
 int us_migrate_conn(struct us_engine *e, struct tcp_conn *c, unsigned to);
+/* Entries in e's table (tests: every migration ended); 0 without one. */
+unsigned us_migrate_count(const struct us_engine *e);
 
 #endif

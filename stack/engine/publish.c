@@ -8,6 +8,8 @@
 #include <rte_errno.h>
 #include <rte_ring.h>
 
+#include "stack/engine/engine_priv.h"
+
 struct us_publish *us_publish_create(unsigned n, unsigned writer, const char *name)
 {
 	char rname[RTE_RING_NAMESIZE];
@@ -95,4 +97,63 @@ void us_publish_msg_free(struct us_publish_msg *m)
 		return;
 	tfo_keys_wipe(&m->keys);
 	free(m);
+}
+
+/* The engine's side: a stage (stage.h) that applies what the writer
+ * published before the iteration's segments are looked at. */
+
+static unsigned publish_input(struct us_engine *e, void *ctx)
+{
+	struct us_publish *p = ctx;
+	struct us_publish_msg *m;
+
+	while ((m = us_publish_recv(p, e->id)) != NULL) {
+		if (m->type == US_PUB_TFO_KEYS && e->tcp != NULL) {
+			tcp_tfo_keys_set(e->tcp, &m->keys);
+			US_STAT_INC(e, pub_tfo_keys_applied);
+		}
+		us_publish_msg_free(m);
+	}
+	return 0;
+}
+
+static const struct us_stage_ops publish_ops = {
+	.name = "publish",
+	.place = US_PLACE_PUBLISH,
+	.input = publish_input,
+};
+
+int us_publish_attach(struct us_engine *e, struct us_publish *p)
+{
+	int rc = us_engine_stage_add(e, &publish_ops, p);
+
+	/* Only the writer draws and rotates the TFO secret. */
+	if (rc == 0 && p->writer != e->id && e->tcp != NULL)
+		tcp_tfo_follow(e->tcp);
+	return rc;
+}
+
+void us_publish_tfo_rotated(struct us_engine *e, const struct tfo_keys *k)
+{
+	struct us_publish *p = us_engine_stage_ctx(e, &publish_ops);
+	unsigned sent;
+
+	if (p == NULL || p->writer != e->id)
+		return;
+	sent = us_publish_tfo_keys(p, k);
+	US_STAT_ADD(e, pub_tfo_keys_sent, sent);
+	US_STAT_ADD(e, pub_drop_inbox_full, p->n - 1 - sent);
+}
+
+int us_publish_send_tfo_keys(struct us_engine *e)
+{
+	struct us_publish *p = us_engine_stage_ctx(e, &publish_ops);
+	struct tfo_keys k;
+
+	if (p == NULL || p->writer != e->id || e->tcp == NULL)
+		return -EINVAL;
+	tcp_tfo_keys_get(e->tcp, &k);
+	us_publish_tfo_rotated(e, &k);
+	tfo_keys_wipe(&k);
+	return 0;
 }

@@ -17,6 +17,7 @@
 #include "tcp/fastopen.h"
 
 struct rte_ring;
+struct us_engine;
 
 /* Types */
 
@@ -52,5 +53,20 @@ unsigned us_publish_tfo_keys(struct us_publish *p, const struct tfo_keys *k);
 struct us_publish_msg *us_publish_recv(struct us_publish *p, unsigned k);
 
 void us_publish_msg_free(struct us_publish_msg *m);
+
+/* Prototypes: the engine's side */
+
+/* e applies p's messages at the top of each loop iteration (a stage,
+ * stage.h); an engine other than p's writer stops drawing its own TFO
+ * secret and takes the writer's.  Call before any traffic; p outlives e.
+ * 0 or -ENOSPC. */
+int us_publish_attach(struct us_engine *e, struct us_publish *p);
+/* The writer engine sends its current TFO secret to the others (at
+ * start): 0, or -EINVAL (e is not attached as the writer). */
+int us_publish_send_tfo_keys(struct us_engine *e);
+/* RFC 7413 4.1.2, one secret per stack: the writer engine's new secret k
+ * goes to every other engine by message (nothing for another engine or
+ * without publishing). */
+void us_publish_tfo_rotated(struct us_engine *e, const struct tfo_keys *k);
 
 #endif

@@ -14,7 +14,10 @@
 #include "stack/base/log.h"
 #include "nic/impair.h"
 #include "nic/nic.h"
+#include "nic/capture.h"
 #include "stack/engine/engine_priv.h"
+#include "stack/engine/stage_capture.h"
+#include "stack/engine/stage_impair.h"
 #include "stack/engine/telemetry.h"
 
 /* Types */
@@ -93,7 +96,7 @@ static int telem_walk_row(void *arg, const struct tcp_conn *c)
 
 static void telem_fill_impair(struct telem_snap *s, const struct us_engine *e)
 {
-	const struct nic_impair *imp[2] = { e->impair_rx, e->impair_tx };
+	const struct nic_impair *imp[2] = { us_impair_of(e, false), us_impair_of(e, true) };
 
 	for (int i = 0; i < 2; i++) {
 		s->has_impair[i] = imp[i] != NULL;
@@ -119,6 +122,7 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 {
 	struct telem_snap *s = &slot->snap;
 	struct telem_walk w = { .s = s };
+	const struct nic_capture *cap = us_capture_of(e);
 
 	s->id = id;
 	s->now_ns = e->wheel.now_ns;
@@ -137,9 +141,9 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	}
 	s->mbufs_in_use = e->pool != NULL ? rte_mempool_in_use_count(e->pool) : 0;
 	s->timers_armed = e->wheel.armed;
-	s->has_capture = e->capture != NULL;
+	s->has_capture = cap != NULL;
 	if (s->has_capture)
-		s->capture = *nic_capture_stats(e->capture);
+		s->capture = *nic_capture_stats(cap);
 	telem_fill_impair(s, e);
 	s->has_port = slot->port != NULL;
 	if (s->has_port) {

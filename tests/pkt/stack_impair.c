@@ -1,4 +1,4 @@
-/* Packet scripts for [impair] rx/tx (stack/engine/port_impair.c): the link emulator
+/* Packet scripts for [impair] rx/tx (stack/engine/stage_impair.c): the link emulator
  * in place on the engine's own port, one engine over the fake port of
  * tests/unit/stack/harness.h, virtual time.
  *
@@ -23,6 +23,7 @@
 
 #include "nic/impair.h"
 #include "stack/engine/engine_priv.h"
+#include "stack/engine/stage_impair.h"
 #include "tests/unit/stack/harness.h"
 
 #define NPINGS 200u
@@ -289,8 +290,8 @@ static void test_counters_off_and_on(void **state)
 
 	(void)state;
 	start_with(&h, "", "");
-	assert_null(h.e->impair_rx);
-	assert_null(h.e->impair_tx);
+	assert_null(us_impair_of(h.e, false));
+	assert_null(us_impair_of(h.e, true));
 	learn_peer(&h);
 	assert_int_equal(h.port.ntx, 1);
 	assert_int_equal(counter(&h, "impair_rx_enqueued"), -1);

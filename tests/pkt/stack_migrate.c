@@ -187,7 +187,7 @@ static void side_start(unsigned k)
 	s->e = us_engine_create(k == PEER ? 0 : k, &s->cfg, h_pool, &s->ops, w.now);
 	assert_non_null(s->e);
 	if (k != PEER)
-		assert_int_equal(us_engine_set_handoff(s->e, w.ho), 0);
+		assert_int_equal(us_handoff_attach(s->e, w.ho), 0);
 	s->tab = us_sock_table_create(s->e, k, 64, &drv);
 	assert_non_null(s->tab);
 	/* Each host knows the other's MAC (as ARP would teach). */
@@ -233,7 +233,7 @@ static void world_finish(void)
 	for (unsigned k = 0; k < NSIDES; k++) {
 		assert_int_equal(tcp_conn_count(us_engine_tcp(w.s[k].e)), 0);
 		if (k != PEER)
-			assert_int_equal(w.s[k].e->mig->n, 0);
+			assert_int_equal(us_migrate_count(w.s[k].e), 0);
 	}
 	for (unsigned k = 0; k < NSIDES; k++) {
 		struct wq *q = &w.s[k].rx;
@@ -398,7 +398,7 @@ static void assert_no_rst(void)
 	}
 }
 
-/* Our engines' connections get rules on the NIC model (as api.c installs
+/* Our engines' connections get rules on the NIC model (as stack/api/init.c installs
  * rte_flow rules). */
 static void use_rules(void)
 {
@@ -604,8 +604,8 @@ static void test_migrate_failures(void **state)
 	assert_int_equal(ctr(1 - home, "migrate_in"), 0);
 	assert_int_equal(ctr(1 - home, "tcp_resets_sent"), 1);
 	assert_int_equal(ctr(PEER, "tcp_resets_rcvd"), 1);
-	assert_int_equal(w.s[home].e->mig->n, 0); /* END reached the RSS owner */
-	assert_int_equal(w.s[1 - home].e->mig->n, 0);
+	assert_int_equal(us_migrate_count(w.s[home].e), 0); /* END reached the RSS owner */
+	assert_int_equal(us_migrate_count(w.s[1 - home].e), 0);
 	world_finish();
 }
 

@@ -192,7 +192,7 @@ static void isolated_nic(struct h_multi *t, struct us_flowctl *ctl)
 					  us_rss_key_symmetric, US_RSS_KEY_LEN), 0);
 }
 
-/* Engines with per-connection rules on the model (as api.c does with
+/* Engines with per-connection rules on the model (as stack/api/init.c does with
  * rte_flow), the control rules of an isolated port, a listener on every
  * engine. */
 static void isolate_start(struct h_multi *t, struct us_flowctl *ctl)
@@ -277,7 +277,7 @@ static void test_isolate_socket_listener_rule(void **state)
 	isolated_nic(&t, &ctl);
 	assert_int_equal(wire(&t, seg_to(0, H_OUR_IP, OUR_PORT, RTE_TCP_SYN_FLAG, 7, 0, 0)), -1);
 	for (unsigned k = 0; k < t.n; k++) {
-		us_engine_set_flowctl(t.h[k].e, &ctl);
+		assert_int_equal(us_flowctl_attach(t.h[k].e, &ctl), 0);
 		tab[k] = us_sock_table_create(t.h[k].e, k, 16, &drv);
 		assert_non_null(tab[k]);
 		us_sock_table_bind_thread(tab[k]);
@@ -472,12 +472,12 @@ static void test_tfo_cookie_valid_on_every_engine(void **state)
 	pub = us_publish_create(2, 0, "sct");
 	assert_non_null(pub);
 	for (unsigned k = 0; k < t.n; k++) {
-		us_engine_set_publish(t.h[k].e, pub);
+		assert_int_equal(us_publish_attach(t.h[k].e, pub), 0);
 		assert_int_equal(tcp_listen(us_engine_tcp(t.h[k].e), H_OUR_IP, OUR_PORT,
 					    &quiet_cb, NULL), 0);
 	}
-	assert_int_equal(us_engine_publish_tfo_keys(t.h[1].e), -EINVAL); /* not the writer */
-	assert_int_equal(us_engine_publish_tfo_keys(t.h[0].e), 0);
+	assert_int_equal(us_publish_send_tfo_keys(t.h[1].e), -EINVAL); /* not the writer */
+	assert_int_equal(us_publish_send_tfo_keys(t.h[0].e), 0);
 	learn_peer(&t);
 
 	f = flow_on(&t, 0, f);

@@ -295,7 +295,7 @@ void h_multi_start(struct h_multi *t)
 
 		h->e = us_engine_create(k, &h->cfg, h_pool, &h->ops, h->now);
 		assert_non_null(h->e);
-		assert_int_equal(us_engine_set_handoff(h->e, t->ho), 0);
+		assert_int_equal(us_handoff_attach(h->e, t->ho), 0);
 	}
 }
 
@@ -406,7 +406,7 @@ void h_model_flowrules(struct us_engine *e, uint16_t queue, struct us_steer_mode
 	snprintf(name, sizeof(name), "hfr%u", seq++);
 	fr = us_flowrule_create(&ops, queue, 64, name);
 	assert_non_null(fr);
-	us_engine_set_flowrules(e, fr);
+	assert_int_equal(us_flowrules_attach(e, fr), 0);
 }
 
 struct us_flowctl_ops h_model_ctl_ops(struct us_steer_model *nic)

@@ -99,7 +99,7 @@ void h_multi_queue_owned(struct h_multi *t, unsigned q, unsigned owner, struct r
  * address, so knows the peer's MAC; what they answer is dropped. */
 void h_multi_arp_all(struct h_multi *t, uint16_t op);
 
-/* Flow-rule backends over the software NIC model (as api.c does with
+/* Flow-rule backends over the software NIC model (as stack/api/init.c does with
  * rte_flow): 5-tuple rules of engine e's connections to queue, and the
  * control rules of an isolated port. */
 void h_model_flowrules(struct us_engine *e, uint16_t queue, struct us_steer_model *nic);
