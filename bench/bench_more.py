@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench.py's later workloads (issue #9): many idle connections with a few
+"""bench.py's later workloads: many idle connections with a few
 active ones, memory per idle connection, and the junk flood.
 
   idle    us-loadgen --idle N (N idle connections over 4 extra server ports,

@@ -4,7 +4,7 @@ import json
 import os
 import statistics
 
-# The goals of issue #9, as ratios of the median pairwise ratio.
+# The benchmark goals, as ratios of the median pairwise ratio.
 GOALS = {"rps": ("k-lo", 10.0), "cps": ("k-lo", 20.0)}
 CEILING_GOAL = 0.5
 METRIC_TEXT = {"rps": "requests/s", "cps": "connections/s", "gbps": "Gbit/s each way"}

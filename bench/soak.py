@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak (issue #10): N connection open / request / close cycles, us-loadgen ->
+"""Soak: N connection open / request / close cycles, us-loadgen ->
 us-httpecho over net_memif, and the server's resources back to baseline.
 
 Before the load and after it (once TIME_WAIT has drained) the server's

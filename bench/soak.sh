@@ -1,5 +1,5 @@
 #!/bin/sh
-# Soak (issue #10), one command (see bench/README.md):
+# Soak, one command (see bench/README.md):
 #
 #   sudo bench/soak.sh [--asan] [--cycles N] [soak.py options...]
 #

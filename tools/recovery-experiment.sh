@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fast-recovery comparison (issue 6): many short responses (1-100 KB) over
+# The fast-recovery comparison: many short responses (1-100 KB) over
 # an emulated 100 ms RTT path with 1% and 2% loss each way, every recovery
 # algorithm, seeds 1..SEEDS (the same seeds for every algorithm), in virtual
 # time (tests/bench/recovery_experiment.c: two stacks in one process over

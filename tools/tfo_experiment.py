@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""TCP Fast Open experiment (issue 7): a short HTTP request on a fresh
+"""TCP Fast Open experiment: a short HTTP request on a fresh
 connection, with and without TFO, over the link emulator at several RTTs.
 
     sudo tools/tfo_experiment.py [--builddir build] [--rtts 10,50,100,200] [--runs 9]

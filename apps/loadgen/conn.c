@@ -12,7 +12,7 @@
 /* Per thread: each engine's loop runs on its own lcore (us_launch) and
  * reads into this buffer, then compares it (--check-echo); one buffer for
  * all of them let an engine's us_recv overwrite what another was still
- * checking (the "corruption" of issue 8's memif-migrate case). */
+ * checking (the corruption interop's memif-migrate case looks for). */
 static _Thread_local uint8_t lg_rx_buf[65536];
 
 uint64_t lg_errors_total(const struct lg_errors *e)

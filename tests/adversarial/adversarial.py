@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Adversarial packets against us-httpecho (suite 'adversarial', issue #10).
+"""Adversarial packets against us-httpecho (suite 'adversarial').
 
 Each case starts its own server in a fresh namespace (the interop harness,
 tests/interop/echo_interop.py), sends crafted packets from the namespace

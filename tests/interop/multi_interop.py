@@ -292,7 +292,7 @@ def case_afpacket(args, run, conns=200):
                  f"engine {k}: frames handed to it and frames it received disagree")
 
 
-# ---- wrong-queue peer and the active-open direction (issue 8) ----
+# ---- wrong-queue peer and the active-open direction ----
 
 def table(cols, keys=OWNER_KEYS):
     """Per-engine counters as a table: one row per counter, one column per

@@ -737,7 +737,7 @@ static void test_migrate_from_handler(void **state)
 	world_finish();
 }
 
-/* The shape of interop-multi-memif-migrate (issue 8's corruption hunt):
+/* The shape of interop-multi-memif-migrate (a corruption once seen there):
  * 3000-byte requests (three segments), each answered with its own bytes;
  * the handler moves the connection the moment it answered one and holds
  * nothing, like us-httpecho --migrate-every 1: the answer is still

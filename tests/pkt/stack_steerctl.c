@@ -1,4 +1,4 @@
-/* Packet scripts for several engines, steering control (issue 8): one ARP
+/* Packet scripts for several engines, steering control: one ARP
  * reply per request, isolated mode on the software NIC model (ARP/ICMP to
  * the control queue, listener SYNs spread by the listener rule's RSS,
  * connections on their own rules, nothing else delivered), and one TFO

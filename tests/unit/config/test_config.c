@@ -483,7 +483,7 @@ REJECT(rej_fastopen_key_three, MIN "[tcp]\nfastopen_key = "
 REJECT(rej_fastopen_qlen_zero, MIN "[tcp]\nfastopen_qlen = 0\n",
        "t.ini: [tcp] fastopen_qlen = '0':")
 
-/* [port] isolate: off unless asked (issue 8). */
+/* [port] isolate: off unless asked. */
 static void test_port_isolate(void **state)
 {
 	struct us_config cfg;
