@@ -238,7 +238,6 @@ struct tcp_conn {
 
 	/* Send policy and idle probing (output.c, timer.c). */
 	bool nodelay_set, nodelay;      /* per connection, else cfg.nodelay_default */
-	bool sws_override;              /* override timer fired: send what fits */
 	uint32_t snd_sml;               /* end of the last small segment (RFC 9293 A.3) */
 	uint32_t max_snd_wnd;           /* largest window the peer offered */
 	unsigned persist_backoff, persist_unanswered;
@@ -310,10 +309,6 @@ struct tcp_stack {
 	uint64_t challenge_sec;
 	uint32_t challenge_count;
 	uint32_t challenge_budget;      /* this second's, jittered or exact */
-	/* RFC 6191: ISS for the SYN that ends a TIME-WAIT (input.c), valid
-	 * while tw_iss_set. */
-	uint32_t tw_iss;
-	bool tw_iss_set;
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
 	uint8_t hash_key[16];           /* table hash key */
 	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
@@ -478,7 +473,6 @@ void tcp_persist_stop(struct tcp_conn *c);
 
 /* input.c / established.c */
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
-void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
 /* A TCB in state for a passive open of listener l by seg (addresses,
  * callbacks), not yet in any table; NULL with drop_no_tcb counted at
