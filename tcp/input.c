@@ -79,7 +79,7 @@ static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 static void input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg,
 			 const uint32_t *tw_iss);
 
-/* RFC 6191 / RFC 1122 4.2.2.13 (timer.c decides): a SYN that may end a
+/* RFC 6191 / RFC 1122 4.2.2.13 (tcb_timers.c decides): a SYN that may end a
  * TIME-WAIT, with a listener to take it, opens a new connection with an ISS
  * above the old SND.NXT; true when m was consumed that way.  Not while the
  * listener answers with SYN cookies: a cookie cannot be that ISS. */
@@ -220,7 +220,7 @@ static void input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg 
 		c->rtt_active = true;
 		c->rtt_seq = c->iss;
 		c->rtt_start_ns = tcp_now(c);
-		/* RFC 7413 4.2: Fast Open may take the SYN's data (tcp/tfo.c);
+		/* RFC 7413 4.2: Fast Open may take the SYN's data (tcp/fastopen_tcb.c);
 		 * otherwise it is not acknowledged and the peer sends it again
 		 * once we are synchronized. */
 		m = tcp_tfo_server_syn(l, c, m, seg);

@@ -245,7 +245,7 @@ int tcp_send_ack(struct tcp_conn *c)
 int tcp_send_syn(struct tcp_conn *c)
 {
 	uint8_t flags = c->state == TCP_SYN_RECEIVED ? TH_SYN | TH_ACK : TH_SYN;
-	/* RFC 7413 3: a Fast Open client's first SYN carries data (tcp/tfo.c). */
+	/* RFC 7413 3: a Fast Open client's first SYN carries data (tcp/fastopen_tcb.c). */
 	uint32_t len = tcp_tfo_syn_data_len(c);
 	int rc = tcp_send_segment(c, flags, c->iss, len);
 

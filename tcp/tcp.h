@@ -417,7 +417,7 @@ const char *tcp_state_str(uint8_t state);
 /* ESTABLISHED or CLOSE-WAIT (RFC 4022 tcpCurrEstab). */
 bool tcp_state_is_current_estab(uint8_t state);
 
-/* Prototypes: socket-layer views (tcp/sock.c) */
+/* Prototypes: socket-layer views (tcp/socket_calls.c) */
 
 /* What a poll() of the connection would look at. */
 struct tcp_conn_status {
@@ -447,7 +447,7 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m);
 /* MSG_PEEK: tcp_recv without taking the bytes off the queue. */
 ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len);
 
-/* Prototypes: migration between engines (tcp/migrate.c) */
+/* Prototypes: migration between engines (tcp/tcb_migrate.c) */
 
 /* A connection taken out of its stack, in transit to another engine's. */
 struct tcp_parcel;

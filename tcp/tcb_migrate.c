@@ -1,5 +1,5 @@
-/* tcp/migrate.c: moving a synchronized connection from one engine's
- * tcp_stack to another's (issue 8, "Migration").
+/* tcp/tcb_migrate.c: moving a synchronized connection from one engine's
+ * tcp_stack to another's (the engine's side is stack/engine/migrate.c).
  *
  * The parcel is the TCB itself, taken out of everything its stack keeps
  * about it: the 4-tuple table (whose conn_event hook takes the flow rule
