@@ -559,21 +559,6 @@ void tcp_sws_override(struct tcp_conn *c)
 		c->ts->stats.sws_overrides++;
 }
 
-int tcp_retransmit_una(struct tcp_conn *c)
-{
-	uint32_t end = tcp_sndq_end(c), len = 0;
-	uint8_t flags = TH_ACK;
-
-	if (SEQ_LT(c->snd_una, end))
-		len = RTE_MIN(end - c->snd_una, c->mss);
-	if (c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_LT(c->fin_seq, c->snd_max))
-		flags |= TH_FIN;
-	if (len == 0 && !(flags & TH_FIN))
-		return -ENODATA;
-	c->rtt_active = false; /* Karn: the timed segment may be this one */
-	return tcp_send_segment(c, flags, c->snd_una, len);
-}
-
 /* Fast recovery's send side: RFC 6675 4 NextSeg, each call one segment.
  * HighRxt is kept as c->rxt_high, the end of what was retransmitted. */
 struct rec_seg {

@@ -131,11 +131,6 @@ uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 	return added;
 }
 
-uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb)
-{
-	return sb->sacked;
-}
-
 /* RFC 6675 4 IsLost: DupThresh discontiguous SACKed ranges above seq, or
  * more than (DupThresh - 1) * SMSS SACKed bytes above it.  A SACKed
  * sequence number is not lost. */

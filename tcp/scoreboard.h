@@ -75,7 +75,6 @@ uint32_t tcp_sb_add(struct tcp_sb *sb, uint32_t start, uint32_t end);
  * skipped; returns the bytes newly SACKed. */
 uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 		       const uint32_t (*blk)[2], unsigned nblk);
-uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb);
 /* RFC 2883 4: is the first of nblk blocks a D-SACK (ack: SEG.ACK)? */
 bool tcp_sb_is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack);
 /* RFC 6675 4 IsLost(seq), DupThresh 3 and SMSS smss. */

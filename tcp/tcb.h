@@ -438,9 +438,6 @@ int tcp_send_window_probe(struct tcp_conn *c);
 int tcp_send_keepalive(struct tcp_conn *c);
 /* RFC 9293 3.8.6.2.1: the SWS override timer fired. */
 void tcp_sws_override(struct tcp_conn *c);
-/* RFC 5681 3.2 / RFC 6582: SND.UNA's segment (up to one MSS, with the FIN
- * when it ends there) again. */
-int tcp_retransmit_una(struct tcp_conn *c);
 
 /* recovery_tcb.c: fast recovery around tcp/recovery.h.  Called by input_ack
  * after the scoreboard has taken the ACK: una0 and sacked0 are SND.UNA and

@@ -54,15 +54,6 @@ int tcp_migrate_detach(struct tcp_conn *c, struct tcp_parcel **out)
 	return 0;
 }
 
-void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
-		      uint32_t *rip, uint16_t *rport)
-{
-	*lip = p->c->local_ip;
-	*lport = p->c->local_port;
-	*rip = p->c->remote_ip;
-	*rport = p->c->remote_port;
-}
-
 void tcp_parcel_free(struct tcp_parcel *p)
 {
 	if (p == NULL)

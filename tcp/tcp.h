@@ -465,9 +465,6 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p,
 		       const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* A parcel never attached: its mbufs and TCB freed, nothing sent. */
 void tcp_parcel_free(struct tcp_parcel *p);
-/* The parcel's 4-tuple, host byte order. */
-void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
-		      uint32_t *rip, uint16_t *rport);
 /* Attaches the parcel on ts and hands it to the listener on its local
  * address and port as a new connection (on_accept, then on_readable if
  * data or a FIN is queued): 0 (the parcel is gone) or -ECONNREFUSED (no
