@@ -3,7 +3,7 @@
  * Nothing here sees a packet, a connection or a clock: the option codec
  * works on byte buffers, the cookie functions on an address and a key set,
  * admission on a listener's counters, and the client cache on the caller's
- * "now".  The TCP state machine (a later step) calls these:
+ * "now".  The state machine (tcp/fastopen_tcb.c) calls these:
  *   - input: tfo_opt_decode() on a SYN/SYN-ACK option (or tfo_opt_find() on
  *     the whole option area);
  *   - server SYN: tfo_cookie_check(), then tfo_server_admit(); the SYN-ACK
