@@ -1,7 +1,7 @@
 /* tcp/cc.h: congestion control (how big cwnd and ssthresh are).
  *
  * A pure module: no TCB, no mbuf, no clock of its own.  The engine
- * (established.c, timer.c) tells it what happened and reads cwnd and
+ * (established.c, tcb_timers.c) tells it what happened and reads cwnd and
  * ssthresh back:
  *   tcp_cc_init()             once, when the connection is synchronized;
  *   tcp_cc_on_ack()           an ACK of new data outside fast recovery:
@@ -11,7 +11,7 @@
  *   tcp_cc_on_recovery_exit() the full ACK that ends recovery: cwnd;
  *   tcp_cc_on_rto()           a retransmission timeout.
  * Inside recovery cwnd is the recovery algorithm's (tcp/recovery.h, PRR by
- * default, driven by rec_engine.c); the module is not asked.
+ * default, driven by recovery_tcb.c); the module is not asked.
  *
  * Algorithms (config key tcp.cc):
  *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (L = 2)

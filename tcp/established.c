@@ -211,7 +211,7 @@ static bool is_dup_ack(const struct tcp_conn *c, const struct tcp_seg *seg)
 }
 
 /* An ACK of new data outside fast recovery: the CC module grows cwnd.  In
- * recovery the window is the recovery algorithm's (rec_engine.c), and the
+ * recovery the window is the recovery algorithm's (recovery_tcb.c), and the
  * ACK that ends recovery does not grow it either (RFC 6582 3.2 step 3). */
 static void cc_new_ack(struct tcp_conn *c, uint32_t acked)
 {
@@ -349,7 +349,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		c->ts->stats.dup_acks++;
 		c->dupacks++; /* 1 and 2: limited transmit in tcp_output */
 	}
-	tcp_recovery_ack(c, seg, una0, sacked0, dup); /* rec_engine.c */
+	tcp_recovery_ack(c, seg, una0, sacked0, dup); /* recovery_tcb.c */
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {
@@ -517,7 +517,7 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 	/* RFC 7323 5.3: PAWS before the sequence number check. */
 	if (dup_syn(c, seg) || !tcp_paws_ok(c, seg) || !check_sequence(c, seg))
 		goto drop;
-	tcp_peer_heard(c); /* timer.c: keepalive restarts, probes answered */
+	tcp_peer_heard(c); /* tcb_timers.c: keepalive restarts, probes answered */
 	tcp_ts_update_recent(c, seg);
 	if (seg->flags & TH_RST) {
 		input_rst(c, seg);

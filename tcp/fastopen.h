@@ -3,7 +3,7 @@
  * Nothing here sees a packet, a connection or a clock: the option codec
  * works on byte buffers, the cookie functions on an address and a key set,
  * admission on a listener's counters, and the client cache on the caller's
- * "now".  The TCP state machine (a later step) calls these:
+ * "now".  The state machine (tcp/fastopen_tcb.c) calls these:
  *   - input: tfo_opt_decode() on a SYN/SYN-ACK option (or tfo_opt_find() on
  *     the whole option area);
  *   - server SYN: tfo_cookie_check(), then tfo_server_admit(); the SYN-ACK
@@ -132,13 +132,13 @@ struct tfo_cache; /* opaque, one per engine */
 
 /* Prototypes */
 
-/* Options (tcp/fastopen.c) */
+/* Options (tcp/fastopen_cookie.c) */
 enum tfo_opt_type tfo_opt_decode(const uint8_t *p, size_t avail, struct tfo_opt *out);
 enum tfo_opt_type tfo_opt_find(const uint8_t *opts, size_t len, struct tfo_opt *out);
 int tfo_opt_encode(uint8_t *buf, size_t room, const struct tfo_opt *o);
 int tfo_opt_len(const struct tfo_opt *o);
 
-/* Server keys and cookies (tcp/fastopen.c) */
+/* Server keys and cookies (tcp/fastopen_cookie.c) */
 int tfo_keys_init(struct tfo_keys *k, uint64_t period_ns, uint64_t now_ns);
 int tfo_keys_parse(const char *s, struct tfo_keys *k, char *err, size_t errlen);
 int tfo_keys_format(const struct tfo_keys *k, char *buf, size_t len);
@@ -149,14 +149,14 @@ void tfo_cookie_make(const struct tfo_keys *k, uint32_t client_ip,
 enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, uint32_t client_ip,
 					 const uint8_t *cookie, size_t len);
 
-/* Server admission (tcp/fastopen.c) */
+/* Server admission (tcp/fastopen_cookie.c) */
 enum tfo_admit tfo_server_admit(struct tfo_listener *l, bool have_valid_cookie,
 				bool syn_cookies_active);
 bool tfo_admit_sends_cookie(enum tfo_admit a);
 void tfo_listener_pending_done(struct tfo_listener *l);
 const char *tfo_admit_name(enum tfo_admit a);
 
-/* Client cache (tcp/tfo_cache.c) */
+/* Client cache (tcp/fastopen_cache.c) */
 struct tfo_cache *tfo_cache_create(uint32_t capacity, uint64_t neg_ttl_ns,
 				   struct tfo_counters *ctr);
 void tfo_cache_free(struct tfo_cache *c);

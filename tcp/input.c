@@ -76,7 +76,10 @@ static void input_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 	tcp_send_rst_closed(ts, seg); /* rate limited (output.c) */
 }
 
-/* RFC 6191 / RFC 1122 4.2.2.13 (timer.c decides): a SYN that may end a
+static void input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg,
+			 const uint32_t *tw_iss);
+
+/* RFC 6191 / RFC 1122 4.2.2.13 (tcb_timers.c decides): a SYN that may end a
  * TIME-WAIT, with a listener to take it, opens a new connection with an ISS
  * above the old SND.NXT; true when m was consumed that way.  Not while the
  * listener answers with SYN cookies: a cookie cannot be that ISS. */
@@ -84,6 +87,7 @@ static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct
 				struct tcp_seg *seg)
 {
 	struct tcp_conn *l;
+	uint32_t iss;
 
 	if ((seg->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
 		return false;
@@ -92,10 +96,8 @@ static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct
 		ts->stats.timewait_syn_refused++; /* the old rules answer it */
 		return false;
 	}
-	ts->tw_iss = tcp_time_wait_reuse(c);
-	ts->tw_iss_set = true;
-	tcp_input_listen(l, m, seg);
-	ts->tw_iss_set = false;
+	iss = tcp_time_wait_reuse(c);
+	input_listen(l, m, seg, &iss);
 	return true;
 }
 
@@ -124,7 +126,7 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_h
 	}
 	c = tcp_listener_lookup(ts, seg.dst_ip, seg.dport);
 	if (c != NULL) {
-		tcp_input_listen(c, m, &seg);
+		input_listen(c, m, &seg, NULL);
 		goto out;
 	}
 	input_closed(ts, &seg);
@@ -167,8 +169,10 @@ struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
 	return c;
 }
 
-/* RFC 9293 3.10.7.2: LISTEN. */
-static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg)
+/* RFC 9293 3.10.7.2: LISTEN.  tw_iss: the ISS a reopened TIME-WAIT
+ * connection must use, NULL to pick a fresh one. */
+static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg,
+				   const uint32_t *tw_iss)
 {
 	struct tcp_stack *ts = l->ts;
 	struct tcp_conn *c;
@@ -183,7 +187,7 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 	LIST_INSERT_HEAD(&l->embryo_list, c, link);
 	l->embryos++;
 	take_syn(c, seg);
-	c->iss = ts->tw_iss_set ? ts->tw_iss :
+	c->iss = tw_iss != NULL ? *tw_iss :
 		 tcp_isn(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
@@ -192,7 +196,9 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 	return c;
 }
 
-void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg)
+/* tw_iss: as for new_embryo. */
+static void input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg,
+			 const uint32_t *tw_iss)
 {
 	struct tcp_stack *ts = l->ts;
 	struct tcp_conn *c;
@@ -210,11 +216,11 @@ void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *se
 	} else if (tcp_syncookie_wanted(l)) {
 		/* SYN cookies: backlog full (or always): no embryo TCB. */
 		tcp_syncookie_send(l, seg);
-	} else if ((c = new_embryo(l, seg)) != NULL) {
+	} else if ((c = new_embryo(l, seg, tw_iss)) != NULL) {
 		c->rtt_active = true;
 		c->rtt_seq = c->iss;
 		c->rtt_start_ns = tcp_now(c);
-		/* RFC 7413 4.2: Fast Open may take the SYN's data (tcp/tfo.c);
+		/* RFC 7413 4.2: Fast Open may take the SYN's data (tcp/fastopen_tcb.c);
 		 * otherwise it is not acknowledged and the peer sends it again
 		 * once we are synchronized. */
 		m = tcp_tfo_server_syn(l, c, m, seg);

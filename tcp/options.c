@@ -237,7 +237,7 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 		o[n++] = TCPOLEN_WS;
 		o[n++] = offer ? tcp_rcv_wscale_for(cfg->rcvbuf) : c->rcv_wscale;
 	}
-	/* RFC 7413 4.1.1: Fast Open cookie or request (tcp/tfo.c). */
+	/* RFC 7413 4.1.1: Fast Open cookie or request (tcp/fastopen_tcb.c). */
 	n += tcp_tfo_write_option(c, o + n, 40 - n);
 	return n;
 }

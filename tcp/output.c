@@ -183,7 +183,17 @@ static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const st
 	ts->env.output(ts->env.ctx, h, sp->lip, sp->rip);
 }
 
-int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len)
+/* A SYN sent again, or data or a FIN below SND.MAX. */
+static bool is_retransmission(const struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len)
+{
+	return (flags & TH_SYN) ? c->syn_retransmitted && !(flags & TH_RST) :
+	       SEQ_LT(seq, c->snd_max) && (len > 0 || (flags & TH_FIN));
+}
+
+/* rexmit: counted as a retransmission (retrans_segs, total_retrans).
+ * Inlined into both callers: tcp_send_segment is the per-segment path. */
+static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq,
+					    uint32_t len, bool rexmit)
 {
 	struct tcp_stack *ts = c->ts;
 	uint8_t opt[40];
@@ -207,8 +217,7 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 		ts->stats.drop_no_mbuf++;
 		return -ENOBUFS;
 	}
-	if ((flags & TH_SYN) ? c->syn_retransmitted && !(flags & TH_RST) :
-	    SEQ_LT(seq, c->snd_max) && (len > 0 || (flags & TH_FIN))) {
+	if (rexmit) {
 		ts->stats.retrans_segs++;
 		c->total_retrans++;
 	}
@@ -223,6 +232,11 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 	return 0;
 }
 
+int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len)
+{
+	return send_segment(c, flags, seq, len, is_retransmission(c, flags, seq, len));
+}
+
 int tcp_send_ack(struct tcp_conn *c)
 {
 	return tcp_send_segment(c, TH_ACK, c->snd_nxt, 0);
@@ -231,7 +245,7 @@ int tcp_send_ack(struct tcp_conn *c)
 int tcp_send_syn(struct tcp_conn *c)
 {
 	uint8_t flags = c->state == TCP_SYN_RECEIVED ? TH_SYN | TH_ACK : TH_SYN;
-	/* RFC 7413 3: a Fast Open client's first SYN carries data (tcp/tfo.c). */
+	/* RFC 7413 3: a Fast Open client's first SYN carries data (tcp/fastopen_tcb.c). */
 	uint32_t len = tcp_tfo_syn_data_len(c);
 	int rc = tcp_send_segment(c, flags, c->iss, len);
 
@@ -360,15 +374,16 @@ static bool small_unacked(const struct tcp_conn *c)
  * RFC 9293 3.8.6.2.1 (sender SWS avoidance, MUST-38): send when
  * (1) min(D, U) >= MSS, (2) all queued data fits (D <= U) and Nagle
  * (3.7.4, SHLD-7) allows it, (3) min(D, U) >= Fs * max(SND.WND) with
- * Fs = 1/2, or (4) the override timer fired.  *sws_held says that only
- * SWS avoidance (not Nagle, not a closed window) kept data back. */
-static uint32_t send_len(const struct tcp_conn *c, bool *sws_held)
+ * Fs = 1/2, or (4) the override timer fired (sws_override).  *sws_held
+ * says that only SWS avoidance (not Nagle, not a closed window) kept data
+ * back. */
+static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_held)
 {
 	uint32_t d = unsent(c), u = usable(c);
 	uint32_t len = RTE_MIN(RTE_MIN(d, u), c->mss);
 
 	*sws_held = false;
-	if (len == 0 || len == c->mss || c->sws_override)
+	if (len == 0 || len == c->mss || sws_override)
 		return len;
 	if (d <= u) {
 		/* Nagle; a segment that completes the stream before our FIN
@@ -439,7 +454,8 @@ static void idle_send_timers(struct tcp_conn *c, bool sws_held)
 	}
 }
 
-void tcp_output(struct tcp_conn *c)
+/* sws_override: as for send_len.  Inlined: tcp_output runs per segment. */
+static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 {
 	bool sws_held = false;
 
@@ -448,12 +464,17 @@ void tcp_output(struct tcp_conn *c)
 	if (c->in_recovery)
 		tcp_recovery_send(c);
 	else
-		while (can_send_data(c) && output_one(c, send_len(c, &sws_held)))
+		while (can_send_data(c) && output_one(c, send_len(c, sws_override, &sws_held)))
 			;
 	idle_send_timers(c, sws_held);
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)
 		tcp_send_ack(c);
+}
+
+void tcp_output(struct tcp_conn *c)
+{
+	output(c, false);
 }
 
 /* An application call made from a callback (depth > 1: inside input or a
@@ -504,12 +525,10 @@ void tcp_output_flush(struct tcp_stack *ts)
  * peer's ACK of it is acceptable). */
 int tcp_send_window_probe(struct tcp_conn *c)
 {
-	uint32_t max = c->snd_max;
-	int rc;
+	int rc = send_segment(c, TH_ACK, c->snd_una, 1, false);
 
-	c->snd_max = c->snd_una;
-	rc = tcp_send_segment(c, TH_ACK, c->snd_una, 1);
-	c->snd_max = SEQ_GT(max, c->snd_una + 1) ? max : c->snd_una + 1;
+	if (SEQ_GT(c->snd_una + 1, c->snd_max))
+		c->snd_max = c->snd_una + 1;
 	if (rc == 0) {
 		c->ts->stats.persist_probes++;
 		c->persist_probes++;
@@ -535,26 +554,9 @@ void tcp_sws_override(struct tcp_conn *c)
 {
 	uint32_t before = c->snd_nxt;
 
-	c->sws_override = true;
-	tcp_output(c);
-	c->sws_override = false;
+	output(c, true);
 	if (c->snd_nxt != before)
 		c->ts->stats.sws_overrides++;
-}
-
-int tcp_retransmit_una(struct tcp_conn *c)
-{
-	uint32_t end = tcp_sndq_end(c), len = 0;
-	uint8_t flags = TH_ACK;
-
-	if (SEQ_LT(c->snd_una, end))
-		len = RTE_MIN(end - c->snd_una, c->mss);
-	if (c->fin_queued && c->snd_una + len == c->fin_seq && SEQ_LT(c->fin_seq, c->snd_max))
-		flags |= TH_FIN;
-	if (len == 0 && !(flags & TH_FIN))
-		return -ENODATA;
-	c->rtt_active = false; /* Karn: the timed segment may be this one */
-	return tcp_send_segment(c, flags, c->snd_una, len);
 }
 
 /* Fast recovery's send side: RFC 6675 4 NextSeg, each call one segment.

@@ -7,7 +7,7 @@
  *   bits, since the timeout might indicate that the data receiver has
  *   reneged"; RFC 6675 5.1 allows keeping it, but our go-back-N RTO resends
  *   everything from SND.UNA anyway, so keeping it would only let stale
- *   information outlive a possible renege.  timer.c calls tcp_sb_on_rto().
+ *   information outlive a possible renege.  tcb_timers.c calls tcp_sb_on_rto().
  * - Reneging (RFC 2018 8): when a cumulative ACK advances to a point inside
  *   or at the start of a SACKed range, the receiver has dropped what it
  *   SACKed (it would otherwise have acknowledged through it).  The
@@ -129,11 +129,6 @@ uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 		added += tcp_sb_add(sb, s, e);
 	}
 	return added;
-}
-
-uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb)
-{
-	return sb->sacked;
 }
 
 /* RFC 6675 4 IsLost: DupThresh discontiguous SACKed ranges above seq, or
@@ -294,7 +289,7 @@ uint32_t tcp_sb_conn_lost(const struct tcp_conn *c)
 	return tcp_sb_lost_bytes(&c->sb, c->snd_una, c->mss);
 }
 
-/* HighRxt: in fast recovery the engine's (rec_engine.c); during go-back-N
+/* HighRxt: in fast recovery tcp_recovery_pipe's (recovery_tcb.c); during go-back-N
  * after an RTO everything below SND.NXT has been sent again; otherwise
  * nothing it still tracks was retransmitted. */
 uint32_t tcp_sb_conn_pipe(const struct tcp_conn *c)

@@ -8,7 +8,7 @@
  * acknowledged, and the scoreboard only informs.
  *
  * From it come RFC 6675's IsLost(), the lost bytes over the holes and the
- * SetPipe() estimate.  Fast recovery acts on them (rec_engine.c: entry and
+ * SetPipe() estimate.  Fast recovery acts on them (recovery_tcb.c: entry and
  * pipe; output.c: NextSeg); after an RTO the engine still goes back N.
  *
  * The range array is bounded (TCP_SB_MAX_RANGES).  On overflow the lowest
@@ -62,7 +62,7 @@ struct tcp_sb {
 void tcp_sb_init(struct tcp_sb *sb);
 /* Forgets every range (counters and the rate estimate stay). */
 void tcp_sb_clear(struct tcp_sb *sb);
-/* A retransmission timeout fired (timer.c): forget what was SACKed. */
+/* A retransmission timeout fired (tcb_timers.c): forget what was SACKed. */
 struct tcp_conn;
 void tcp_sb_on_rto(struct tcp_conn *c);
 /* Drops what lies below una; returns the SACKed bytes that went. */
@@ -75,7 +75,6 @@ uint32_t tcp_sb_add(struct tcp_sb *sb, uint32_t start, uint32_t end);
  * skipped; returns the bytes newly SACKed. */
 uint32_t tcp_sb_update(struct tcp_sb *sb, uint32_t ack, uint32_t max,
 		       const uint32_t (*blk)[2], unsigned nblk);
-uint32_t tcp_sb_sacked_bytes(const struct tcp_sb *sb);
 /* RFC 2883 4: is the first of nblk blocks a D-SACK (ack: SEG.ACK)? */
 bool tcp_sb_is_dsack(const uint32_t (*blk)[2], unsigned nblk, uint32_t ack);
 /* RFC 6675 4 IsLost(seq), DupThresh 3 and SMSS smss. */
@@ -88,7 +87,7 @@ uint32_t tcp_sb_lost_bytes(const struct tcp_sb *sb, uint32_t una, uint32_t smss)
 uint32_t tcp_sb_pipe(const struct tcp_sb *sb, uint32_t una, uint32_t max, uint32_t rxt_high,
 		     uint32_t smss);
 
-/* Engine glue (established.c, api.c). */
+/* Engine glue (established.c, tcp_stack.c). */
 /* Before SND.UNA moves for this ACK: notes it; clears after an RTO. */
 void tcp_sb_ack_begin(struct tcp_conn *c);
 /* After: prunes at SND.UNA, detects reneging, feeds the SACK blocks and

@@ -21,9 +21,9 @@ static const char *const state_names[TCP_STATE_COUNT] = {
 	[TCP_TIME_WAIT] = "TIME-WAIT",
 };
 
-const char *tcp_state_name(enum tcp_state s)
+const char *tcp_state_str(uint8_t state)
 {
-	return (unsigned)s < TCP_STATE_COUNT ? state_names[s] : "?";
+	return state < TCP_STATE_COUNT ? state_names[state] : "?";
 }
 
 bool tcb_synchronized(const struct tcp_conn *c)

@@ -3,17 +3,24 @@
  * Design notes (the walking skeleton of the RFC 9293 engine):
  *
  * - Files, one concern each: tcb.c (alloc/free, state names, deferred reaping,
- *   event delivery), table.c (4-tuple hash, listeners, ephemeral ports),
+ *   event delivery, ISN), table.c (4-tuple hash, listeners, ephemeral ports),
  *   options.c (option parsing/writing), output.c (segment building, the send
- *   loop), timer.c (RTO/RFC 6298, delayed ACK, TIME-WAIT), input.c (header
- *   validation, LISTEN/SYN-SENT/closed-port handling), established.c (the
- *   synchronized states: one function per check of RFC 9293 3.10.7.4),
- *   scoreboard.c (the peer's SACK blocks: RFC 6675 scoreboard, delivery
- *   rate; it tells established.c which ACKs are RFC 6675 duplicates),
- *   recovery.c / rec_engine.c (fast recovery: the per-ACK decision and
- *   the engine around it),
- *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h),
- *   api.c (the application calls of tcp.h).
+ *   loop), tcb_timers.c (the TCB's timers: RTO and RTT estimate (RFC 6298),
+ *   delayed ACK, TIME-WAIT, persist, keepalive, SWS override), input.c
+ *   (header validation, LISTEN/SYN-SENT/closed-port handling), established.c
+ *   (the synchronized states: one function per check of RFC 9293 3.10.7.4),
+ *   reass.c (out-of-order queue, our SACK blocks), scoreboard.c (the peer's
+ *   SACK blocks: RFC 6675 scoreboard, delivery rate; it tells established.c
+ *   which ACKs are RFC 6675 duplicates), recovery.c / recovery_tcb.c (fast
+ *   recovery: the pure per-ACK decision, and the TCB side that drives it),
+ *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h), syncookie.c
+ *   (SYN cookies), fastopen_cookie.c / fastopen_cache.c / fastopen_tcb.c
+ *   (Fast Open: option codec, server keys and cookies; the client's cookie
+ *   cache; the TCB side), tcp_stack.c (the stack's life cycle and the OPEN
+ *   and STATUS calls of tcp.h), user.c (SEND, RECEIVE, CLOSE, ABORT),
+ *   socket_calls.c (what only the socket layer asks: poll status, zero-copy
+ *   hand-overs), tcb_migrate.c (moving a TCB between engines), walk.c
+ *   (read-only walks for tooling).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
  *   2MSL, persist, keepalive, SWS override) has its own deadline and the embedded
@@ -43,7 +50,7 @@
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
  *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
- *   per-ACK window is tcp/recovery.h's (PRR by default; rec_engine.c feeds
+ *   per-ACK window is tcp/recovery.h's (PRR by default; recovery_tcb.c feeds
  *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
  *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
  *   output.c cwnd_for_send); an RTO sets cwnd to one segment.  c->cwnd and
@@ -70,7 +77,7 @@
 #include "tcp/cc.h"
 #include "tcp/scoreboard.h"
 #include "tcp/tcp.h"
-#include "tcp/tfo.h"
+#include "tcp/fastopen_tcb.h"
 
 /* Types */
 
@@ -198,12 +205,12 @@ struct tcp_conn {
 	struct tcp_cc cc;
 	unsigned dupacks;               /* RFC 5681 duplicate ACKs in a row */
 	uint32_t lt_bytes;              /* sent by limited transmit (RFC 3042) */
-	bool in_recovery;               /* fast recovery (rec_engine.c) */
+	bool in_recovery;               /* fast recovery (recovery_tcb.c) */
 	bool recover_valid;             /* recover set (a recovery or an RTO) */
 	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 	/* Per-ACK sending decision of fast recovery (tcp/recovery.h, driven by
-	 * rec_engine.c; output.c tcp_recovery_send spends rec_budget). */
+	 * recovery_tcb.c; output.c tcp_recovery_send spends rec_budget). */
 	struct tcp_rec rec;
 	bool rec_alg_set;               /* tcp_set_recovery, else cfg.recovery */
 	enum tcp_rec_alg rec_alg;
@@ -236,9 +243,8 @@ struct tcp_conn {
 
 	uint64_t bytes_acked, bytes_received;
 
-	/* Send policy and idle probing (output.c, timer.c). */
+	/* Send policy and idle probing (output.c, tcb_timers.c). */
 	bool nodelay_set, nodelay;      /* per connection, else cfg.nodelay_default */
-	bool sws_override;              /* override timer fired: send what fits */
 	uint32_t snd_sml;               /* end of the last small segment (RFC 9293 A.3) */
 	uint32_t max_snd_wnd;           /* largest window the peer offered */
 	unsigned persist_backoff, persist_unanswered;
@@ -279,10 +285,10 @@ struct tcp_conn {
 	struct us_timer timer;
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 
-	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/tfo.c) */
+	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/fastopen_tcb.c) */
 
 	/* Quick ACK off (tcp_set_quickack): the ACK of the SYN-ACK and of a
-	 * FIN in ESTABLISHED waits for the application's next call (timer.c
+	 * FIN in ESTABLISHED waits for the application's next call (tcb_timers.c
 	 * tcp_ack_hold) instead of leaving alone. */
 	bool ack_hold;
 
@@ -310,13 +316,9 @@ struct tcp_stack {
 	uint64_t challenge_sec;
 	uint32_t challenge_count;
 	uint32_t challenge_budget;      /* this second's, jittered or exact */
-	/* RFC 6191: ISS for the SYN that ends a TIME-WAIT (input.c), valid
-	 * while tw_iss_set. */
-	uint32_t tw_iss;
-	bool tw_iss_set;
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
 	uint8_t hash_key[16];           /* table hash key */
-	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/tfo.c) */
+	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/fastopen_tcb.c) */
 	/* TCBs with deferred output, in the order they asked (output.c). */
 	struct tcp_conn *defer_head, *defer_tail;
 	/* RSTs for closed ports sent in the current second (output.c). */
@@ -335,7 +337,6 @@ struct tcp_stack {
 /* Prototypes */
 
 /* tcb.c */
-const char *tcp_state_name(enum tcp_state s);
 struct tcp_conn *tcb_alloc(struct tcp_stack *ts);
 /* Frees every TCB kept for reuse (tcp_stack_destroy). */
 void tcb_cache_fini(struct tcp_stack *ts);
@@ -437,11 +438,8 @@ int tcp_send_window_probe(struct tcp_conn *c);
 int tcp_send_keepalive(struct tcp_conn *c);
 /* RFC 9293 3.8.6.2.1: the SWS override timer fired. */
 void tcp_sws_override(struct tcp_conn *c);
-/* RFC 5681 3.2 / RFC 6582: SND.UNA's segment (up to one MSS, with the FIN
- * when it ends there) again. */
-int tcp_retransmit_una(struct tcp_conn *c);
 
-/* rec_engine.c: fast recovery around tcp/recovery.h.  Called by input_ack
+/* recovery_tcb.c: fast recovery around tcp/recovery.h.  Called by input_ack
  * after the scoreboard has taken the ACK: una0 and sacked0 are SND.UNA and
  * the SACKed bytes before it, dup whether it was a duplicate. */
 void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
@@ -452,7 +450,7 @@ void tcp_recovery_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 /* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
 void tcp_recovery_send(struct tcp_conn *c);
 
-/* timer.c */
+/* tcb_timers.c */
 void tcp_timer_init(struct tcp_conn *c);
 void tcp_timer_set(struct tcp_conn *c, enum tcp_timer_kind k, uint64_t deadline_ns);
 void tcp_timer_stop(struct tcp_conn *c, enum tcp_timer_kind k);
@@ -478,7 +476,6 @@ void tcp_persist_stop(struct tcp_conn *c);
 
 /* input.c / established.c */
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
-void tcp_input_listen(struct tcp_conn *l, struct rte_mbuf *m, struct tcp_seg *seg);
 void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
 /* A TCB in state for a passive open of listener l by seg (addresses,
  * callbacks), not yet in any table; NULL with drop_no_tcb counted at

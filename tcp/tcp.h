@@ -417,7 +417,7 @@ const char *tcp_state_str(uint8_t state);
 /* ESTABLISHED or CLOSE-WAIT (RFC 4022 tcpCurrEstab). */
 bool tcp_state_is_current_estab(uint8_t state);
 
-/* Prototypes: socket-layer views (tcp/sock.c) */
+/* Prototypes: socket-layer views (tcp/socket_calls.c) */
 
 /* What a poll() of the connection would look at. */
 struct tcp_conn_status {
@@ -447,7 +447,7 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m);
 /* MSG_PEEK: tcp_recv without taking the bytes off the queue. */
 ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len);
 
-/* Prototypes: migration between engines (tcp/migrate.c) */
+/* Prototypes: migration between engines (tcp/tcb_migrate.c) */
 
 /* A connection taken out of its stack, in transit to another engine's. */
 struct tcp_parcel;
@@ -465,9 +465,6 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p,
 		       const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* A parcel never attached: its mbufs and TCB freed, nothing sent. */
 void tcp_parcel_free(struct tcp_parcel *p);
-/* The parcel's 4-tuple, host byte order. */
-void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
-		      uint32_t *rip, uint16_t *rport);
 /* Attaches the parcel on ts and hands it to the listener on its local
  * address and port as a new connection (on_accept, then on_readable if
  * data or a FIN is queued): 0 (the parcel is gone) or -ECONNREFUSED (no

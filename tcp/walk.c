@@ -39,11 +39,6 @@ void tcp_conn_addrs(const struct tcp_conn *c, struct tcp_conn_addrs *a)
 	a->rcvq_bytes = c->rcvq.bytes;
 }
 
-const char *tcp_state_str(uint8_t state)
-{
-	return tcp_state_name((enum tcp_state)state);
-}
-
 bool tcp_state_is_current_estab(uint8_t state)
 {
 	/* RFC 4022 tcpCurrEstab: "currently ESTABLISHED or CLOSE-WAIT". */

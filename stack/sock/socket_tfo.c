@@ -1,7 +1,7 @@
 /* stack/sock/socket_tfo.c: TCP Fast Open (RFC 7413) on the POSIX-shaped socket
  * calls (us_socket.h): US_TCP_FASTOPEN on listeners, us_sendto with
  * US_MSG_FASTOPEN and US_TCP_FASTOPEN_CONNECT on clients.  The protocol
- * itself lives in tcp/tfo.c; this file only maps Linux's socket semantics
+ * itself lives in tcp/fastopen_tcb.c; this file only maps Linux's socket semantics
  * (net/ipv4/tcp.c tcp_sendmsg_fastopen, tcp_fastopen_defer_connect) onto
  * tcp_set_fastopen() and tcp_connect_data().
  *

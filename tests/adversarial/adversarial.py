@@ -421,7 +421,7 @@ def icmp_unreach(env, q, code, seq, mtu=0):
 
 def case_icmp_spoof(env):
     """ICMP errors quoting a sequence number outside [SND.UNA, SND.MAX) are
-    ignored (tcp/api.c tcp_icmp_error; RFC 5927 4.1): frag-needed does not
+    ignored (tcp/tcp_stack.c tcp_icmp_error; RFC 5927 4.1): frag-needed does not
     shrink the MSS, host/port unreachable do not kill the connection.
     Control: frag-needed quoting data in flight does shrink it to 536."""
     q = established(env)
@@ -460,7 +460,7 @@ def rss_kib(pid):
 
 def case_zero_window(env, watch_s=12.0):
     """RFC 9293 3.8.6.1: a window closed for good gets 1-byte probes at
-    SND.UNA, further and further apart (timer.c persist_interval_ns); as
+    SND.UNA, further and further apart (tcp/tcb_timers.c persist_interval_ns); as
     long as they are answered the connection lives, without growing."""
     p = Peer(env)
     p.connect()

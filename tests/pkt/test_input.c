@@ -191,7 +191,7 @@ static void test_icmp_frag_needed_lowers_mss(void **state)
 	tcp_icmp_error(t->ts, 3, 4, 1000, &ip, l4, sizeof(l4));
 	tcp_conn_get_info(t->conn, &info);
 	assert_int_equal(info.mss, 960);
-	/* Resent at the new MSS at once, not at the RTO (tcp/api.c pmtu_resend). */
+	/* Resent at the new MSS at once, not at the RTO (tcp/tcp_stack.c pmtu_resend). */
 	EXPECT(t, SEG(.seq = 1, .len = 960));
 	EXPECT(t, SEG(.seq = 961, .len = 500));
 	INJECT(t, SEG(.seq = 1001, .ack = 961));

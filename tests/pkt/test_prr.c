@@ -1,4 +1,4 @@
-/* Packet scripts: fast recovery through the engine (tcp/rec_engine.c and
+/* Packet scripts: fast recovery on the TCB (tcp/recovery_tcb.c and
  * output.c's NextSeg over tcp/recovery.h), per algorithm.
  *
  * RFC 6937 3.1's two worked examples (20 segments in flight, ssthresh 11

@@ -2,7 +2,7 @@
  * time: with 0, a client of one request per connection (connect, send on
  * EPOLLOUT, read the response to its end, close) sends 3 segments (SYN,
  * ACK + request, FIN + ACK) instead of 5; the held ACKs leave with the
- * application's next call (RFC 9293 3.8.6.3, 3.10.7.3; tcp/timer.c
+ * application's next call (RFC 9293 3.8.6.3, 3.10.7.3; tcp/tcb_timers.c
  * tcp_ack_hold). */
 #include <setjmp.h>
 #include <stdarg.h>

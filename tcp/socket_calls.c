@@ -1,6 +1,7 @@
-/* tcp/sock.c: small read-only views and hand-overs for the socket layer
- * (stack/sock/socket.c), which needs to know what a POSIX poll() would say about a
- * connection and to take the receive queue without copying. */
+/* tcp/socket_calls.c: calls only the socket layer makes: small read-only
+ * views and zero-copy hand-overs for stack/sock/socket.c, which needs to
+ * know what a POSIX poll() would say about a connection and to take the
+ * receive queue without copying. */
 #include <errno.h>
 #include <string.h>
 

@@ -1,15 +1,15 @@
-/* tcp/tfo.h: TCP Fast Open (RFC 7413) in the state machine.
+/* tcp/fastopen_tcb.h: TCP Fast Open (RFC 7413) in the state machine.
  *
- * tcp/fastopen.c and tcp/tfo_cache.c hold the pure pieces (option codec,
- * cookies, keys, admission, client cache); tcp/tfo.c joins them to the
- * TCBs.  The rest of tcp/ calls in at a few marked places only:
+ * tcp/fastopen_cookie.c and tcp/fastopen_cache.c hold the pure pieces
+ * (option codec, cookies, keys, admission, client cache; tcp/fastopen.h);
+ * tcp/fastopen_tcb.c joins them to the TCBs.  The rest of tcp/ calls in at a few marked places only:
  *   - input.c: the listener's SYN (tcp_tfo_server_syn, then the SYN-ACK,
  *     then tcp_tfo_server_notify), the SYN-ACK in SYN-SENT
  *     (tcp_tfo_client_synack), the end of the handshake (tcp_tfo_established);
  *   - options.c: the option on SYNs and SYN-ACKs (tcp_tfo_write_option);
  *   - output.c: data on the client's SYN (tcp_tfo_syn_data_len/_sent) and
  *     a server child's data before the handshake ends (tcp_tfo_may_send);
- *   - established.c / timer.c / tcb.c: a child accepted at its SYN is the
+ *   - established.c / tcb_timers.c / tcb.c: a child accepted at its SYN is the
  *     application's, so its end is reported, and its pending slot returned.
  *
  * Server children: a SYN with a valid cookie and data makes a child that is
@@ -18,8 +18,8 @@
  * until the handshake's ACK; tcp_unlisten detaches such children instead of
  * resetting them.
  */
-#ifndef US_TCP_TFO_H
-#define US_TCP_TFO_H
+#ifndef US_TCP_FASTOPEN_TCB_H
+#define US_TCP_FASTOPEN_TCB_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,11 +60,11 @@ struct tcp_tfo_stack {
 
 /* Prototypes */
 
-/* Stack life (api.c): keys, cache, rotation timer.  0 or -errno. */
+/* Stack life (tcp_stack.c): keys, cache, rotation timer.  0 or -errno. */
 int tcp_tfo_init(struct tcp_stack *ts);
 void tcp_tfo_fini(struct tcp_stack *ts);
 
-/* Listeners (api.c). */
+/* Listeners (tcp_stack.c). */
 void tcp_tfo_listener_init(struct tcp_conn *l);
 void tcp_tfo_listener_set(struct tcp_conn *l, uint32_t qlen);
 
@@ -91,7 +91,7 @@ bool tcp_tfo_unlisten_detach(struct tcp_conn *c);
  * room stays 4-aligned; bytes written (0 when none or no room). */
 unsigned tcp_tfo_write_option(struct tcp_conn *c, uint8_t *o, unsigned room);
 
-/* Client (api.c, output.c, input.c). */
+/* Client (tcp_stack.c, output.c, input.c). */
 void tcp_tfo_client_connect(struct tcp_conn *c, bool asked);
 uint32_t tcp_tfo_syn_data_len(struct tcp_conn *c);
 void tcp_tfo_syn_data_sent(struct tcp_conn *c, uint32_t len);

@@ -1,5 +1,7 @@
-/* tcp/api.c: the stack's life cycle and the application calls of tcp.h
- * (RFC 9293 3.10.1-3.10.6: OPEN, SEND, RECEIVE, CLOSE, ABORT, STATUS). */
+/* tcp/tcp_stack.c: the tcp_stack's life cycle (create, destroy, counters,
+ * shutdown, ICMP errors) and the application calls of tcp.h that open
+ * connections or read and set their options (RFC 9293 3.10.1 OPEN, 3.10.6
+ * STATUS); SEND, RECEIVE, CLOSE and ABORT are in tcp/user.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,7 +385,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.partial_acks = c->partial_acks,
 		.syn_data_acked = c->tfo.syn_data_acked,
 	};
-	tcp_recovery_info(c, info); /* rec_engine.c */
+	tcp_recovery_info(c, info); /* recovery_tcb.c */
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it

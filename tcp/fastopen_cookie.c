@@ -1,5 +1,5 @@
-/* tcp/fastopen.c: TCP Fast Open options, server cookies and admission
- * (RFC 7413 4.1, 4.2.2, 5.1).  The client cookie cache is tcp/tfo_cache.c.
+/* tcp/fastopen_cookie.c: TCP Fast Open options, server cookies and admission
+ * (RFC 7413 4.1, 4.2.2, 5.1).  The client cookie cache is tcp/fastopen_cache.c.
  *
  * Cookie choice.  RFC 7413 4.1.2 asks for a MAC tag that only the server
  * can make, bound to the client's IP address, cheap to make and check, and

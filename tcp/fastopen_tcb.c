@@ -1,6 +1,6 @@
-/* tcp/tfo.c: TCP Fast Open (RFC 7413) in the state machine; the design
- * notes are in tcp/tfo.h, the pure pieces in tcp/fastopen.c and
- * tcp/tfo_cache.c. */
+/* tcp/fastopen_tcb.c: TCP Fast Open (RFC 7413) in the state machine; the
+ * design notes are in tcp/fastopen_tcb.h, the pure pieces in
+ * tcp/fastopen_cookie.c and tcp/fastopen_cache.c. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>

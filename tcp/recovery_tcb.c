@@ -1,4 +1,4 @@
-/* tcp/rec_engine.c: fast recovery in the engine, around the pure decision
+/* tcp/recovery_tcb.c: fast recovery on the TCB, around the pure decision
  * module tcp/recovery.h (PRR of RFC 9937 by default, or an alternative).
  *
  * On every ACK (input_ack, after the scoreboard took its SACK blocks):
@@ -14,7 +14,7 @@
  *  - exit: SND.UNA >= recover, cwnd = tcp_rec_exit() (ssthresh for PRR).
  * output.c (tcp_recovery_send) spends rec_budget segment by segment in
  * RFC 6675 NextSeg order and reports each with tcp_rec_on_send().
- * An RTO abandons the episode (timer.c clears in_recovery; recover = SND.MAX
+ * An RTO abandons the episode (tcb_timers.c clears in_recovery; recover = SND.MAX
  * keeps the go-back-N dup ACKs from starting another one).
  */
 #include <errno.h>

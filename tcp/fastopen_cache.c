@@ -1,4 +1,4 @@
-/* tcp/tfo_cache.c: the client's Fast Open cookie cache (RFC 7413 4.1.3),
+/* tcp/fastopen_cache.c: the client's Fast Open cookie cache (RFC 7413 4.1.3),
  * one per engine, so no locks.
  *
  * Keyed by the server's IPv4 address (network order).  Each entry holds the

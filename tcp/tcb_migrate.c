@@ -1,5 +1,5 @@
-/* tcp/migrate.c: moving a synchronized connection from one engine's
- * tcp_stack to another's (issue 8, "Migration").
+/* tcp/tcb_migrate.c: moving a synchronized connection from one engine's
+ * tcp_stack to another's (the engine's side is stack/engine/migrate.c).
  *
  * The parcel is the TCB itself, taken out of everything its stack keeps
  * about it: the 4-tuple table (whose conn_event hook takes the flow rule
@@ -52,15 +52,6 @@ int tcp_migrate_detach(struct tcp_conn *c, struct tcp_parcel **out)
 	c->ctx = NULL;
 	*out = p;
 	return 0;
-}
-
-void tcp_parcel_tuple(const struct tcp_parcel *p, uint32_t *lip, uint16_t *lport,
-		      uint32_t *rip, uint16_t *rport)
-{
-	*lip = p->c->local_ip;
-	*lport = p->c->local_port;
-	*rip = p->c->remote_ip;
-	*rport = p->c->remote_port;
 }
 
 void tcp_parcel_free(struct tcp_parcel *p)

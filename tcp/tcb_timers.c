@@ -1,4 +1,4 @@
-/* tcp/timer.c: retransmission (RFC 6298), delayed ACK (RFC 9293 3.8.6.3),
+/* tcp/tcb_timers.c: retransmission (RFC 6298), delayed ACK (RFC 9293 3.8.6.3),
  * TIME-WAIT (RFC 9293 3.6), persist (3.8.6.1), keepalive (3.8.4) and the
  * sender SWS override (3.8.6.2.1), all multiplexed on the TCB's one wheel
  * timer (see the notes in tcp/tcb.h). */
