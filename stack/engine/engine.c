@@ -158,7 +158,7 @@ struct us_engine *us_engine_create(unsigned id, const struct us_config *cfg,
 	e->pool = pool;
 	e->port = *port;
 	if (e->port.mtu == 0)
-		e->port.mtu = cfg->mtu ? cfg->mtu : RTE_ETHER_MTU;
+		e->port.mtu = cfg->nic.mtu ? cfg->nic.mtu : RTE_ETHER_MTU;
 	us_timer_wheel_init(&e->wheel, US_WHEEL_TICK_NS, now_ns);
 	e->icmp.tokens = US_ICMP_BURST;
 	e->icmp.refill_ns = now_ns;
