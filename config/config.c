@@ -80,20 +80,20 @@ static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "
 					    "capture", "engine", "impair" };
 
 static const struct cfg_key cfg_keys[] = {
-	CFG_STR("eal", "lcores", lcores, cfg_check_lcores),
+	CFG_STR("eal", "lcores", nic.lcores, cfg_check_lcores),
 	CFG_OTHER("eal", "hugepages", CFG_T_HUGEPAGES),
-	CFG_NUM("eal", "no_huge_mem_mb", CFG_T_U32, no_huge_mem_mb, 64, 262144),
-	CFG_STR("eal", "file_prefix", file_prefix, cfg_check_prefix),
-	CFG_STR("eal", "log_level", log_level, cfg_check_loglevel),
-	CFG_STR("eal", "extra_args", extra_args, NULL),
-	CFG_STR("port", "device", device, cfg_check_device),
-	CFG_NUM("port", "rx_desc", CFG_T_U16, rx_desc, 32, 4096),
-	CFG_NUM("port", "tx_desc", CFG_T_U16, tx_desc, 32, 4096),
-	CFG_NUM("port", "mbufs", CFG_T_U32, mbufs, 1023, 1048575),
+	CFG_NUM("eal", "no_huge_mem_mb", CFG_T_U32, nic.no_huge_mem_mb, 64, 262144),
+	CFG_STR("eal", "file_prefix", nic.file_prefix, cfg_check_prefix),
+	CFG_STR("eal", "log_level", nic.log_level, cfg_check_loglevel),
+	CFG_STR("eal", "extra_args", nic.extra_args, NULL),
+	CFG_STR("port", "device", nic.device, cfg_check_device),
+	CFG_NUM("port", "rx_desc", CFG_T_U16, nic.rx_desc, 32, 4096),
+	CFG_NUM("port", "tx_desc", CFG_T_U16, nic.tx_desc, 32, 4096),
+	CFG_NUM("port", "mbufs", CFG_T_U32, nic.mbufs, 1023, 1048575),
 	/* RFC 791: every host must take 68-octet datagrams; 9000 = jumbo. */
-	CFG_NUM("port", "mtu", CFG_T_U16, mtu, 68, 9000),
-	CFG_NUM("port", "link_wait_ms", CFG_T_U32, link_wait_ms, 0, 600000),
-	CFG_NUM("port", "isolate", CFG_T_BOOL, port_isolate, 0, 1),
+	CFG_NUM("port", "mtu", CFG_T_U16, nic.mtu, 68, 9000),
+	CFG_NUM("port", "link_wait_ms", CFG_T_U32, nic.link_wait_ms, 0, 600000),
+	CFG_NUM("port", "isolate", CFG_T_BOOL, nic.port_isolate, 0, 1),
 	CFG_OTHER("ip", "addr", CFG_T_CIDR),
 	CFG_OTHER("ip", "gateway", CFG_T_IPV4),
 	CFG_OTHER("ip", "route", CFG_T_ROUTE),
@@ -142,7 +142,7 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_STR("capture", "pcap", capture_pcap, NULL),
 	/* 64: Ethernet + IPv4 + TCP headers with some options. */
 	CFG_NUM("capture", "snaplen", CFG_T_U32, capture_snaplen, 64, 262144),
-	CFG_NUM("capture", "pdump", CFG_T_BOOL, capture_pdump, 0, 1),
+	CFG_NUM("capture", "pdump", CFG_T_BOOL, nic.capture_pdump, 0, 1),
 	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
 	/* Idle back-off (stack/engine/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
@@ -363,7 +363,7 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 			return -EINVAL;
 		return k->check != NULL ? k->check(v, why) : 0;
 	case CFG_T_HUGEPAGES:
-		return us_cfgp_hugepages(v, &cfg->hugepages, why);
+		return us_cfgp_hugepages(v, &cfg->nic.hugepages, why);
 	case CFG_T_BOOL:
 		return us_cfgp_bool(v, (bool *)field, why);
 	case CFG_T_SYNCOOKIES:
@@ -533,15 +533,15 @@ static int cfg_check_cross(struct cfg_ctx *c)
 	}
 	/* dpdk-dumpcap is a secondary process: it can attach only to a primary
 	 * whose memory is in hugepage files it can map too. */
-	if (cfg->capture_pdump && cfg->hugepages == US_HUGEPAGES_OFF)
+	if (cfg->nic.capture_pdump && cfg->nic.hugepages == NIC_HUGEPAGES_OFF)
 		return cfg_bad(c, "capture", "pdump", "on",
 			       "needs hugepages ([eal] hugepages = off; dpdk-dumpcap attaches "
 			       "only to a primary on hugepages; use pcap = FILE instead)");
-	if (cfg->mbufs <= (uint32_t)cfg->rx_desc + cfg->tx_desc) {
-		snprintf(v, sizeof(v), "%u", cfg->mbufs);
+	if (cfg->nic.mbufs <= (uint32_t)cfg->nic.rx_desc + cfg->nic.tx_desc) {
+		snprintf(v, sizeof(v), "%u", cfg->nic.mbufs);
 		return cfg_bad(c, "port", "mbufs", v,
 			       "too few to fill one RX and one TX ring (rx_desc + tx_desc = %u)",
-			       cfg->rx_desc + cfg->tx_desc);
+			       cfg->nic.rx_desc + cfg->nic.tx_desc);
 	}
 	return 0;
 }
@@ -659,16 +659,7 @@ static int cfg_load_path(const char *name, const char *path, struct us_config *o
 void us_config_defaults(struct us_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->lcores, "0");
-	cfg->hugepages = US_HUGEPAGES_AUTO;
-	cfg->no_huge_mem_mb = 1024;
-	strcpy(cfg->file_prefix, "userstack");
-	strcpy(cfg->log_level, "notice");
-	cfg->rx_desc = 1024;
-	cfg->tx_desc = 1024;
-	cfg->mbufs = 16383;
-	cfg->mtu = 1500;
-	cfg->link_wait_ms = 5000;
+	nic_config_defaults(&cfg->nic);
 	cfg->ttl = 64;
 	cfg->arp_timeout_s = 300;
 	cfg->arp_pending_max = 16;

@@ -13,19 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nic/nic_config.h"
 #include "stack/base/log.h"
-#include "tcp/tcp.h"
+#include "tcp/tcp_config.h"
 
 /* Types */
 
 #define US_CFG_MAX_ROUTES 16
 #define US_CFG_STR 256
-
-enum us_hugepages_mode {
-	US_HUGEPAGES_AUTO = 0, /* use them when free, else --no-huge with a log line */
-	US_HUGEPAGES_ON,       /* required: fail if none are free */
-	US_HUGEPAGES_OFF,      /* always --no-huge */
-};
 
 struct us_route {
 	uint32_t net;       /* host byte order */
@@ -36,20 +31,8 @@ struct us_route {
 struct us_config {
 	char path[US_CFG_STR];
 
-	/* [eal] */
-	char lcores[64];              /* "-l" argument, default "0" */
-	enum us_hugepages_mode hugepages; /* hugepages = auto|on|off */
-	uint32_t no_huge_mem_mb;      /* memory for --no-huge, default 1024 */
-	char file_prefix[64];         /* default "userstack" */
-	char log_level[32];           /* e.g. "notice" (default) */
-	char extra_args[US_CFG_STR];  /* appended verbatim, space-separated */
-
-	/* [port] */
-	char device[US_CFG_STR];      /* vdev string ("net_tap0,iface=ustap0") or PCI address */
-	uint16_t rx_desc, tx_desc;    /* default 1024 each */
-	uint32_t mbufs;               /* pool size, default 16383 */
-	uint16_t mtu;                 /* default 1500 */
-	uint32_t link_wait_ms;        /* default 5000 */
+	/* [eal], [port], [capture] pdump: what nic/ takes */
+	struct nic_config nic;
 
 	/* [ip] */
 	uint32_t addr;                /* host byte order; required */
@@ -73,8 +56,9 @@ struct us_config {
 	/* [capture] */
 	char capture_pcap[US_CFG_STR]; /* pcap = FILE: both directions, libpcap; "" = off */
 	uint32_t capture_snaplen;     /* snaplen = bytes per frame kept, default 65535 */
-	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */
+
 	/* [engine] */
+	uint32_t engine_count;        /* count = engines, one RX/TX queue each, default 1 */
 	uint32_t idle_sleep_max_us;   /* idle back-off bound, 0 = busy poll (default) */
 	uint32_t idle_spin;           /* empty polls before sleeping, default 1000 */
 
@@ -83,8 +67,6 @@ struct us_config {
 	 * "" = off (also what "none" becomes). */
 	char impair_rx[US_CFG_STR];   /* rx = SPEC: frames from the port, before the stack */
 	char impair_tx[US_CFG_STR];   /* tx = SPEC: frames from the stack, before the port */
-	uint32_t engine_count;        /* count = engines, one RX/TX queue each, default 1 */
-	bool port_isolate;            /* [port] isolate = on: rte_flow isolated mode (issue 8) */
 };
 
 /* Prototypes */

@@ -150,75 +150,76 @@ int us_cfgp_bool(const char *s, bool *out, char *why)
 	return cfgp_fail(why, "must be on or off (or yes/no, true/false, 1/0)");
 }
 
-int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
+/* s as one of names[0..n): its index, or -EINVAL with "must be a, b or c". */
+static int cfgp_choice(const char *s, const char *const *names, size_t n, size_t *idx,
+		       char *why)
 {
-	static const char *const names[] = {
-		[TCP_SYNCOOKIES_AUTO] = "auto", [TCP_SYNCOOKIES_ALWAYS] = "always",
-		[TCP_SYNCOOKIES_OFF] = "off",
-	};
+	size_t used;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (strcmp(s, names[i]) == 0) {
-			*out = (enum tcp_syncookies_mode)i;
+			*idx = i;
 			return 0;
 		}
 	}
-	return cfgp_fail(why, "must be auto, always or off");
+	used = (size_t)snprintf(why, US_CFGP_WHY, "must be");
+	for (size_t i = 0; i < n && used < US_CFGP_WHY; i++)
+		used += (size_t)snprintf(why + used, US_CFGP_WHY - used, "%s%s",
+					 i == 0 ? " " : i + 1 < n ? ", " : " or ", names[i]);
+	return -EINVAL;
+}
+
+int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why)
+{
+	size_t i;
+
+	if (cfgp_choice(s, tcp_syncookies_names, TCP_SYNCOOKIES_MODE_COUNT, &i, why) < 0)
+		return -EINVAL;
+	*out = (enum tcp_syncookies_mode)i;
+	return 0;
 }
 
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why)
 {
-	if (strcmp(s, "cubic") == 0)
-		*out = TCP_CC_CUBIC;
-	else if (strcmp(s, "newreno") == 0)
-		*out = TCP_CC_NEWRENO;
-	else
-		return cfgp_fail(why, "must be cubic or newreno");
+	size_t i;
+
+	if (cfgp_choice(s, tcp_cc_names, TCP_CC_ALG_COUNT, &i, why) < 0)
+		return -EINVAL;
+	*out = (enum tcp_cc_alg)i;
 	return 0;
 }
 
 int us_cfgp_fastopen(const char *s, uint8_t *out, char *why)
 {
-	static const char *const names[] = { "off", "client", "server", "both" };
-
 	/* The index is the TCP_FASTOPEN_* bit set, as Linux's tcp_fastopen. */
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*out = (uint8_t)i;
-			return 0;
-		}
-	}
-	return cfgp_fail(why, "must be off, client, server or both");
+	static const char *const names[] = { "off", "client", "server", "both" };
+	size_t i;
+
+	if (cfgp_choice(s, names, sizeof(names) / sizeof(names[0]), &i, why) < 0)
+		return -EINVAL;
+	*out = (uint8_t)i;
+	return 0;
 }
 
 int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why)
 {
-	static const char *const names[] = {
-#define CFGP_REC_NAME(e, n) [e] = n,
-		TCP_REC_ALG_NAMES(CFGP_REC_NAME)
-#undef CFGP_REC_NAME
-	};
+	size_t i;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*out = (enum tcp_rec_alg)i;
-			return 0;
-		}
-	}
-	return cfgp_fail(why, "must be prr, prr-crb, prr-ssrb, rfc6675 or ratehalving");
+	if (cfgp_choice(s, tcp_rec_alg_names, TCP_REC_ALG_COUNT, &i, why) < 0)
+		return -EINVAL;
+	*out = (enum tcp_rec_alg)i;
+	return 0;
 }
 
-int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why)
+int us_cfgp_hugepages(const char *s, enum nic_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {
-		[US_HUGEPAGES_AUTO] = "auto", [US_HUGEPAGES_ON] = "on", [US_HUGEPAGES_OFF] = "off",
+		[NIC_HUGEPAGES_AUTO] = "auto", [NIC_HUGEPAGES_ON] = "on", [NIC_HUGEPAGES_OFF] = "off",
 	};
+	size_t i;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*out = (enum us_hugepages_mode)i;
-			return 0;
-		}
-	}
-	return cfgp_fail(why, "must be auto, on or off");
+	if (cfgp_choice(s, names, sizeof(names) / sizeof(names[0]), &i, why) < 0)
+		return -EINVAL;
+	*out = (enum nic_hugepages_mode)i;
+	return 0;
 }

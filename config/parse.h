@@ -29,15 +29,16 @@ int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, c
 int us_cfgp_route(const char *s, struct us_route *r, char *why);
 /* Copies s into buf (size bytes) or fails when it does not fit. */
 int us_cfgp_str(const char *s, char *buf, size_t size, char *why);
-int us_cfgp_hugepages(const char *s, enum us_hugepages_mode *out, char *why);
+int us_cfgp_hugepages(const char *s, enum nic_hugepages_mode *out, char *why);
 /* on/off, yes/no, true/false, 1/0. */
 int us_cfgp_bool(const char *s, bool *out, char *why);
-/* auto | always | off. */
+/* The names in tcp/tcp_config.h's tables: auto | always | off. */
 int us_cfgp_syncookies(const char *s, enum tcp_syncookies_mode *out, char *why);
-/* cubic | newreno. */
+/* cubic | newreno (tcp_cc_names). */
 int us_cfgp_cc(const char *s, enum tcp_cc_alg *out, char *why);
 /* off | client | server | both: TCP_FASTOPEN_* bits (RFC 7413). */
 int us_cfgp_fastopen(const char *s, uint8_t *out, char *why);
+/* prr | prr-crb | ... (tcp_rec_alg_names). */
 int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why);
 /* Netmask for a prefix length 0..32, host byte order. */
 uint32_t us_cfgp_mask(uint8_t len);

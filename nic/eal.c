@@ -129,20 +129,20 @@ static int eal_device_args(struct eal_builder *b, const char *device, char *err,
 	return 0;
 }
 
-static int eal_memory_args(struct eal_builder *b, const struct us_config *cfg,
+static int eal_memory_args(struct eal_builder *b, const struct nic_config *cfg,
 			   bool hugepages_available, char *err, size_t errlen)
 {
 	char mem[32];
 
-	if (cfg->hugepages == US_HUGEPAGES_ON && !hugepages_available) {
+	if (cfg->hugepages == NIC_HUGEPAGES_ON && !hugepages_available) {
 		snprintf(err, errlen,
 			 "[eal] hugepages = on, but no free hugepages on a mounted hugetlbfs: "
 			 "run tools/setup.sh (or dpdk-hugepages.py -p 2M --setup 1G), "
 			 "or set hugepages = auto");
 		return -ENOMEM;
 	}
-	if (cfg->hugepages == US_HUGEPAGES_OFF ||
-	    (cfg->hugepages == US_HUGEPAGES_AUTO && !hugepages_available)) {
+	if (cfg->hugepages == NIC_HUGEPAGES_OFF ||
+	    (cfg->hugepages == NIC_HUGEPAGES_AUTO && !hugepages_available)) {
 		/* Never --in-memory here: 22.11 refuses it together with --no-huge. */
 		snprintf(mem, sizeof(mem), "%u", (unsigned)cfg->no_huge_mem_mb);
 		eal_push(b, "--no-huge");
@@ -164,7 +164,7 @@ static int eal_memory_args(struct eal_builder *b, const struct us_config *cfg,
  * for options EAL lets repeat, override) what the config asked for. */
 static void eal_extra_args(struct eal_builder *b, const char *extra)
 {
-	char copy[US_CFG_STR];
+	char copy[NIC_CFG_STR];
 	char *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", extra);
@@ -172,7 +172,7 @@ static void eal_extra_args(struct eal_builder *b, const char *extra)
 		eal_push(b, t);
 }
 
-int nic_eal_build_args(const struct us_config *cfg, const char *argv0, bool hugepages_available,
+int nic_eal_build_args(const struct nic_config *cfg, const char *argv0, bool hugepages_available,
 		       struct nic_eal_args *a, char *err, size_t errlen)
 {
 	struct eal_builder b = { .a = a };
@@ -218,7 +218,7 @@ static void eal_print_args(const struct nic_eal_args *a)
  * that ask, through EAL's multi-process channel, for copies of a port's
  * packets).  Not on --no-huge: no secondary could attach (a warning; the
  * config already refuses pdump = on with hugepages = off). */
-static int eal_pdump_start(const struct us_config *cfg, bool no_huge)
+static int eal_pdump_start(const struct nic_config *cfg, bool no_huge)
 {
 	if (!cfg->capture_pdump)
 		return 0;
@@ -240,7 +240,8 @@ static int eal_pdump_start(const struct us_config *cfg, bool no_huge)
 	return 0;
 }
 
-int nic_eal_init(const struct us_config *cfg, const char *argv0)
+int nic_eal_init(const struct nic_config *cfg, const struct us_log_config *log,
+		 const char *source, const char *argv0)
 {
 	/* Static: EAL may keep pointers into argv, and it runs once per process. */
 	static struct nic_eal_args a;
@@ -253,18 +254,18 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 	avail = hp.free_pages > 0 && hp.mounted;
 	rc = nic_eal_build_args(cfg, argv0, avail, &a, err, sizeof(err));
 	if (rc != 0) {
-		fprintf(stderr, "userstack: %s: %s\n", cfg->path[0] ? cfg->path : "config", err);
+		fprintf(stderr, "userstack: %s: %s\n", source[0] ? source : "config", err);
 		return rc;
 	}
-	if (us_log_apply(&cfg->log) < 0) {
-		fprintf(stderr, "userstack: %s: [log]: bad level\n", cfg->path);
+	if (us_log_apply(log) < 0) {
+		fprintf(stderr, "userstack: %s: [log]: bad level\n", source);
 		return -EINVAL;
 	}
 	/* One line either way, so an operator sees why memory is not hugepages
 	 * (before EAL is up rte_log writes to stderr). */
 	if (a.no_huge)
 		US_LOG(nic, NOTICE, "%s, running with --no-huge -m %u\n",
-		       cfg->hugepages == US_HUGEPAGES_OFF ? "hugepages = off"
+		       cfg->hugepages == NIC_HUGEPAGES_OFF ? "hugepages = off"
 		       : hp.free_pages <= 0 ? "no free hugepages" : "no hugetlbfs mounted",
 		       (unsigned)cfg->no_huge_mem_mb);
 	if (rte_eal_init(a.argc, a.argv) < 0) {
@@ -273,7 +274,7 @@ int nic_eal_init(const struct us_config *cfg, const char *argv0)
 		eal_print_args(&a);
 		return rc;
 	}
-	us_log_raise_global(&cfg->log);
+	us_log_raise_global(log);
 	return eal_pdump_start(cfg, a.no_huge);
 }
 

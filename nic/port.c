@@ -15,6 +15,9 @@
 #include "nic/nic.h"
 #include "nic/rss.h"
 
+_Static_assert(NIC_PORT_NAME_MAX == RTE_ETH_NAME_MAX_LEN, "ethdev names fit in nic/'s buffers");
+_Static_assert(NIC_PMD_QUEUE_STATS <= RTE_ETHDEV_QUEUE_STAT_CNTRS, "rte_eth_stats keeps them");
+
 #define NIC_POOL_CACHE 256
 #define NIC_LINK_POLL_MS 100
 
@@ -29,13 +32,13 @@ static const uint8_t port_rss_key[US_RSS_KEY_MAX] = {
 
 /* The port named by [port] device, or the only port when no device is named
  * (the device then came from extra_args). */
-static int port_lookup(const struct us_config *cfg, uint16_t *port_id, char *err, size_t errlen)
+static int port_lookup(const char *device, uint16_t *port_id, char *err, size_t errlen)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t n;
 
-	if (cfg->device[0] != '\0') {
-		nic_device_name(cfg->device, name, sizeof(name));
+	if (device[0] != '\0') {
+		nic_device_name(device, name, sizeof(name));
 		if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
 			return 0;
 		/* The name (the device's first field) says which device; the
@@ -56,14 +59,14 @@ static int port_lookup(const struct us_config *cfg, uint16_t *port_id, char *err
 	return -ENODEV;
 }
 
-struct rte_mempool *nic_pool_create(const struct us_config *cfg, const char *name)
+struct rte_mempool *nic_pool_create(const struct nic_config *cfg, const char *name)
 {
 	char err[256];
 	uint16_t port_id;
 	int socket = SOCKET_ID_ANY;
 	unsigned cache = NIC_POOL_CACHE;
 
-	if (port_lookup(cfg, &port_id, err, sizeof(err)) == 0 &&
+	if (port_lookup(cfg->device, &port_id, err, sizeof(err)) == 0 &&
 	    rte_eth_dev_socket_id(port_id) >= 0)
 		socket = rte_eth_dev_socket_id(port_id);
 	/* rte_mempool_create refuses a cache larger than n / 1.5. */
@@ -201,11 +204,11 @@ static void port_wait_link(struct nic_port *port, uint32_t wait_ms)
 	       (unsigned)port->port_id, (unsigned)wait_ms);
 }
 
-/* Issue 8: rte_flow isolated mode must be asked for before configure.  With
+/* rte_flow isolated mode must be asked for before configure.  With
  * [port] isolate = on a port that cannot isolate is refused; with off the
  * probe enters and leaves it only to report whether it could (a PMD that
  * then cannot leave stays isolated: the stack installs its rules as for on). */
-static int port_isolate(const struct us_config *cfg, struct nic_port *port, char *err,
+static int port_isolate(const struct nic_config *cfg, struct nic_port *port, char *err,
 			size_t errlen)
 {
 	int rc = us_steer_isolate_probe(port->port_id, cfg->port_isolate, &port->iso);
@@ -224,7 +227,7 @@ static int port_isolate(const struct us_config *cfg, struct nic_port *port, char
 	return 0;
 }
 
-static int port_configure(const struct us_config *cfg, struct rte_mempool *pool,
+static int port_configure(const struct nic_config *cfg, struct rte_mempool *pool,
 			  struct nic_port *port, char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
@@ -297,14 +300,14 @@ static void port_tap_quirks(struct nic_port *port)
 			"may not receive\n", (unsigned)port->port_id);
 }
 
-int nic_port_open(const struct us_config *cfg, struct rte_mempool *pool, uint16_t nb_queues,
+int nic_port_open(const struct nic_config *cfg, struct rte_mempool *pool, uint16_t nb_queues,
 		  struct nic_port *port, char *err, size_t errlen)
 {
 	int rc;
 
 	memset(port, 0, sizeof(*port));
 	port->nb_queues = nb_queues ? nb_queues : 1;
-	rc = port_lookup(cfg, &port->port_id, err, errlen);
+	rc = port_lookup(cfg->device, &port->port_id, err, errlen);
 	if (rc == 0)
 		rc = port_configure(cfg, pool, port, err, errlen);
 	if (rc != 0)
@@ -368,6 +371,62 @@ void nic_port_stats(const struct nic_port *port, struct nic_stats *sum)
 		NIC_COUNTERS(NIC_X_SUM)
 #undef NIC_X_SUM
 	}
+}
+
+void nic_port_queue_stats(const struct nic_port *port, uint16_t queue, struct nic_stats *st)
+{
+	if (port->nb_queues == 1)
+		*st = port->stats;
+	else if (queue < NIC_MAX_QUEUES)
+		*st = port->qstats[queue];
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+void nic_port_info(const struct nic_port *port, struct nic_port_info *info)
+{
+	*info = (struct nic_port_info){
+		.port_id = port->port_id, .nb_queues = port->nb_queues, .mac = port->mac,
+		.mtu = port->mtu, .tx_ip_csum = port->tx_ip_csum, .tx_l4_csum = port->tx_l4_csum,
+		.rx_csum = port->rx_csum, .rss = port->rss, .reta_size = port->reta_size,
+		.isolated = port->iso.isolated,
+	};
+}
+
+int nic_port_pmd_stats(const struct nic_port *port, struct nic_pmd_stats *st)
+{
+	struct rte_eth_stats es;
+	int rc = rte_eth_stats_get(port->port_id, &es);
+
+	if (rc != 0)
+		return rc;
+#define NIC_X_PMD(name) st->name = es.name;
+	NIC_PMD_COUNTERS(NIC_X_PMD)
+#undef NIC_X_PMD
+	for (unsigned q = 0; q < NIC_PMD_QUEUE_STATS; q++) {
+#define NIC_X_PMD_Q(name) st->q[q].name = es.q_##name[q];
+		NIC_PMD_QUEUE_COUNTERS(NIC_X_PMD_Q)
+#undef NIC_X_PMD_Q
+	}
+	return 0;
+}
+
+int nic_port_promiscuous(const struct nic_port *port)
+{
+	return rte_eth_promiscuous_enable(port->port_id);
+}
+
+int nic_ports_avail(char names[][NIC_PORT_NAME_MAX], unsigned max)
+{
+	unsigned k = 0;
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (k < max && rte_eth_dev_get_name_by_port(pid, names[k]) != 0)
+			return -ENODEV;
+		k++;
+	}
+	return (int)k;
 }
 
 void nic_port_close(struct nic_port *port)

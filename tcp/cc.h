@@ -72,7 +72,6 @@ void tcp_cc_on_recovery_exit(struct tcp_cc *cc);
 void tcp_cc_on_rto(struct tcp_cc *cc, uint32_t flight, bool first);
 /* RFC 9438 eq. 1: W_cubic(t) in segments. */
 double tcp_cubic_w(const struct tcp_cc *cc, double t_s);
-const char *tcp_cc_name(enum tcp_cc_alg alg);
 
 /* cc_cubic.c, called by the dispatch in cc_newreno.c. */
 void tcp_cubic_avoid(struct tcp_cc *cc, uint32_t acked, uint32_t srtt_us, uint64_t now_ns);

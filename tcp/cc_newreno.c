@@ -6,11 +6,6 @@
 
 #include "tcp/cc.h"
 
-const char *tcp_cc_name(enum tcp_cc_alg alg)
-{
-	return alg == TCP_CC_NEWRENO ? "newreno" : alg == TCP_CC_CUBIC ? "cubic" : "?";
-}
-
 void tcp_cc_init(struct tcp_cc *cc, enum tcp_cc_alg alg, uint32_t smss, uint32_t cwnd,
 		 uint32_t ssthresh, struct tcp_stats *st)
 {

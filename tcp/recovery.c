@@ -6,34 +6,7 @@
  */
 #include "tcp/recovery.h"
 
-#include <errno.h>
 #include <string.h>
-
-static const char *const tcp_rec_names[TCP_REC_ALG_COUNT] = {
-#define TCP_REC_NAME(e, n) [e] = n,
-	TCP_REC_ALG_NAMES(TCP_REC_NAME)
-#undef TCP_REC_NAME
-};
-
-int tcp_rec_alg_parse(const char *name, enum tcp_rec_alg *alg)
-{
-	if (name == NULL)
-		return -EINVAL;
-	for (int i = 0; i < TCP_REC_ALG_COUNT; i++) {
-		if (strcmp(name, tcp_rec_names[i]) == 0) {
-			*alg = (enum tcp_rec_alg)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *tcp_rec_alg_name(enum tcp_rec_alg alg)
-{
-	if ((unsigned)alg >= TCP_REC_ALG_COUNT)
-		return "?";
-	return tcp_rec_names[alg];
-}
 
 static int64_t tcp_rec_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t tcp_rec_max64(int64_t a, int64_t b) { return a > b ? a : b; }

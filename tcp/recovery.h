@@ -36,25 +36,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tcp/tcp_config.h"
+
 /* Types */
-
-enum tcp_rec_alg {
-	TCP_REC_PRR = 0,
-	TCP_REC_PRR_CRB,
-	TCP_REC_PRR_SSRB,
-	TCP_REC_RFC6675,
-	TCP_REC_RATEHALVING,
-	TCP_REC_ALG_COUNT
-};
-
-/* Config names, in enum order (config/parse.c parses them without linking
- * tcp/). */
-#define TCP_REC_ALG_NAMES(X)                                                  \
-	X(TCP_REC_PRR, "prr")                                                  \
-	X(TCP_REC_PRR_CRB, "prr-crb")                                          \
-	X(TCP_REC_PRR_SSRB, "prr-ssrb")                                        \
-	X(TCP_REC_RFC6675, "rfc6675")                                          \
-	X(TCP_REC_RATEHALVING, "ratehalving")
 
 /* What the engine knows at the ACK that starts recovery; RecoverFS is
  * derived from it (RFC 9937 6.1, RFC 6937 3). */
@@ -109,10 +93,6 @@ struct tcp_rec {
 };
 
 /* Prototypes */
-
-/* Config name <-> algorithm.  parse returns 0 or -EINVAL. */
-int tcp_rec_alg_parse(const char *name, enum tcp_rec_alg *alg);
-const char *tcp_rec_alg_name(enum tcp_rec_alg alg);
 
 /* Start an episode.  ssthresh is what congestion control chose (CongCtrlAlg
  * in RFC 9937 6.1); cwnd is the window before recovery. */

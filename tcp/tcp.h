@@ -23,6 +23,7 @@
 
 #include "stack/base/timer.h"
 #include "tcp/recovery.h"
+#include "tcp/tcp_config.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -64,69 +65,6 @@ struct tcp_env {
 	 * Must not call back into tcp/. */
 	void (*tfo_keys_rotated)(void *ctx, const struct tfo_keys *k);
 };
-
-/* Congestion control algorithm (tcp/cc.h). */
-enum tcp_cc_alg {
-	TCP_CC_CUBIC = 0, /* RFC 9438, the default */
-	TCP_CC_NEWRENO,   /* RFC 5681 + RFC 3465 + RFC 6582 */
-	TCP_CC_ALG_COUNT
-};
-
-/* SYN cookies (tcp/syncookie.c) for a listener whose SYN backlog is full. */
-enum tcp_syncookies_mode {
-	TCP_SYNCOOKIES_AUTO = 0, /* only while the backlog is full, the default */
-	TCP_SYNCOOKIES_ALWAYS,   /* every SYN to a listener (no embryo TCBs) */
-	TCP_SYNCOOKIES_OFF,      /* a full backlog drops SYNs */
-	TCP_SYNCOOKIES_MODE_COUNT
-};
-
-struct tcp_config {
-	uint32_t rto_min_ms;      /* default 200 (like Linux) */
-	uint32_t rto_initial_ms;  /* default 1000 (RFC 6298) */
-	uint32_t rto_max_ms;      /* default 120000 */
-	uint32_t time_wait_ms;    /* 2 x MSL, default 60000 */
-	uint32_t delack_ms;       /* default 40 */
-	uint32_t syn_retries;     /* default 7: SYNs for 255 s (RFC 9293 MUST-23: >= 3 min) */
-	uint32_t data_retries;    /* default 15 */
-	uint32_t rcvbuf;          /* bytes, default 256 KiB */
-	uint32_t sndbuf;          /* bytes, default 256 KiB */
-	uint32_t max_conns;       /* TCBs per engine, default 65536 */
-	uint32_t backlog;         /* per listener, default 1024 */
-	bool wscale;              /* RFC 7323 window scale, default true */
-	bool sack;                /* RFC 2018 SACK (and RFC 2883 D-SACK), default true */
-	bool timestamps;          /* RFC 7323 timestamps and PAWS, default true */
-	bool nodelay_default;     /* false: Nagle on (RFC 9293 3.7.4), as POSIX */
-	uint32_t sws_override_ms; /* RFC 9293 3.8.6.2.1 override, default 200 */
-	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
-	uint32_t keepalive_intvl_ms; /* default 75000 */
-	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
-	enum tcp_syncookies_mode syncookies; /* default TCP_SYNCOOKIES_AUTO */
-	uint32_t challenge_ack_limit; /* RFC 5961 7: per engine per second, default 1000 */
-	/* RFC 5961 10: each second's budget drawn from [limit/2, limit*3/2)
-	 * (like Linux since CVE-2016-5696), default true; false = exact. */
-	bool challenge_ack_jitter;
-	/* RSTs answering segments to closed ports (RFC 9293 3.10.7.1), per
-	 * engine per second; 0 = no limit.  Default 1000, like our ICMP
-	 * errors (RFC 1812 4.3.2.8) and FreeBSD's icmplim for closed ports. */
-	uint32_t rst_closed_limit;
-	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
-	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
-	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
-	 * data (client) and every listener (server, with fastopen_qlen);
-	 * tcp_connect_data(TCP_CONNECT_FASTOPEN) and tcp_set_fastopen() turn
-	 * it on for one connection or listener whatever the bits say. */
-	uint8_t fastopen;
-	uint32_t fastopen_qlen;      /* PendingFastOpenRequests bound, default 16 */
-	uint32_t fastopen_rotate_s;  /* generated server key rotation, 0 = never; 3600 */
-	/* Server key set in config (like Linux tcp_fastopen_key): never rotated,
-	 * so several servers or restarts share cookies. */
-	bool fastopen_key_set, fastopen_key_backup;
-	uint8_t fastopen_key[2][16];
-	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
-};
-
-#define TCP_FASTOPEN_CLIENT 0x1u
-#define TCP_FASTOPEN_SERVER 0x2u
 
 /* Callbacks from the engine to the application.  ctx is the listener's ctx
  * until on_accept sets a per-connection one with tcp_conn_set_ctx(). */
@@ -292,22 +230,6 @@ struct tcp_conn_info {
 
 /* Prototypes: engine side */
 
-static inline void tcp_config_defaults(struct tcp_config *cfg)
-{
-	*cfg = (struct tcp_config){
-		.rto_min_ms = 200, .rto_initial_ms = 1000, .rto_max_ms = 120000,
-		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 7,
-		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
-		.max_conns = 65536, .backlog = 1024,
-		.wscale = true, .sack = true, .timestamps = true,
-		.nodelay_default = false, .sws_override_ms = 200,
-		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000, .challenge_ack_jitter = true,
-		.rst_closed_limit = 1000,
-		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
-		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
-		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
-	};
-}
 /* NULL on failure (errno set). */
 struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg);
 /* Frees every connection, listener, queued mbuf and timer. */

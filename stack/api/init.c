@@ -46,7 +46,7 @@ static int api_lcores(struct us_stack *st)
 
 	if (rte_lcore_count() < st->n) {
 		fprintf(stderr, "userstack: %s: [engine] count = %u needs as many lcores, "
-			"[eal] lcores = '%s' gives %u\n", st->cfg.path, st->n, st->cfg.lcores,
+			"[eal] lcores = '%s' gives %u\n", st->cfg.path, st->n, st->cfg.nic.lcores,
 			rte_lcore_count());
 		return -EINVAL;
 	}
@@ -204,17 +204,17 @@ static int api_port_up(struct us_stack *st)
 {
 	char err[512];
 
-	st->pool = nic_pool_create(&st->cfg, "us_pool0");
+	st->pool = nic_pool_create(&st->cfg.nic, "us_pool0");
 	if (st->pool == NULL) {
 		fprintf(stderr, "userstack: cannot create mbuf pool of %u mbufs: %s "
 			"(lower [port] mbufs or give EAL more memory)\n",
-			st->cfg.mbufs, rte_strerror(rte_errno));
+			st->cfg.nic.mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	int rc = nic_port_open(&st->cfg, st->pool, (uint16_t)st->n, &st->port, err, sizeof(err));
+	int rc = nic_port_open(&st->cfg.nic, st->pool, (uint16_t)st->n, &st->port, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "userstack: %s: [port] device = '%s': %s\n", st->cfg.path,
-			st->cfg.device, err);
+			st->cfg.nic.device, err);
 		return rc;
 	}
 	/* What the port can steer (a real rule created and destroyed),
@@ -241,7 +241,7 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 		return -EINVAL;
 	}
 	if (o != NULL && o->lcores != NULL)
-		snprintf(st->cfg.lcores, sizeof(st->cfg.lcores), "%s", o->lcores);
+		snprintf(st->cfg.nic.lcores, sizeof(st->cfg.nic.lcores), "%s", o->lcores);
 	if (o != NULL && o->engines > 0)
 		st->cfg.engine_count = o->engines;
 	st->n = st->cfg.engine_count ? st->cfg.engine_count : 1;
@@ -250,7 +250,7 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 			US_ENGINES_MAX);
 		return -EINVAL;
 	}
-	int rc = nic_eal_init(&st->cfg, argv0);
+	int rc = nic_eal_init(&st->cfg.nic, &st->cfg.log, st->cfg.path, argv0);
 	if (rc < 0)
 		return rc;
 	st->eal_up = true;

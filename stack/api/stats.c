@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_ethdev.h>
 #include <rte_mempool.h>
 
 #include "stack/api/api_priv.h"
@@ -52,9 +51,9 @@ static void api_print_engine(const struct api_engine *ae, const char *prefix, FI
  * flood), bad frames, no mbuf for a descriptor. */
 static void api_print_pmd_drops(const struct us_stack *st, FILE *out)
 {
-	struct rte_eth_stats es;
+	struct nic_pmd_stats es;
 
-	if (rte_eth_stats_get(st->port.port_id, &es) != 0)
+	if (nic_port_pmd_stats(&st->port, &es) != 0)
 		return;
 	fprintf(out, "nic.imissed %" PRIu64 "  # dropped by the PMD: RX ring full\n"
 		"nic.ierrors %" PRIu64 "  # dropped by the PMD: bad frames\n"

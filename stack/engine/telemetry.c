@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_ethdev.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
@@ -36,8 +35,8 @@ struct telem_snap {
 	struct tcp_stats tcp;
 	bool has_port;
 	uint16_t port_id;
-	int eth_rc;               /* rte_eth_stats_get result */
-	struct rte_eth_stats eth;
+	int eth_rc;               /* nic_port_pmd_stats result */
+	struct nic_pmd_stats eth;
 	struct nic_stats nic;     /* the port: every queue summed */
 	uint16_t nb_queues;
 	struct nic_stats qnic[NIC_MAX_QUEUES];   /* per queue (several engines) */
@@ -105,17 +104,25 @@ static void telem_fill_impair(struct telem_snap *s, const struct us_engine *e)
 	}
 }
 
-/* Several queues count in qstats[] (one writer per queue), not in stats:
- * the port's figure is their sum, as us_print_stats (nic_port_stats) makes
- * it.  From the copy just taken, so the total matches the rows shown. */
-static void telem_sum_queues(struct telem_snap *s, const struct nic_port *port)
+/* On the engine's core, like every other read of the port.  Each queue's
+ * counters have one writer, its engine; the port's figure is their sum, as
+ * us_print_stats (nic_port_stats) makes it, but from the copies just taken,
+ * so that the total matches the rows shown. */
+static void telem_fill_port(struct telem_snap *s, const struct nic_port *port)
 {
-	s->nic = port->stats;
-	for (uint16_t q = 0; q < NIC_MAX_QUEUES; q++) {
+	struct nic_port_info info;
+
+	nic_port_info(port, &info);
+	s->port_id = info.port_id;
+	s->nb_queues = RTE_MIN(info.nb_queues, (uint16_t)NIC_MAX_QUEUES);
+	memset(&s->nic, 0, sizeof(s->nic));
+	for (uint16_t q = 0; q < s->nb_queues; q++) {
+		nic_port_queue_stats(port, q, &s->qnic[q]);
 #define TELEM_X_SUM(n, desc) s->nic.n += s->qnic[q].n;
 		NIC_COUNTERS(TELEM_X_SUM)
 #undef TELEM_X_SUM
 	}
+	s->eth_rc = nic_port_pmd_stats(port, &s->eth);
 }
 
 static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id)
@@ -146,14 +153,8 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 		s->capture = *nic_capture_stats(cap);
 	telem_fill_impair(s, e);
 	s->has_port = slot->port != NULL;
-	if (s->has_port) {
-		/* On the engine's core, like every other read of the port. */
-		s->port_id = slot->port->port_id;
-		s->nb_queues = RTE_MIN(slot->port->nb_queues, (uint16_t)NIC_MAX_QUEUES);
-		memcpy(s->qnic, slot->port->qstats, sizeof(s->qnic));
-		telem_sum_queues(s, slot->port);
-		s->eth_rc = rte_eth_stats_get(s->port_id, &s->eth);
-	}
+	if (s->has_port)
+		telem_fill_port(s, slot->port);
 }
 
 void us_telemetry_serve(struct us_engine *e, unsigned id)
@@ -383,8 +384,8 @@ static int telem_build_drops(struct rte_tel_data *d, const struct telem_snap *s)
 }
 
 /* Several queues: one dict per queue ("0", "1", ...), our counters and
- * the PMD's per-queue ones (rte_eth_stats q_*, kept for the first
- * RTE_ETHDEV_QUEUE_STAT_CNTRS queues). */
+ * the PMD's per-queue ones (kept for the first NIC_PMD_QUEUE_STATS
+ * queues). */
 static struct rte_tel_data *telem_port_queues(const struct telem_snap *s)
 {
 	struct rte_tel_data *qs = telem_dict();
@@ -398,11 +399,10 @@ static struct rte_tel_data *telem_port_queues(const struct telem_snap *s)
 #define TELEM_X_Q_NIC(n, desc) rte_tel_data_add_dict_u64(c, "nic_" #n, s->qnic[q].n);
 		NIC_COUNTERS(TELEM_X_Q_NIC)
 #undef TELEM_X_Q_NIC
-		if (s->eth_rc == 0 && q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
-			rte_tel_data_add_dict_u64(c, "ipackets", s->eth.q_ipackets[q]);
-			rte_tel_data_add_dict_u64(c, "opackets", s->eth.q_opackets[q]);
-			rte_tel_data_add_dict_u64(c, "ibytes", s->eth.q_ibytes[q]);
-			rte_tel_data_add_dict_u64(c, "obytes", s->eth.q_obytes[q]);
+		if (s->eth_rc == 0 && q < NIC_PMD_QUEUE_STATS) {
+#define TELEM_X_Q_PMD(n) rte_tel_data_add_dict_u64(c, #n, s->eth.q[q].n);
+			NIC_PMD_QUEUE_COUNTERS(TELEM_X_Q_PMD)
+#undef TELEM_X_Q_PMD
 		}
 		snprintf(key, sizeof(key), "%u", (unsigned)q);
 		telem_add_child(qs, key, c);
@@ -418,14 +418,9 @@ static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 	rte_tel_data_add_dict_u64(d, "engine", s->id);
 	rte_tel_data_add_dict_u64(d, "port_id", s->port_id);
 	if (s->eth_rc == 0) {
-		rte_tel_data_add_dict_u64(d, "ipackets", s->eth.ipackets);
-		rte_tel_data_add_dict_u64(d, "opackets", s->eth.opackets);
-		rte_tel_data_add_dict_u64(d, "ibytes", s->eth.ibytes);
-		rte_tel_data_add_dict_u64(d, "obytes", s->eth.obytes);
-		rte_tel_data_add_dict_u64(d, "imissed", s->eth.imissed);
-		rte_tel_data_add_dict_u64(d, "ierrors", s->eth.ierrors);
-		rte_tel_data_add_dict_u64(d, "oerrors", s->eth.oerrors);
-		rte_tel_data_add_dict_u64(d, "rx_nombuf", s->eth.rx_nombuf);
+#define TELEM_X_PMD(n) rte_tel_data_add_dict_u64(d, #n, s->eth.n);
+		NIC_PMD_COUNTERS(TELEM_X_PMD)
+#undef TELEM_X_PMD
 	}
 #define TELEM_X_PORT_NIC(n, desc) rte_tel_data_add_dict_u64(d, "nic_" #n, s->nic.n);
 	NIC_COUNTERS(TELEM_X_PORT_NIC)
@@ -457,7 +452,7 @@ static struct rte_tel_data *telem_conn_row(const struct telem_conn *r)
 	telem_endpoint(ep, sizeof(ep), r->a.remote_ip, r->a.remote_port);
 	rte_tel_data_add_dict_string(c, "remote", ep);
 	rte_tel_data_add_dict_string(c, "state", tcp_state_str(i->state));
-	rte_tel_data_add_dict_string(c, "cc", i->cc == TCP_CC_NEWRENO ? "newreno" : "cubic");
+	rte_tel_data_add_dict_string(c, "cc", tcp_cc_name(i->cc));
 	rte_tel_data_add_dict_u64(c, "mss", i->mss);
 	rte_tel_data_add_dict_u64(c, "cwnd", i->cwnd);
 	rte_tel_data_add_dict_u64(c, "ssthresh", i->ssthresh);

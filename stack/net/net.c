@@ -31,7 +31,7 @@ int us_net_init(struct us_net *n, const struct us_net_env *env, const struct us_
 	n->bcast = cfg->prefixlen < 31 ? cfg->addr | ~(~0u << (32 - cfg->prefixlen)) : 0;
 	n->port = env->port;
 	if (n->port.mtu == 0)
-		n->port.mtu = cfg->mtu ? cfg->mtu : RTE_ETHER_MTU;
+		n->port.mtu = cfg->nic.mtu ? cfg->nic.mtu : RTE_ETHER_MTU;
 	n->wheel = env->wheel;
 	n->pool = env->pool;
 	n->tx_drain = env->tx_drain;

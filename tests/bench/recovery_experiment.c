@@ -371,7 +371,10 @@ int main(int argc, char **argv)
 		case 'c': o.csv = optarg; break;
 		case 'b': o.rate_mbit = strtod(optarg, NULL); break;
 		case 'a':
-			if (tcp_rec_alg_parse(optarg, &a) < 0) {
+			for (a = 0; a < TCP_REC_ALG_COUNT; a++)
+				if (strcmp(optarg, tcp_rec_alg_names[a]) == 0)
+					break;
+			if (a == TCP_REC_ALG_COUNT) {
 				ex_usage(argv[0]);
 				return 2;
 			}

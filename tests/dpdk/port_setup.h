@@ -9,17 +9,17 @@
 
 #include <rte_mempool.h>
 
-#include "config/config.h"
+#include "nic/nic_config.h"
 
 /* Prototypes */
 
 /* cfg: defaults, then net_ring0 on our first CPU, no hugepages, 2047
  * mbufs, 256 descriptors, MTU 1500, a file prefix made of prefix, the
  * given extra EAL arguments and link wait. */
-void tport_config(struct us_config *cfg, const char *prefix, const char *extra_args,
+void tport_config(struct nic_config *cfg, const char *prefix, const char *extra_args,
 		  unsigned link_wait_ms);
 /* EAL from cfg (argv0 as the program name), then the pool; 0 or -1. */
-int tport_start(const struct us_config *cfg, const char *argv0, const char *pool_name,
+int tport_start(const struct nic_config *cfg, const char *argv0, const char *pool_name,
 		struct rte_mempool **pool);
 /* The pool freed, EAL cleaned up. */
 void tport_stop(struct rte_mempool *pool);

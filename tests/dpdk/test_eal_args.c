@@ -32,9 +32,9 @@ static void assert_opt(const struct nic_eal_args *a, const char *opt, const char
 	assert_string_equal(a->argv[i + 1], value);
 }
 
-static void base_config(struct us_config *cfg, const char *device, enum us_hugepages_mode hp)
+static void base_config(struct nic_config *cfg, const char *device, enum nic_hugepages_mode hp)
 {
-	us_config_defaults(cfg);
+	nic_config_defaults(cfg);
 	snprintf(cfg->lcores, sizeof(cfg->lcores), "%s", "1-2");
 	snprintf(cfg->file_prefix, sizeof(cfg->file_prefix), "%s", "ustest");
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", "notice");
@@ -47,11 +47,11 @@ static void base_config(struct us_config *cfg, const char *device, enum us_hugep
 static void test_vdev_with_hugepages(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "net_tap0,iface=ustap0", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "net_tap0,iface=ustap0", NIC_HUGEPAGES_AUTO);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
 	assert_string_equal(a.argv[0], "prog");
 	assert_opt(&a, "-l", "1-2");
@@ -68,11 +68,11 @@ static void test_vdev_with_hugepages(void **state)
 static void test_auto_without_hugepages_falls_back(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "net_ring0", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "net_ring0", NIC_HUGEPAGES_AUTO);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", false, &a, err, sizeof(err)), 0);
 	assert_true(a.no_huge);
 	assert_true(arg_index(&a, "--no-huge") > 0);
@@ -84,11 +84,11 @@ static void test_auto_without_hugepages_falls_back(void **state)
 static void test_on_without_hugepages_fails(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "net_ring0", US_HUGEPAGES_ON);
+	base_config(&cfg, "net_ring0", NIC_HUGEPAGES_ON);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", false, &a, err, sizeof(err)), -ENOMEM);
 	assert_non_null(strstr(err, "hugepages = on"));
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
@@ -98,11 +98,11 @@ static void test_on_without_hugepages_fails(void **state)
 static void test_off_ignores_hugepages(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "net_null0", US_HUGEPAGES_OFF);
+	base_config(&cfg, "net_null0", NIC_HUGEPAGES_OFF);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
 	assert_true(a.no_huge);
 	assert_opt(&a, "-m", "512");
@@ -111,17 +111,17 @@ static void test_off_ignores_hugepages(void **state)
 static void test_pci_device_is_allowed_not_vdev(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "0000:3b:00.1", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "0000:3b:00.1", NIC_HUGEPAGES_AUTO);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
 	assert_opt(&a, "-a", "0000:3b:00.1");
 	assert_int_equal(arg_index(&a, "--no-pci"), -1);
 	assert_int_equal(arg_index(&a, "--vdev"), -1);
 
-	base_config(&cfg, "3b:00.1", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "3b:00.1", NIC_HUGEPAGES_AUTO);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
 	assert_opt(&a, "-a", "3b:00.1");
 }
@@ -152,11 +152,11 @@ static void test_pci_address_forms(void **state)
 static void test_unknown_device_rejected(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "eth0", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "eth0", NIC_HUGEPAGES_AUTO);
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "'eth0'"));
 }
@@ -164,11 +164,11 @@ static void test_unknown_device_rejected(void **state)
 static void test_no_device_and_extra_args(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 
-	base_config(&cfg, "", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "", NIC_HUGEPAGES_AUTO);
 	snprintf(cfg.extra_args, sizeof(cfg.extra_args), "%s", " --vdev  net_null0\t--no-shconf ");
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), 0);
 	assert_true(arg_index(&a, "--no-pci") > 0);
@@ -181,12 +181,12 @@ static void test_no_device_and_extra_args(void **state)
 static void test_too_many_args_rejected(void **state)
 {
 	(void)state;
-	struct us_config cfg;
+	struct nic_config cfg;
 	struct nic_eal_args a;
 	char err[256] = "";
 	size_t len = 0;
 
-	base_config(&cfg, "net_ring0", US_HUGEPAGES_AUTO);
+	base_config(&cfg, "net_ring0", NIC_HUGEPAGES_AUTO);
 	while (len + 3 < sizeof(cfg.extra_args))
 		len += (size_t)snprintf(cfg.extra_args + len, sizeof(cfg.extra_args) - len, "-v ");
 	assert_int_equal(nic_eal_build_args(&cfg, "prog", true, &a, err, sizeof(err)), -E2BIG);

@@ -22,7 +22,7 @@
 
 #define BURST 32
 
-static struct us_config cfg;
+static struct nic_config cfg;
 static struct rte_mempool *pool;
 
 static int group_setup(void **state)
@@ -110,7 +110,7 @@ static void test_open_loopback_close(void **state)
 static void test_tx_full_frees_and_counts(void **state)
 {
 	(void)state;
-	struct us_config c = cfg;
+	struct nic_config c = cfg;
 	struct nic_port port;
 	struct rte_mbuf *pkts[BURST];
 	char err[256] = "";
@@ -142,7 +142,7 @@ static void test_tx_full_frees_and_counts(void **state)
 static void test_open_errors_say_what_to_fix(void **state)
 {
 	(void)state;
-	struct us_config c = cfg;
+	struct nic_config c = cfg;
 	struct nic_port port;
 	struct rte_eth_dev_info info;
 	char err[256] = "", want[64];

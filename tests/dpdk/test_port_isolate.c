@@ -19,7 +19,7 @@
 #include "nic/nic.h"
 #include "nic/steer.h"
 
-static struct us_config cfg;
+static struct nic_config cfg;
 static struct rte_mempool *pool;
 
 static int group_setup(void **state)
@@ -40,7 +40,7 @@ static int group_teardown(void **state)
  * reason and the way out.  (First: a closed vdev port cannot be reopened.) */
 static void test_isolate_on_refused(void **state)
 {
-	struct us_config c = cfg;
+	struct nic_config c = cfg;
 	struct nic_port port;
 	char err[512] = "";
 	(void)state;

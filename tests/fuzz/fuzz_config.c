@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (rc == 0 && (cfg.prefixlen > 32 || cfg.nroutes > US_CFG_MAX_ROUTES ||
-			memchr(cfg.device, '\0', sizeof(cfg.device)) == NULL)) {
+			memchr(cfg.nic.device, '\0', sizeof(cfg.nic.device)) == NULL)) {
 		fprintf(stderr, "fuzz_config: accepted with values out of range\n");
 		abort();
 	}

@@ -25,12 +25,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_ethdev.h>
+#include <rte_errno.h>
 #include <rte_mbuf.h>
 
-#include "config/config.h"
 #include "nic/impair.h"
 #include "nic/nic.h"
+#include "nic/nic_config.h"
 
 #define NETEM_BURST 32
 
@@ -49,7 +49,7 @@ struct netem_opts {
 	uint32_t mem_mb;
 	uint16_t queues;         /* --queues, 1..NIC_MAX_QUEUES */
 	bool swap;               /* --swap-queues */
-	char eal_extra[US_CFG_STR];
+	char eal_extra[NIC_CFG_STR];
 };
 
 static volatile sig_atomic_t netem_quit;
@@ -134,7 +134,7 @@ static int netem_parse_args(int argc, char **argv, struct netem_opts *o)
 }
 
 /* Opens the port named name (an ethdev name or vdev string) through nic/. */
-static int netem_open(struct us_config *cfg, struct rte_mempool *pool, const char *name,
+static int netem_open(struct nic_config *cfg, struct rte_mempool *pool, const char *name,
 		      uint16_t nq, struct nic_port *port)
 {
 	char err[256];
@@ -146,30 +146,30 @@ static int netem_open(struct us_config *cfg, struct rte_mempool *pool, const cha
 		fprintf(stderr, "us-netem: %s: %s\n", name, err);
 		return rc;
 	}
-	if (rte_eth_promiscuous_enable(port->port_id) != 0)
+	if (nic_port_promiscuous(port) != 0)
 		fprintf(stderr, "us-netem: %s: promiscuous mode refused; only frames to its MAC "
 			"will cross\n", name);
 	return 0;
 }
 
 /* The ethdev names of the two ports: from the options, else the first two. */
-static int netem_port_names(const struct netem_opts *o, char names[2][RTE_ETH_NAME_MAX_LEN])
+static int netem_port_names(const struct netem_opts *o, char names[2][NIC_PORT_NAME_MAX])
 {
-	uint16_t pid, k = 0;
+	int n;
 
 	if (o->port[0] != NULL) {
 		for (int i = 0; i < 2; i++)
-			nic_device_name(o->port[i], names[i], RTE_ETH_NAME_MAX_LEN);
+			nic_device_name(o->port[i], names[i], NIC_PORT_NAME_MAX);
 		return 0;
 	}
-	if (rte_eth_dev_count_avail() != 2) {
+	n = nic_ports_avail(names, 2);
+	if (n < 0)
+		return n;
+	if (n != 2) {
 		fprintf(stderr, "us-netem: %u ports available, need exactly 2 (--port0/--port1 "
-			"or two --vdev after --)\n", (unsigned)rte_eth_dev_count_avail());
+			"or two --vdev after --)\n", (unsigned)n);
 		return -ENODEV;
 	}
-	RTE_ETH_FOREACH_DEV(pid)
-		if (rte_eth_dev_get_name_by_port(pid, names[k++]) != 0)
-			return -ENODEV;
 	return 0;
 }
 
@@ -291,7 +291,7 @@ static int netem_create_stages(struct netem_dir *d)
 	return 0;
 }
 
-static void netem_loop(struct netem_dir *dirs, const char names[2][RTE_ETH_NAME_MAX_LEN])
+static void netem_loop(struct netem_dir *dirs, const char names[2][NIC_PORT_NAME_MAX])
 {
 	printf("us-netem: %s <-> %s, %u queue%s%s, Ctrl-C to stop\n", names[0], names[1],
 	       (unsigned)dirs[0].nq, dirs[0].nq > 1 ? "s" : "",
@@ -303,9 +303,9 @@ static void netem_loop(struct netem_dir *dirs, const char names[2][RTE_ETH_NAME_
 	}
 }
 
-static int netem_run(const struct netem_opts *o, struct us_config *cfg, struct netem_dir *dirs)
+static int netem_run(const struct netem_opts *o, struct nic_config *cfg, struct netem_dir *dirs)
 {
-	char names[2][RTE_ETH_NAME_MAX_LEN];
+	char names[2][NIC_PORT_NAME_MAX];
 	struct nic_port ports[2];
 	struct rte_mempool *pool;
 	int rc = netem_port_names(o, names);
@@ -349,7 +349,9 @@ int main(int argc, char **argv)
 {
 	struct netem_opts o;
 	struct netem_dir dirs[2] = { 0 };
-	struct us_config cfg;
+	/* us-netem's own lines at notice, like the stack's default [log]. */
+	static const struct us_log_config log = { .level = "notice" };
+	struct nic_config cfg;
 	struct sigaction sa = { .sa_handler = netem_on_signal };
 	int rc;
 
@@ -359,13 +361,13 @@ int main(int argc, char **argv)
 	}
 	if (netem_setup_dirs(&o, dirs) != 0)
 		return 2;
-	us_config_defaults(&cfg);
+	nic_config_defaults(&cfg);
 	/* A second instance passes its own --file-prefix after "--" (EAL keeps the last). */
 	snprintf(cfg.file_prefix, sizeof(cfg.file_prefix), "us-netem");
 	cfg.no_huge_mem_mb = o.mem_mb;
 	snprintf(cfg.device, sizeof(cfg.device), "%s", o.port[0] ? o.port[0] : "");
 	snprintf(cfg.extra_args, sizeof(cfg.extra_args), "%s", o.eal_extra);
-	if (nic_eal_init(&cfg, argv[0]) != 0)
+	if (nic_eal_init(&cfg, &log, "", argv[0]) != 0)
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

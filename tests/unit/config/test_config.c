@@ -196,18 +196,18 @@ static void test_defaults(void **state)
 	(void)state;
 	us_config_defaults(&cfg);
 	tcp_config_defaults(&t);
-	assert_string_equal(cfg.lcores, "0");
-	assert_int_equal(cfg.hugepages, US_HUGEPAGES_AUTO);
-	assert_int_equal(cfg.no_huge_mem_mb, 1024);
-	assert_string_equal(cfg.file_prefix, "userstack");
-	assert_string_equal(cfg.log_level, "notice");
-	assert_string_equal(cfg.extra_args, "");
-	assert_string_equal(cfg.device, "");
-	assert_int_equal(cfg.rx_desc, 1024);
-	assert_int_equal(cfg.tx_desc, 1024);
-	assert_int_equal(cfg.mbufs, 16383);
-	assert_int_equal(cfg.mtu, 1500);
-	assert_int_equal(cfg.link_wait_ms, 5000);
+	assert_string_equal(cfg.nic.lcores, "0");
+	assert_int_equal(cfg.nic.hugepages, NIC_HUGEPAGES_AUTO);
+	assert_int_equal(cfg.nic.no_huge_mem_mb, 1024);
+	assert_string_equal(cfg.nic.file_prefix, "userstack");
+	assert_string_equal(cfg.nic.log_level, "notice");
+	assert_string_equal(cfg.nic.extra_args, "");
+	assert_string_equal(cfg.nic.device, "");
+	assert_int_equal(cfg.nic.rx_desc, 1024);
+	assert_int_equal(cfg.nic.tx_desc, 1024);
+	assert_int_equal(cfg.nic.mbufs, 16383);
+	assert_int_equal(cfg.nic.mtu, 1500);
+	assert_int_equal(cfg.nic.link_wait_ms, 5000);
 	assert_int_equal(cfg.addr, 0);
 	assert_int_equal(cfg.gateway, 0);
 	assert_int_equal(cfg.nroutes, 0);
@@ -227,11 +227,11 @@ static void test_minimal(void **state)
 	cfg_load_ok(MIN, &cfg);
 	us_config_defaults(&def);
 	assert_string_equal(cfg.path, "t.ini");
-	assert_string_equal(cfg.device, "net_tap0,iface=ustap0");
+	assert_string_equal(cfg.nic.device, "net_tap0,iface=ustap0");
 	assert_int_equal(cfg.addr, 0x0a4d0002);
 	assert_int_equal(cfg.prefixlen, 24);
 	strcpy(def.path, cfg.path);
-	strcpy(def.device, cfg.device);
+	strcpy(def.nic.device, cfg.nic.device);
 	def.addr = cfg.addr;
 	def.prefixlen = cfg.prefixlen;
 	assert_memory_equal(&cfg, &def, sizeof(cfg));
@@ -297,18 +297,18 @@ static void test_full(void **state)
 
 	(void)state;
 	cfg_load_ok(full_ini, &cfg);
-	assert_string_equal(cfg.lcores, "0-3,6");
-	assert_int_equal(cfg.hugepages, US_HUGEPAGES_OFF);
-	assert_int_equal(cfg.no_huge_mem_mb, 512);
-	assert_string_equal(cfg.file_prefix, "us-test_1");
-	assert_string_equal(cfg.log_level, "debug");
-	assert_string_equal(cfg.extra_args, "--log-level=pmd.net.tap:debug --vdev=net_null0");
-	assert_string_equal(cfg.device, "net_tap0,iface=ustap9");
-	assert_int_equal(cfg.rx_desc, 512);
-	assert_int_equal(cfg.tx_desc, 256);
-	assert_int_equal(cfg.mbufs, 8191);
-	assert_int_equal(cfg.mtu, 9000);
-	assert_int_equal(cfg.link_wait_ms, 0);
+	assert_string_equal(cfg.nic.lcores, "0-3,6");
+	assert_int_equal(cfg.nic.hugepages, NIC_HUGEPAGES_OFF);
+	assert_int_equal(cfg.nic.no_huge_mem_mb, 512);
+	assert_string_equal(cfg.nic.file_prefix, "us-test_1");
+	assert_string_equal(cfg.nic.log_level, "debug");
+	assert_string_equal(cfg.nic.extra_args, "--log-level=pmd.net.tap:debug --vdev=net_null0");
+	assert_string_equal(cfg.nic.device, "net_tap0,iface=ustap9");
+	assert_int_equal(cfg.nic.rx_desc, 512);
+	assert_int_equal(cfg.nic.tx_desc, 256);
+	assert_int_equal(cfg.nic.mbufs, 8191);
+	assert_int_equal(cfg.nic.mtu, 9000);
+	assert_int_equal(cfg.nic.link_wait_ms, 0);
 	assert_int_equal(cfg.addr, 0xc0a8070a);
 	assert_int_equal(cfg.prefixlen, 23);
 	assert_int_equal(cfg.gateway, 0xc0a80601);
@@ -361,7 +361,7 @@ static void test_escape_and_slash31(void **state)
 
 	(void)state;
 	cfg_load_ok("[eal]\nextra_args =  --a\\#b  \n" PORT "[ip]\naddr = 10.9.9.0/31\n", &cfg);
-	assert_string_equal(cfg.extra_args, "--a#b");
+	assert_string_equal(cfg.nic.extra_args, "--a#b");
 	assert_int_equal(cfg.addr, 0x0a090900);
 	assert_int_equal(cfg.prefixlen, 31);
 }
@@ -402,7 +402,7 @@ static void load_shipped(const char *file, const char *device)
 		fail_msg("%s", err);
 	assert_string_equal(cfg.path, path);
 	if (device != NULL)
-		assert_string_equal(cfg.device, device);
+		assert_string_equal(cfg.nic.device, device);
 }
 
 /* The contract other rooms and scripts rely on, then every *.ini there. */
@@ -490,11 +490,11 @@ static void test_port_isolate(void **state)
 	(void)state;
 
 	cfg_load_ok(MIN, &cfg);
-	assert_false(cfg.port_isolate);
+	assert_false(cfg.nic.port_isolate);
 	cfg_load_ok("[port]\ndevice = net_tap0\nisolate = on\n" IP, &cfg);
-	assert_true(cfg.port_isolate);
+	assert_true(cfg.nic.port_isolate);
 	cfg_load_ok("[port]\ndevice = net_tap0\nisolate = off\n" IP, &cfg);
-	assert_false(cfg.port_isolate);
+	assert_false(cfg.nic.port_isolate);
 }
 
 int main(int argc, char **argv)

@@ -43,7 +43,7 @@ static void defaults(void **state)
 	assert_string_equal(cfg.log.stack, "");
 	assert_string_equal(cfg.capture_pcap, "");
 	assert_int_equal(cfg.capture_snaplen, 65535);
-	assert_false(cfg.capture_pdump);
+	assert_false(cfg.nic.capture_pdump);
 }
 
 static void keys_stored(void **state)
@@ -58,7 +58,7 @@ static void keys_stored(void **state)
 	assert_string_equal(cfg.log.stack, "4");
 	assert_string_equal(cfg.capture_pcap, "/tmp/x.pcap");
 	assert_int_equal(cfg.capture_snaplen, 128);
-	assert_true(cfg.capture_pdump);
+	assert_true(cfg.nic.capture_pdump);
 }
 
 static void rejects(void **state)
@@ -123,10 +123,10 @@ static void pdump_keeps_hugepage_files(void **state)
 
 	(void)state;
 	cfg_load_ok(MIN, &cfg);
-	assert_int_equal(nic_eal_build_args(&cfg, "p", true, &a, err, sizeof(err)), 0);
+	assert_int_equal(nic_eal_build_args(&cfg.nic, "p", true, &a, err, sizeof(err)), 0);
 	assert_true(arg_index(&a, "--huge-unlink") > 0);
 	cfg_load_ok(MIN "[capture]\npdump = on\n", &cfg);
-	assert_int_equal(nic_eal_build_args(&cfg, "p", true, &a, err, sizeof(err)), 0);
+	assert_int_equal(nic_eal_build_args(&cfg.nic, "p", true, &a, err, sizeof(err)), 0);
 	assert_int_equal(arg_index(&a, "--huge-unlink"), -1);
 	assert_int_equal(arg_index(&a, "--no-huge"), -1);
 }

@@ -38,7 +38,7 @@ void h_eal_init(const char *prefix)
 void h_config(struct us_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->mtu = 1500;
+	cfg->nic.mtu = 1500;
 	cfg->addr = H_OUR_IP;
 	cfg->prefixlen = 24;
 	cfg->gateway = H_GW_IP;

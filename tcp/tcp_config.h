@@ -1,0 +1,103 @@
+/* tcp/tcp_config.h: what tcp/ can be configured with ([tcp] in the INI
+ * file), its defaults, and the names its choices are spelled with.
+ *
+ * Types only and no other header of ours, so that config/ parses [tcp] into
+ * struct tcp_config without compiling against the rest of tcp/.  The name
+ * tables are the one spelling of each choice: config/ parses with them
+ * (and lists them in its error messages), the stack prints with them.
+ */
+#ifndef US_TCP_CONFIG_H
+#define US_TCP_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Types */
+
+/* Congestion control algorithm (tcp/cc.h). */
+enum tcp_cc_alg {
+	TCP_CC_CUBIC = 0, /* RFC 9438, the default */
+	TCP_CC_NEWRENO,   /* RFC 5681 + RFC 3465 + RFC 6582 */
+	TCP_CC_ALG_COUNT
+};
+
+/* SYN cookies (tcp/syncookie.c) for a listener whose SYN backlog is full. */
+enum tcp_syncookies_mode {
+	TCP_SYNCOOKIES_AUTO = 0, /* only while the backlog is full, the default */
+	TCP_SYNCOOKIES_ALWAYS,   /* every SYN to a listener (no embryo TCBs) */
+	TCP_SYNCOOKIES_OFF,      /* a full backlog drops SYNs */
+	TCP_SYNCOOKIES_MODE_COUNT
+};
+
+/* Fast recovery algorithm (tcp/recovery.h). */
+enum tcp_rec_alg {
+	TCP_REC_PRR = 0,
+	TCP_REC_PRR_CRB,
+	TCP_REC_PRR_SSRB,
+	TCP_REC_RFC6675,
+	TCP_REC_RATEHALVING,
+	TCP_REC_ALG_COUNT
+};
+
+#define TCP_FASTOPEN_CLIENT 0x1u
+#define TCP_FASTOPEN_SERVER 0x2u
+
+struct tcp_config {
+	uint32_t rto_min_ms;      /* default 200 (like Linux) */
+	uint32_t rto_initial_ms;  /* default 1000 (RFC 6298) */
+	uint32_t rto_max_ms;      /* default 120000 */
+	uint32_t time_wait_ms;    /* 2 x MSL, default 60000 */
+	uint32_t delack_ms;       /* default 40 */
+	uint32_t syn_retries;     /* default 7: SYNs for 255 s (RFC 9293 MUST-23: >= 3 min) */
+	uint32_t data_retries;    /* default 15 */
+	uint32_t rcvbuf;          /* bytes, default 256 KiB */
+	uint32_t sndbuf;          /* bytes, default 256 KiB */
+	uint32_t max_conns;       /* TCBs per engine, default 65536 */
+	uint32_t backlog;         /* per listener, default 1024 */
+	bool wscale;              /* RFC 7323 window scale, default true */
+	bool sack;                /* RFC 2018 SACK (and RFC 2883 D-SACK), default true */
+	bool timestamps;          /* RFC 7323 timestamps and PAWS, default true */
+	bool nodelay_default;     /* false: Nagle on (RFC 9293 3.7.4), as POSIX */
+	uint32_t sws_override_ms; /* RFC 9293 3.8.6.2.1 override, default 200 */
+	uint32_t keepalive_idle_ms;  /* RFC 1122 4.2.3.6, default 7200000 */
+	uint32_t keepalive_intvl_ms; /* default 75000 */
+	uint32_t keepalive_probes;   /* unanswered probes before ETIMEDOUT, default 9 */
+	enum tcp_syncookies_mode syncookies; /* default TCP_SYNCOOKIES_AUTO */
+	uint32_t challenge_ack_limit; /* RFC 5961 7: per engine per second, default 1000 */
+	/* RFC 5961 10: each second's budget drawn from [limit/2, limit*3/2)
+	 * (like Linux since CVE-2016-5696), default true; false = exact. */
+	bool challenge_ack_jitter;
+	/* RSTs answering segments to closed ports (RFC 9293 3.10.7.1), per
+	 * engine per second; 0 = no limit.  Default 1000, like our ICMP
+	 * errors (RFC 1812 4.3.2.8) and FreeBSD's icmplim for closed ports. */
+	uint32_t rst_closed_limit;
+	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
+	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
+	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
+	 * data (client) and every listener (server, with fastopen_qlen);
+	 * tcp_connect_data(TCP_CONNECT_FASTOPEN) and tcp_set_fastopen() turn
+	 * it on for one connection or listener whatever the bits say. */
+	uint8_t fastopen;
+	uint32_t fastopen_qlen;      /* PendingFastOpenRequests bound, default 16 */
+	uint32_t fastopen_rotate_s;  /* generated server key rotation, 0 = never; 3600 */
+	/* Server key set in config (like Linux tcp_fastopen_key): never rotated,
+	 * so several servers or restarts share cookies. */
+	bool fastopen_key_set, fastopen_key_backup;
+	uint8_t fastopen_key[2][16];
+	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
+};
+
+/* Globals: config names, indexed by the enums above */
+
+extern const char *const tcp_cc_names[TCP_CC_ALG_COUNT];
+extern const char *const tcp_syncookies_names[TCP_SYNCOOKIES_MODE_COUNT];
+extern const char *const tcp_rec_alg_names[TCP_REC_ALG_COUNT];
+
+/* Prototypes */
+
+void tcp_config_defaults(struct tcp_config *cfg);
+/* Name of a value, "?" when out of range. */
+const char *tcp_cc_name(enum tcp_cc_alg alg);
+const char *tcp_rec_alg_name(enum tcp_rec_alg alg);
+
+#endif
