@@ -29,6 +29,7 @@
 #include "config/config.h"
 #include "stack/base/log.h"
 #include "config/parse.h"
+#include "stack/base/limits.h"
 #include "nic/impair.h"
 #include "tcp/fastopen.h"
 
@@ -152,7 +153,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "impair", "tx", CFG_T_IMPAIR, CFG_OFF(impair_tx), sizeof(((struct us_config *)0)->impair_tx),
 	  0, 0, NULL },
 	/* Engines (stack/engine/handoff.h), each on its own lcore of [eal] lcores. */
-	CFG_NUM("engine", "count", CFG_T_U32, engine_count, 1, 16),
+	CFG_NUM("engine", "count", CFG_T_U32, engine_count, 1, US_ENGINES_MAX),
 };
 
 #define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))

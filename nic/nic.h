@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "nic/nic_config.h"
+#include "stack/base/limits.h"
 #include "nic/steer.h"
 #include "stack/base/log.h"
 
@@ -33,7 +34,6 @@ struct nic_stats {
 #undef NIC_X_FIELD
 };
 
-#define NIC_MAX_QUEUES 16
 
 /* The PMD's own counters (rte_eth_stats), in the order telemetry lists
  * them, and those it keeps per queue for the first NIC_PMD_QUEUE_STATS
@@ -74,7 +74,7 @@ struct nic_port {
 	 * only by the engine owning the queue. */
 	bool rss;
 	uint16_t reta_size;
-	struct nic_stats qstats[NIC_MAX_QUEUES];
+	struct nic_stats qstats[US_ENGINES_MAX];
 	/* rte_flow isolated mode, tried before configure (us_steer_isolate_probe):
 	 * iso.isolated says the port delivers only what rules match. */
 	struct us_steer_caps iso;

@@ -242,7 +242,7 @@ static int port_configure(const struct nic_config *cfg, struct rte_mempool *pool
 		return rc;
 	}
 	if (port->nb_queues > info.max_rx_queues || port->nb_queues > info.max_tx_queues ||
-	    port->nb_queues > NIC_MAX_QUEUES) {
+	    port->nb_queues > US_ENGINES_MAX) {
 		snprintf(err, errlen, "%u queues asked, the port has %u RX and %u TX: "
 			 "use fewer lcores", (unsigned)port->nb_queues,
 			 (unsigned)info.max_rx_queues, (unsigned)info.max_tx_queues);
@@ -366,7 +366,7 @@ uint16_t nic_tx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, u
 void nic_port_stats(const struct nic_port *port, struct nic_stats *sum)
 {
 	*sum = port->stats;
-	for (uint16_t q = 0; q < NIC_MAX_QUEUES; q++) {
+	for (uint16_t q = 0; q < US_ENGINES_MAX; q++) {
 #define NIC_X_SUM(name, desc) sum->name += port->qstats[q].name;
 		NIC_COUNTERS(NIC_X_SUM)
 #undef NIC_X_SUM
@@ -377,7 +377,7 @@ void nic_port_queue_stats(const struct nic_port *port, uint16_t queue, struct ni
 {
 	if (port->nb_queues == 1)
 		*st = port->stats;
-	else if (queue < NIC_MAX_QUEUES)
+	else if (queue < US_ENGINES_MAX)
 		*st = port->qstats[queue];
 	else
 		memset(st, 0, sizeof(*st));

@@ -240,7 +240,7 @@ void us_steer_rule_build_icmp(uint16_t queue, struct us_steer_ctl_rule *r)
 int us_steer_rule_build_listener(rte_be32_t lip, rte_be16_t lport, uint16_t nb_queues,
 				 const uint8_t *key, uint8_t key_len, struct us_steer_ctl_rule *r)
 {
-	if (nb_queues == 0 || nb_queues > US_STEER_CTL_QUEUES_MAX || key == NULL ||
+	if (nb_queues == 0 || nb_queues > US_ENGINES_MAX || key == NULL ||
 	    key_len == 0 || key_len > US_STEER_CTL_KEY_MAX)
 		return -EINVAL;
 	steer_ctl_init(r, US_STEER_CTL_LISTENER);

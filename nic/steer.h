@@ -16,6 +16,8 @@
 #include <rte_byteorder.h>
 #include <rte_flow.h>
 
+#include "stack/base/limits.h"
+
 /* Types */
 
 /* A TCP/IPv4 flow as the NIC sees an INCOMING packet: src = the remote peer,
@@ -53,7 +55,6 @@ enum us_steer_ctl_kind {
 	US_STEER_CTL_LISTENER,  /* ETH / IPV4 dst / TCP dport / END -> RSS */
 };
 
-#define US_STEER_CTL_QUEUES_MAX 16  /* NIC_MAX_QUEUES: one per engine */
 #define US_STEER_CTL_KEY_MAX 52     /* US_RSS_KEY_MAX */
 
 struct us_steer_ctl_rule {
@@ -66,7 +67,7 @@ struct us_steer_ctl_rule {
 	struct rte_flow_item_tcp tcp_spec, tcp_mask;
 	struct rte_flow_action_queue queue;
 	struct rte_flow_action_rss rss;
-	uint16_t rss_queues[US_STEER_CTL_QUEUES_MAX];
+	uint16_t rss_queues[US_ENGINES_MAX];
 	uint8_t rss_key[US_STEER_CTL_KEY_MAX];
 };
 

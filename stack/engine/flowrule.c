@@ -260,7 +260,7 @@ int us_flowctl_start(struct us_flowctl *c, const struct us_flowctl_ops *ops, uin
 
 	if (ops == NULL || ops->install == NULL || ops->remove == NULL || key == NULL ||
 	    key_len == 0 || key_len > US_STEER_CTL_KEY_MAX || nb_queues == 0 ||
-	    nb_queues > US_STEER_CTL_QUEUES_MAX || ctl_queue >= nb_queues)
+	    nb_queues > US_ENGINES_MAX || ctl_queue >= nb_queues)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	rte_spinlock_init(&c->lock);

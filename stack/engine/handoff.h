@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "nic/rss.h"
+#include "stack/base/limits.h"
 
 struct rte_ipv4_hdr;
 struct rte_mbuf;
@@ -35,7 +36,6 @@ struct us_engine;
 
 /* Types */
 
-#define US_ENGINES_MAX 16
 #define US_HANDOFF_RING 1024  /* frames in flight per engine pair */
 #define US_HANDOFF_BURST 32
 

@@ -39,7 +39,7 @@ struct telem_snap {
 	struct nic_pmd_stats eth;
 	struct nic_stats nic;     /* the port: every queue summed */
 	uint16_t nb_queues;
-	struct nic_stats qnic[NIC_MAX_QUEUES];   /* per queue (several engines) */
+	struct nic_stats qnic[US_ENGINES_MAX];   /* per queue (several engines) */
 	bool has_capture;
 	struct nic_capture_stats capture;
 	bool has_impair[2];             /* [impair] rx, tx */
@@ -69,7 +69,7 @@ struct telem_walk {
 /* Globals: rte_telemetry commands are process-wide and never unregistered,
  * so their state is too. */
 uint32_t us_telemetry_pending;
-static struct telem_slot telem_slots[US_TELEM_MAX_ENGINES];
+static struct telem_slot telem_slots[US_ENGINES_MAX];
 static pthread_once_t telem_once = PTHREAD_ONCE_INIT;
 static int telem_reg_rc;
 
@@ -114,7 +114,7 @@ static void telem_fill_port(struct telem_snap *s, const struct nic_port *port)
 
 	nic_port_info(port, &info);
 	s->port_id = info.port_id;
-	s->nb_queues = RTE_MIN(info.nb_queues, (uint16_t)NIC_MAX_QUEUES);
+	s->nb_queues = RTE_MIN(info.nb_queues, (uint16_t)US_ENGINES_MAX);
 	memset(&s->nic, 0, sizeof(s->nic));
 	for (uint16_t q = 0; q < s->nb_queues; q++) {
 		nic_port_queue_stats(port, q, &s->qnic[q]);
@@ -196,7 +196,7 @@ static int telem_params(const char *params, unsigned *id, unsigned *start)
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	v = strtoul(params, &end, 10);
-	if (end == params || v >= US_TELEM_MAX_ENGINES)
+	if (end == params || v >= US_ENGINES_MAX)
 		return -EINVAL;
 	*id = (unsigned)v;
 	if (*end == '\0')
@@ -542,7 +542,7 @@ int us_telemetry_attach(struct us_engine *e, const struct nic_port *port)
 	struct telem_slot *slot;
 	int rc = 0;
 
-	if (e == NULL || e->id >= US_TELEM_MAX_ENGINES)
+	if (e == NULL || e->id >= US_ENGINES_MAX)
 		return -EINVAL;
 	pthread_once(&telem_once, telem_register);
 	if (telem_reg_rc != 0)
@@ -563,7 +563,7 @@ void us_telemetry_detach(struct us_engine *e)
 {
 	struct telem_slot *slot;
 
-	if (e == NULL || e->id >= US_TELEM_MAX_ENGINES)
+	if (e == NULL || e->id >= US_ENGINES_MAX)
 		return;
 	slot = &telem_slots[e->id];
 	/* Only attach and detach write slot->e, both on the engine's thread, so

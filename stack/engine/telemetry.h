@@ -27,12 +27,14 @@
 
 #include <stdint.h>
 
+#include "stack/base/limits.h"
 struct us_engine;
 struct nic_port;
 
 /* Types */
 
-#define US_TELEM_MAX_ENGINES 32   /* engine ids 0..31 (a bit each below) */
+/* A request bit per engine in one 32-bit word (us_telemetry_pending). */
+_Static_assert(US_ENGINES_MAX <= 32, "one bit per engine in us_telemetry_pending");
 #define US_TELEM_CONNS_PAGE 16    /* rows per /userstack/conns reply (16 KiB JSON) */
 #define US_TELEM_WAIT_MS 1000     /* how long a callback waits for the engine */
 
@@ -53,7 +55,7 @@ void us_telemetry_serve(struct us_engine *e, unsigned id);
 /* Engine core, once per loop iteration. */
 static inline void us_telemetry_poll(struct us_engine *e, unsigned id)
 {
-	if (id < US_TELEM_MAX_ENGINES &&
+	if (id < US_ENGINES_MAX &&
 	    (__atomic_load_n(&us_telemetry_pending, __ATOMIC_RELAXED) & (1u << id)) != 0)
 		us_telemetry_serve(e, id);
 }

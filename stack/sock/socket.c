@@ -344,15 +344,6 @@ int us_sock_any(int fd, struct us_sock **out)
 	return (*out)->kind == US_SK_EPOLL ? -ENOTSOCK : 0;
 }
 
-int us_sock_tcp(int fd, struct us_sock **out)
-{
-	int rc = us_sock_lookup(fd, out);
-
-	if (rc < 0)
-		return rc;
-	return (*out)->kind == US_SK_TCP ? 0 : -ENOTSOCK;
-}
-
 int us_socket(int domain, int type, int protocol)
 {
 	struct us_sock *s;

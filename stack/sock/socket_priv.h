@@ -173,8 +173,6 @@ void us_sock_wake(struct us_sock *s);
 void us_sock_unwatch(struct us_sock *s);
 /* Frees an epoll descriptor's registrations (closing it). */
 void us_epoll_close(struct us_sock *ep);
-/* 0 when fd is a TCP socket; -EBADF or -ENOTSOCK. */
-int us_sock_tcp(int fd, struct us_sock **out);
 /* An AF_INET address argument (host byte order out): 0 or -errno. */
 int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip, uint16_t *port);
 /* Writes a sockaddr_in (truncated to *len) and sets *len; NULLs ignored. */

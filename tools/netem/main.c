@@ -37,7 +37,7 @@
 struct netem_dir {
 	const char *name;        /* "a2b" */
 	struct nic_port *src, *dst;
-	struct nic_impair *imp[NIC_MAX_QUEUES]; /* one stage per RX queue of src */
+	struct nic_impair *imp[US_ENGINES_MAX]; /* one stage per RX queue of src */
 	struct nic_impair_params params;
 	uint16_t nq;             /* queue pairs per port */
 	bool swap;               /* queue q -> queue (q + 1) % nq */
@@ -47,7 +47,7 @@ struct netem_opts {
 	const char *port[2];     /* vdev strings, or NULL */
 	const char *spec[2];     /* a2b, b2a */
 	uint32_t mem_mb;
-	uint16_t queues;         /* --queues, 1..NIC_MAX_QUEUES */
+	uint16_t queues;         /* --queues, 1..US_ENGINES_MAX */
 	bool swap;               /* --swap-queues */
 	char eal_extra[NIC_CFG_STR];
 };
@@ -99,9 +99,9 @@ static int netem_parse_args(int argc, char **argv, struct netem_opts *o)
 		case 'm': o->mem_mb = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'q':
 			nq = strtoul(optarg, &end, 10);
-			if (*end != '\0' || nq == 0 || nq > NIC_MAX_QUEUES) {
+			if (*end != '\0' || nq == 0 || nq > US_ENGINES_MAX) {
 				fprintf(stderr, "us-netem: --queues '%s': need 1..%u\n", optarg,
-					NIC_MAX_QUEUES);
+					US_ENGINES_MAX);
 				return -EINVAL;
 			}
 			o->queues = (uint16_t)nq;

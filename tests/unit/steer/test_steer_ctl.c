@@ -145,7 +145,7 @@ static void test_listener_rule_bad_args(void **state)
 	assert_int_equal(us_steer_rule_build_listener(0, RTE_BE16(80), 0, us_rss_key_symmetric,
 						      US_RSS_KEY_LEN, &r), -EINVAL);
 	assert_int_equal(us_steer_rule_build_listener(0, RTE_BE16(80),
-						      US_STEER_CTL_QUEUES_MAX + 1,
+						      US_ENGINES_MAX + 1,
 						      us_rss_key_symmetric, US_RSS_KEY_LEN, &r),
 			 -EINVAL);
 	assert_int_equal(us_steer_rule_build_listener(0, RTE_BE16(80), 2, us_rss_key_symmetric,
