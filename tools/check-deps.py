@@ -6,8 +6,9 @@ file of a checked room this follows its #include lines transitively, the
 way the compiler resolves them, and reports each header of a forbidden room
 in the closure at the #include line of the file that leads to it, with the
 chain of headers in between.  It also fails on a file that belongs to no
-room (a new folder must be added to the table) and on a quoted include that
-resolves to no file.
+room (a new folder must be added to the table), on a quoted include that
+resolves to no file, and on a room's private header (*_priv.h) included from
+another room.
 
     tools/check-deps.py [--root DIR] [--rooms FILE]
 
@@ -29,6 +30,10 @@ INCLUDE_DIRS = [".", "stack/include"]
 # Folders that are not source: meson build directories (wherever they are)
 # hold generated files that are no room's, hidden folders hold tooling.
 BUILD_DIR_MARKERS = ("meson-private", "meson-info")
+
+# A header named *_priv.h is its room's own (a struct other rooms must not
+# poke into): no other checked room may include it, allowed or not.
+PRIVATE_SUFFIX = "_priv.h"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -159,6 +164,12 @@ def check_file(tree, rooms, path, room, inst):
         to_room, to_inst = room_of(rooms, hdr)
         if to_room is None:
             continue  # reported as a file of no room on its own
+        if to_inst != inst and hdr.endswith(PRIVATE_SUFFIX):
+            via = f" [via {' -> '.join(chain)}]" if len(chain) > 1 else ""
+            problems.append(
+                f"{path}:{line}: {hdr} is private to room {to_room.name}{via}; "
+                f"{room.name} uses that room's public headers")
+            continue
         if to_inst != inst and to_room.name not in room.allowed and hdr not in room.allowed:
             via = f" [via {' -> '.join(chain)}]" if len(chain) > 1 else ""
             where = f" at {to_inst}" if "*" in to_room.folder else ""

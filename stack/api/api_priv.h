@@ -24,11 +24,12 @@
 #include "nic/nic.h"
 #include "nic/steer.h"
 #include "stack/engine/flowrule.h"
+#include "stack/engine/engine.h"
 #include "stack/engine/handoff.h"
 #include "stack/engine/idle.h"
 #include "stack/engine/publish.h"
 #include "stack/sock/conn.h"
-#include "stack/sock/socket_priv.h"
+#include "stack/sock/sock_table.h"
 
 /* Types */
 

@@ -266,6 +266,21 @@ struct us_timer_wheel *us_engine_wheel(struct us_engine *e)
 	return &e->wheel;
 }
 
+struct us_net *us_engine_net(struct us_engine *e)
+{
+	return &e->net;
+}
+
+struct rte_mempool *us_engine_pool(const struct us_engine *e)
+{
+	return e->pool;
+}
+
+const struct tcp_config *us_engine_tcp_config(const struct us_engine *e)
+{
+	return &e->cfg.tcp;
+}
+
 uint32_t us_engine_addr(const struct us_engine *e)
 {
 	return e->net.addr;

@@ -24,6 +24,7 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct tcp_stack;
+struct us_net;
 
 /* Types */
 
@@ -71,7 +72,12 @@ void us_engine_announce(struct us_engine *e);
 int us_engine_listen_rule(struct us_engine *e, uint16_t port);
 void us_engine_unlisten_rule(struct us_engine *e, uint16_t port);
 
+/* What the socket layer works with: the engine's TCP stack, its network
+ * layers (UDP output and delivery), its mbuf pool, its [tcp] settings. */
 struct tcp_stack *us_engine_tcp(struct us_engine *e);
+struct us_net *us_engine_net(struct us_engine *e);
+struct rte_mempool *us_engine_pool(const struct us_engine *e);
+const struct tcp_config *us_engine_tcp_config(const struct us_engine *e);
 struct us_timer_wheel *us_engine_wheel(struct us_engine *e);
 uint32_t us_engine_addr(const struct us_engine *e);
 /* Every counter of the engine (stack, ARP, IP, ICMP, UDP, TCP), one per line

@@ -10,12 +10,11 @@
 
 #include <rte_mbuf.h>
 
-#include "stack/engine/engine_priv.h"
 #include "stack/sock/socket_priv.h"
 
 /* One writer (start-up), then read-only: each slot's table is used by the
  * one thread that drives its engine. */
-static struct us_sock_table *sock_tables[US_SOCK_TABLES];
+static struct us_sock_table *sock_tables[US_ENGINES_MAX];
 static __thread struct us_sock_table *sock_cur;
 
 /* Table */
@@ -26,7 +25,7 @@ struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, u
 	struct us_sock_table *tab;
 
 	if (e == NULL || drv == NULL || drv->poll == NULL || drv->now_ns == NULL ||
-	    slot >= US_SOCK_TABLES || cap < 2 || cap > US_FD_MAX_PER_TABLE) {
+	    slot >= US_ENGINES_MAX || cap < 2 || cap > US_FD_MAX_PER_TABLE) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -48,8 +47,8 @@ struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, u
 	}
 	tab->e = e;
 	tab->ts = us_engine_tcp(e);
-	tab->sndbuf = e->cfg.tcp.sndbuf;
-	tab->rcvbuf = e->cfg.tcp.rcvbuf;
+	tab->sndbuf = us_engine_tcp_config(e)->sndbuf;
+	tab->rcvbuf = us_engine_tcp_config(e)->rcvbuf;
 	tab->drv = *drv;
 	tab->slot = slot;
 	tab->cap = cap;
@@ -109,7 +108,7 @@ int us_sock_lookup(int fd, struct us_sock **out)
 		return -EBADF;
 	slot = (unsigned)fd >> US_FD_SHIFT;
 	idx = (unsigned)fd & (US_FD_MAX_PER_TABLE - 1);
-	if (slot >= US_SOCK_TABLES || (tab = sock_tables[slot]) == NULL || idx >= tab->cap ||
+	if (slot >= US_ENGINES_MAX || (tab = sock_tables[slot]) == NULL || idx >= tab->cap ||
 	    tab->socks[idx] == NULL)
 		return -EBADF;
 	*out = tab->socks[idx];

@@ -10,7 +10,7 @@
  * listener's socket options apply, as for any accepted connection. */
 #include <errno.h>
 
-#include "stack/engine/engine_priv.h"
+#include "stack/net/net.h"
 #include "stack/engine/migrate.h"
 #include "stack/sock/socket_priv.h"
 
@@ -43,6 +43,6 @@ int us_migrate(int fd, unsigned engine)
 	int rc = sock_migrate(fd, engine);
 
 	if (rc < 0 && rc != -EBADF && us_sock_lookup(fd, &s) == 0)
-		US_STAT_INC(s->tab->e, migrate_failed);
+		US_NET_STAT_INC(us_engine_net(s->tab->e), migrate_failed);
 	return rc < 0 ? us_sock_fail(rc) : 0;
 }

@@ -22,16 +22,13 @@
 #include <sys/queue.h>
 
 #include "stack/engine/engine.h"
+#include "stack/sock/sock_table.h"
 #include "us_socket.h"
 #include "tcp/tcp.h"
 
 struct rte_mbuf;
 
 /* Types */
-
-#define US_FD_SHIFT 20
-#define US_FD_MAX_PER_TABLE (1u << US_FD_SHIFT)
-#define US_SOCK_TABLES 64
 
 /* X(name, description): the socket layer's counters. */
 #define SOCK_COUNTERS(X) \
@@ -124,14 +121,6 @@ struct us_sock {
 	struct us_epitem_queue readyq;
 };
 
-/* How the table drives its engine: production polls the NIC on the real
- * clock, tests move virtual time and may run a peer engine too. */
-struct us_sock_driver {
-	uint64_t (*now_ns)(void *ctx);
-	void (*poll)(void *ctx); /* one engine loop iteration */
-	void *ctx;
-};
-
 struct us_sock_table {
 	struct us_engine *e;
 	struct tcp_stack *ts;
@@ -148,18 +137,8 @@ struct us_sock_table {
 
 /* Prototypes */
 
-/* socket.c: a table for engine e, registered in slot (0 .. US_SOCK_TABLES-1),
- * with room for cap descriptors; NULL + errno (EBUSY: slot taken). */
-struct us_sock_table *us_sock_table_create(struct us_engine *e, unsigned slot, unsigned cap,
-					   const struct us_sock_driver *drv);
-/* Closes every socket (connections reset if not closed already) and frees
- * the table; call before destroying the engine. */
-void us_sock_table_destroy(struct us_sock_table *tab);
-/* The thread that calls this creates its sockets on tab's engine. */
-void us_sock_table_bind_thread(struct us_sock_table *tab);
 /* The calling thread's table (NULL before us_init / bind_thread). */
 struct us_sock_table *us_sock_table_current(void);
-void us_sock_print_stats(const struct us_sock_table *tab, FILE *out);
 
 /* Shared by socket.c and epoll.c */
 int us_sock_lookup(int fd, struct us_sock **out); /* 0 or -EBADF */

@@ -19,7 +19,7 @@
 #include <rte_udp.h>
 
 #include "stack/base/csum.h"
-#include "stack/engine/engine_priv.h"
+#include "stack/net/net.h"
 #include "stack/sock/socket_priv.h"
 
 #define UDP_MAX_PAYLOAD 65507u /* 65535 - IPv4 header - UDP header */
@@ -91,7 +91,7 @@ int us_udp_connect(struct us_sock *s, uint32_t ip, uint16_t port)
 static struct rte_mbuf *udp_build(struct us_sock *s, const void *buf, size_t len, uint32_t dst,
 				  uint16_t dport)
 {
-	struct rte_mempool *pool = s->tab->e->pool;
+	struct rte_mempool *pool = us_engine_pool(s->tab->e);
 	struct rte_mbuf *head = rte_pktmbuf_alloc(pool), *m = head;
 	struct rte_udp_hdr *uh;
 	size_t done = 0;
@@ -169,7 +169,7 @@ ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t d
 		return -ENOBUFS;
 	}
 	s->tab->stats.udp_tx++;
-	us_ip_output(&s->tab->e->net, m, s->lip, dst, IPPROTO_UDP, 0);
+	us_ip_output(us_engine_net(s->tab->e), m, s->lip, dst, IPPROTO_UDP, 0);
 	return (ssize_t)len;
 }
 
@@ -248,12 +248,12 @@ drop:
 
 void us_udp_table_init(struct us_sock_table *tab)
 {
-	us_udp_set_deliver(&tab->e->net, udp_deliver, tab);
+	us_udp_set_deliver(us_engine_net(tab->e), udp_deliver, tab);
 }
 
 void us_udp_table_fini(struct us_sock_table *tab)
 {
-	us_udp_set_deliver(&tab->e->net, NULL, NULL);
+	us_udp_set_deliver(us_engine_net(tab->e), NULL, NULL);
 	free(tab->udp_ports);
 	tab->udp_ports = NULL;
 }

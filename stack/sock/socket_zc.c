@@ -7,7 +7,6 @@
 
 #include <rte_mbuf.h>
 
-#include "stack/engine/engine_priv.h"
 #include "stack/sock/socket_priv.h"
 
 struct rte_mbuf *us_mbuf_alloc(int fd)
@@ -23,7 +22,7 @@ struct rte_mbuf *us_mbuf_alloc(int fd)
 		errno = -rc;
 		return NULL;
 	}
-	m = rte_pktmbuf_alloc(s->tab->e->pool);
+	m = rte_pktmbuf_alloc(us_engine_pool(s->tab->e));
 	if (m == NULL)
 		errno = ENOBUFS;
 	return m;

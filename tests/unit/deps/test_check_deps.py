@@ -82,6 +82,14 @@ def main():
            rc == 1 and "apps/other/main.c:1:" in out and "apps/other/main.c:2:" in out,
            failures)
 
+    # A room's *_priv.h is its own, even for a room that may include it.
+    rc, out = run(script, dict(clean, **{
+        "stack/engine/engine_priv.h": "struct us_engine { int id; };\n",
+        "stack/sock/s.c": '#include "stack/engine/engine_priv.h"\n'}))
+    expect("another room's private header exits 1",
+           rc == 1 and "stack/sock/s.c:1: stack/engine/engine_priv.h is private to room engine"
+           in out, failures)
+
     # A folder the table does not know.
     rc, out = run(script, dict(clean, **{"stack/newroom/y.c": "int y;\n"}))
     expect("a file in no room exits 1",
