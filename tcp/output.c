@@ -124,7 +124,11 @@ static int attach_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, 
 	return len == 0 ? 0 : -EINVAL;
 }
 
-static int add_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off, uint32_t len)
+/* Inlined like its caller send_segment: once send_segment has two callers,
+ * GCC would otherwise keep this out of line, a call per segment
+ * (bench/perf.sh counts it). */
+static __rte_always_inline int add_payload(struct tcp_conn *c, struct rte_mbuf *h, uint32_t off,
+					       uint32_t len)
 {
 	if (len <= TCP_TX_COPY_MAX && len <= rte_pktmbuf_tailroom(h))
 		return copy_payload(c, h, off, len);
@@ -437,7 +441,9 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
  * window needs the persist timer (RFC 9293 3.8.6.1), a window too small for
  * SWS avoidance the override timer (3.8.6.2.1).  With data in flight the
  * next ACK (or the RTO) re-runs the decision. */
-static void idle_send_timers(struct tcp_conn *c, bool sws_held)
+/* Inlined like its caller output() (two callers), for the same reason as
+ * add_payload. */
+static __rte_always_inline void idle_send_timers(struct tcp_conn *c, bool sws_held)
 {
 	bool waiting = can_send_data(c) && c->snd_nxt == c->snd_una && unsent(c) > 0;
 
