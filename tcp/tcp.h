@@ -11,7 +11,7 @@
  * mbufs on the connection's receive queue until the application reads it.
  *
  * The application side is callback-shaped and runs inline on the engine's
- * core; stack/api/api.c wraps it into the public userstack.h API.
+ * core; the socket room (stack/sock/) wraps it into the public userstack.h API.
  */
 #ifndef US_TCP_H
 #define US_TCP_H

@@ -72,7 +72,7 @@ struct tcp_config {
 	 * errors (RFC 1812 4.3.2.8) and FreeBSD's icmplim for closed ports. */
 	uint32_t rst_closed_limit;
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
-	/* RFC 7413 TCP Fast Open (tcp/tfo.c), off by default (RFC 7413 3).
+	/* RFC 7413 TCP Fast Open (tcp/fastopen_tcb.c), off by default (RFC 7413 3).
 	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with
 	 * data (client) and every listener (server, with fastopen_qlen);
 	 * tcp_connect_data(TCP_CONNECT_FASTOPEN) and tcp_set_fastopen() turn
