@@ -26,7 +26,7 @@ fi
 # The layering rule of tools/rooms.txt, before spending minutes on builds;
 # a violation fails the run like a failed test but the builds still run.
 echo "=== check-deps"
-if python3 tools/check-deps.py; then
+if bash tools/check-deps; then
 	passed=$((passed + 1))
 else
 	echo "=== check-deps: FAILED"
