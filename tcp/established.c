@@ -179,6 +179,12 @@ static void sndq_release(struct tcp_conn *c, uint32_t n)
 	c->sndq_seq += n;
 	c->bytes_acked += n;
 	q->bytes -= n;
+	/* The cursor's mbuf survives only if it starts past what is freed
+	 * (a head trimmed in place starts at 0 again: seek from the head). */
+	if (q->cur != NULL && q->cur_off >= n)
+		q->cur_off -= n;
+	else
+		q->cur = NULL;
 	while (n > 0 && q->head != NULL) {
 		struct rte_mbuf *m = q->head;
 

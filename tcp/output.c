@@ -66,15 +66,27 @@ uint32_t tcp_rcv_window(struct tcp_conn *c)
 }
 
 /* The send queue mbuf holding byte off of the queue; *off becomes the
- * offset inside it. */
+ * offset inside it.  Starts from the queue's cursor when off is at or
+ * past it (new data, in order), from the head otherwise (retransmissions). */
 static struct rte_mbuf *sndq_seek(struct tcp_conn *c, uint32_t *off)
 {
-	struct rte_mbuf *q = c->sndq.head;
+	struct tcp_mq *sq = &c->sndq;
+	struct rte_mbuf *q = sq->head;
+	uint32_t base = 0;
 
-	while (q != NULL && *off >= q->data_len) {
-		*off -= q->data_len;
+	if (sq->cur != NULL && sq->cur_off <= *off) {
+		q = sq->cur;
+		base = sq->cur_off;
+	}
+	while (q != NULL && *off - base >= q->data_len) {
+		base += q->data_len;
 		q = q->next;
 	}
+	if (q != NULL) {
+		sq->cur = q;
+		sq->cur_off = base;
+	}
+	*off -= base;
 	return q;
 }
 

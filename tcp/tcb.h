@@ -143,10 +143,17 @@ enum tcp_timer_kind {
 #define TCP_EPHEMERAL_HI 60999u
 #define TCP_SYN_FALLBACK_RTO_MS 3000u /* RFC 6298 5.7 */
 
-/* A queue of single-segment mbufs linked through m->next. */
+/* A queue of single-segment mbufs linked through m->next.  cur/cur_off:
+ * the mbuf the last seek ended in and the queue offset of its first byte
+ * (the send queue's; output.c): segments go out in sequence order, so the
+ * next seek starts there instead of walking the whole flight from the
+ * head, once per segment.  Pulling bytes off the head moves cur_off down;
+ * tcp_mq_free forgets it with the mbufs. */
 struct tcp_mq {
 	struct rte_mbuf *head, *tail;
 	uint32_t bytes;
+	uint32_t cur_off;
+	struct rte_mbuf *cur;
 };
 
 /* A parsed incoming segment (host byte order). */

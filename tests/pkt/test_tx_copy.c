@@ -80,12 +80,45 @@ static void test_copy_spans_queue_mbufs(void **state)
 	FINISH(t, 1);
 }
 
+/* The send queue is searched from where the last segment ended (its
+ * cursor): ACKs that trim the queue's first mbuf, then free it, move the
+ * cursor's offset down, new data comes from the cursor and the RTO's
+ * retransmission from the head; the harness checks every payload byte. */
+static void test_seek_after_partial_ack(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	nodelay(t);
+	assert_int_equal(pkt_app_send(t, 4000), 4000);
+	EXPECT(t, SEG(.seq = 1, .len = 1460));
+	EXPECT(t, SEG(.seq = 1461, .len = 1460));
+	EXPECT(t, SEG(.seq = 2921, .len = 1080));
+	assert_ptr_not_equal(t->conn->sndq.head, t->conn->sndq.tail);
+	INJECT(t, SEG(.seq = 1001, .ack = 1001));
+	assert_int_equal(pkt_app_send(t, 3000), 3000);
+	EXPECT(t, SEG(.seq = 4001, .len = 1460));
+	EXPECT(t, SEG(.seq = 5461, .len = 1460));
+	EXPECT(t, SEG(.seq = 6921, .len = 80));
+	INJECT(t, SEG(.seq = 1001, .ack = 3001));
+	assert_int_equal(pkt_app_send(t, 3000), 3000);
+	EXPECT(t, SEG(.seq = 7001, .len = 1460));
+	EXPECT(t, SEG(.seq = 8461, .len = 1460));
+	EXPECT(t, SEG(.seq = 9921, .len = 80));
+	ADVANCE(t, 300);
+	EXPECT(t, SEG(.seq = 3001, .len = 1460));
+	INJECT(t, SEG(.seq = 1001, .ack = 10001));
+	FINISH(t, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		PKT_TEST(test_small_segment_is_one_mbuf),
 		PKT_TEST(test_larger_segment_references_queue),
 		PKT_TEST(test_copy_spans_queue_mbufs),
+		PKT_TEST(test_seek_after_partial_ack),
 	};
 	return cmocka_run_group_tests(tests, pkt_group_setup, pkt_group_teardown);
 }
