@@ -37,13 +37,13 @@ def say(msg):
     print(msg, flush=True)
 
 
-def config(tmp, name, role, sock, addr, lcore, prefix):
+def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=()):
     # idle back-off: the server's empty polls (while the client starts) stay
     # few; under callgrind the server is the bottleneck and rarely idle.
     text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
             f"file_prefix = {prefix}\nlog_level = warning\n"
             f"[port]\ndevice = net_memif0,role={role},socket={sock},socket-abstract=no\n"
-            f"mbufs = 8191\n[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 1000\n")
+            f"mbufs = 8191\n" + "".join(f"{kv}\n" for kv in port_extra) + f"[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 1000\n")
     path = os.path.join(tmp, f"{name}.ini")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -136,6 +136,8 @@ def diff_top(p1, p2, n, per):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", required=True)
+    ap.add_argument("--port", action="append", default=[], metavar="KEY=VALUE",
+                    help="a [port] setting for both sides, e.g. --port 'gso = off' (repeatable)")
     ap.add_argument("--n1", type=int, default=2000)
     ap.add_argument("--n2", type=int, default=8000)
     ap.add_argument("--conns", type=int, default=64)
@@ -153,8 +155,8 @@ def main():
     pre = f"usperf{os.getpid()}"
     prefixes = [pre + "s", pre + "c"]
     sock = os.path.join(tmp, "memif.sock")
-    srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0])
-    cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1])
+    srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0], a.port)
+    cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1], a.port)
     log = open(os.path.join(tmp, "echo.log"), "wb")
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out.%p"]
     echo = subprocess.Popen(["taskset", "-c", "1"] + ([] if a.client else vg) + [

@@ -38,7 +38,7 @@
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
 		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
-		CFG_T_REC, CFG_T_IMPAIR };
+		CFG_T_REC, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
 
 struct cfg_key {
 	const char *section;
@@ -95,6 +95,8 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_NUM("port", "mtu", CFG_T_U16, nic.mtu, 68, 9000),
 	CFG_NUM("port", "link_wait_ms", CFG_T_U32, nic.link_wait_ms, 0, 600000),
 	CFG_NUM("port", "isolate", CFG_T_BOOL, nic.port_isolate, 0, 1),
+	CFG_NUM("port", "gso", CFG_T_AUTO_OFF, nic.gso, 0, 1),
+	CFG_NUM("port", "gro", CFG_T_AUTO_OFF, nic.gro, 0, 1),
 	CFG_OTHER("ip", "addr", CFG_T_CIDR),
 	CFG_OTHER("ip", "gateway", CFG_T_IPV4),
 	CFG_OTHER("ip", "route", CFG_T_ROUTE),
@@ -367,6 +369,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_hugepages(v, &cfg->nic.hugepages, why);
 	case CFG_T_BOOL:
 		return us_cfgp_bool(v, (bool *)field, why);
+	case CFG_T_AUTO_OFF:
+		return us_cfgp_auto_off(v, (bool *)field, why);
 	case CFG_T_SYNCOOKIES:
 		return us_cfgp_syncookies(v, &cfg->tcp.syncookies, why);
 	case CFG_T_CC:

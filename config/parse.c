@@ -211,6 +211,17 @@ int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why)
 	return 0;
 }
 
+int us_cfgp_auto_off(const char *s, bool *out, char *why)
+{
+	static const char *const names[] = { "off", "auto" };
+	size_t i;
+
+	if (cfgp_choice(s, names, sizeof(names) / sizeof(names[0]), &i, why) < 0)
+		return -EINVAL;
+	*out = i == 1;
+	return 0;
+}
+
 int us_cfgp_hugepages(const char *s, enum nic_hugepages_mode *out, char *why)
 {
 	static const char *const names[] = {

@@ -29,6 +29,8 @@ int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, c
 int us_cfgp_route(const char *s, struct us_route *r, char *why);
 /* Copies s into buf (size bytes) or fails when it does not fit. */
 int us_cfgp_str(const char *s, char *buf, size_t size, char *why);
+/* "auto" (true: the NIC's offload if it has one, software otherwise) or "off". */
+int us_cfgp_auto_off(const char *s, bool *out, char *why);
 int us_cfgp_hugepages(const char *s, enum nic_hugepages_mode *out, char *why);
 /* on/off, yes/no, true/false, 1/0. */
 int us_cfgp_bool(const char *s, bool *out, char *why);

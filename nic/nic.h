@@ -66,6 +66,8 @@ struct nic_port {
 	bool tx_ip_csum;   /* NIC fills IPv4 header checksums */
 	bool tx_l4_csum;   /* NIC fills TCP/UDP checksums (from the pseudo-header sum) */
 	bool rx_csum;      /* NIC validates checksums and flags mbufs */
+	bool tso;          /* NIC cuts TCP segments of several MSS (RTE_MBUF_F_TX_TCP_SEG) */
+	bool lro;          /* NIC coalesces received TCP segments */
 	bool started;
 	struct nic_stats stats;  /* one queue: the port; several: see qstats */
 	/* Several queues: RSS configured with us_rss_key_symmetric and a
@@ -87,6 +89,7 @@ struct nic_port_info {
 	struct rte_ether_addr mac;
 	uint16_t mtu;
 	bool tx_ip_csum, tx_l4_csum, rx_csum; /* as in struct nic_port */
+	bool tso, lro;
 	bool rss;
 	uint16_t reta_size;
 	bool isolated;     /* rte_flow isolated mode */
@@ -131,6 +134,8 @@ void nic_port_stats(const struct nic_port *port, struct nic_stats *sum);
  * engine writes them; read from another core they may be a moment old. */
 void nic_port_queue_stats(const struct nic_port *port, uint16_t queue, struct nic_stats *st);
 void nic_port_info(const struct nic_port *port, struct nic_port_info *info);
+/* The data room of the pool's mbufs for an MTU (one frame per mbuf). */
+uint16_t nic_mbuf_room(uint16_t mtu);
 /* The PMD's counters (rte_eth_stats_get); 0 or -errno. */
 int nic_port_pmd_stats(const struct nic_port *port, struct nic_pmd_stats *st);
 /* Frames to any MAC are delivered (a bridge); 0 or -errno. */

@@ -37,6 +37,10 @@ struct nic_config {
 	uint16_t mtu;                 /* default 1500 */
 	uint32_t link_wait_ms;        /* default 5000 */
 	bool port_isolate;            /* isolate = on: rte_flow isolated mode */
+	/* gso / gro = auto (true, default) | off: TCP segmentation on TX (the
+	 * NIC's TSO, else rte_gso) and coalescing on RX (the NIC's LRO, else
+	 * rte_gro). */
+	bool gso, gro;
 
 	/* [capture] */
 	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */
@@ -50,7 +54,7 @@ static inline void nic_config_defaults(struct nic_config *cfg)
 		.lcores = "0", .hugepages = NIC_HUGEPAGES_AUTO, .no_huge_mem_mb = 1024,
 		.file_prefix = "userstack", .log_level = "notice",
 		.rx_desc = 1024, .tx_desc = 1024, .mbufs = 16383, .mtu = 1500,
-		.link_wait_ms = 5000,
+		.link_wait_ms = 5000, .gso = true, .gro = true,
 	};
 }
 

@@ -72,14 +72,24 @@ struct rte_mempool *nic_pool_create(const struct nic_config *cfg, const char *na
 	/* rte_mempool_create refuses a cache larger than n / 1.5. */
 	if (cache > cfg->mbufs * 2 / 3)
 		cache = cfg->mbufs * 2 / 3;
-	return rte_pktmbuf_pool_create(name, cfg->mbufs, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       socket);
+	return rte_pktmbuf_pool_create(name, cfg->mbufs, cache, 0, nic_mbuf_room(cfg->mtu), socket);
+}
+
+/* A frame of the configured MTU fits one mbuf: the stack's own parsing wants
+ * its headers in the first segment, and one buffer per frame is what the
+ * PMD copies fastest.  DPDK's default room (2 KiB) up to a 1500-byte MTU,
+ * more for jumbo frames. */
+uint16_t nic_mbuf_room(uint16_t mtu)
+{
+	uint32_t frame = RTE_ALIGN_CEIL((uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN, 64u);
+
+	return (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE, RTE_PKTMBUF_HEADROOM + frame);
 }
 
 /* Checksum offloads are used when the PMD offers them; the stack computes in
  * software what the port flags say the NIC will not do. */
-static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queues,
-			  struct rte_eth_conf *conf, struct nic_port *port)
+static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queues, bool gso,
+			  bool gro, struct rte_eth_conf *conf, struct nic_port *port)
 {
 	const uint64_t tx_l4 = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	const uint64_t rss = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
@@ -96,6 +106,19 @@ static void port_offloads(const struct rte_eth_dev_info *info, uint16_t nb_queue
 	if ((info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM) == RTE_ETH_RX_OFFLOAD_CHECKSUM) {
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_CHECKSUM;
 		port->rx_csum = true;
+	}
+	/* Segmentation and coalescing by the NIC where it offers them ([port]
+	 * gso / gro = auto); stack/net does them in software otherwise.  TSO
+	 * needs the NIC's TCP checksum too (it fills each piece's). */
+	if (gso && port->tx_l4_csum && (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO) &&
+	    (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)) {
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		port->tso = true;
+	}
+	if (gro && port->rx_csum && (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_LRO)) {
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TCP_LRO;
+		conf->rxmode.max_lro_pkt_size = info->max_lro_pkt_size;
+		port->lro = true;
 	}
 	/* Several queues: let RSS spread flows, with the hash fields the PMD has
 	 * and our symmetric key, so that the engines compute the same owner in
@@ -159,8 +182,10 @@ static int port_queues(struct nic_port *port, const struct rte_eth_dev_info *inf
 	return 0;
 }
 
-/* Not every PMD can change its MTU (net_ring cannot): that is logged, not
- * fatal, and port->mtu says what the port really has. */
+/* A PMD without an MTU operation (net_memif, net_ring) has no MTU of its
+ * own to enforce: it carries what it is given (memif chains its buffers),
+ * so the stack's MTU is the configured one, and the mbufs are sized for it
+ * (nic_mbuf_room).  A PMD that refuses the value is an error. */
 static int port_mtu(struct nic_port *port, uint16_t mtu, char *err, size_t errlen)
 {
 	uint16_t cur;
@@ -172,8 +197,10 @@ static int port_mtu(struct nic_port *port, uint16_t mtu, char *err, size_t errle
 	}
 	rc = rte_eth_dev_set_mtu(port->port_id, mtu);
 	if (rc == -ENOTSUP) {
-		US_LOG(nic, WARNING, "port %u: the driver cannot set the MTU to %u, keeping "
-		       "its own\n", (unsigned)port->port_id, (unsigned)mtu);
+		US_LOG(nic, NOTICE, "port %u: the driver has no MTU setting: the stack keeps "
+		       "[port] mtu = %u itself\n", (unsigned)port->port_id, (unsigned)mtu);
+		port->mtu = mtu;
+		return 0;
 	} else if (rc < 0) {
 		snprintf(err, errlen, "[port] mtu = %u: %s", (unsigned)mtu, rte_strerror(-rc));
 		return rc;
@@ -251,7 +278,7 @@ static int port_configure(const struct nic_config *cfg, struct rte_mempool *pool
 	rc = port_isolate(cfg, port, err, errlen);
 	if (rc != 0)
 		return rc;
-	port_offloads(&info, port->nb_queues, &conf, port);
+	port_offloads(&info, port->nb_queues, cfg->gso, cfg->gro, &conf, port);
 	rc = rte_eth_dev_configure(port->port_id, port->nb_queues, port->nb_queues, &conf);
 	if (rc != 0) {
 		snprintf(err, errlen, "port %u: configure with %u queues: %s",
@@ -388,6 +415,7 @@ void nic_port_info(const struct nic_port *port, struct nic_port_info *info)
 	*info = (struct nic_port_info){
 		.port_id = port->port_id, .nb_queues = port->nb_queues, .mac = port->mac,
 		.mtu = port->mtu, .tx_ip_csum = port->tx_ip_csum, .tx_l4_csum = port->tx_l4_csum,
+		.tso = port->tso, .lro = port->lro,
 		.rx_csum = port->rx_csum, .rss = port->rss, .reta_size = port->reta_size,
 		.isolated = port->iso.isolated,
 	};

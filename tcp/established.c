@@ -388,6 +388,22 @@ static void rcvq_append(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, u
 		tcp_mq_push(&c->rcvq, s);
 }
 
+/* len new bytes at RCV.NXT arrived as one segment of several MSS: the port
+ * coalesced the peer's frames (GRO, LRO).  The peer sent them MSS-sized and
+ * clocks its sending on our ACKs, at least one per second full-sized
+ * segment (RFC 9293 3.8.6.3, RFC 5681 4.2): the ACKs that fall inside the
+ * segment go now, the one at its end by the usual rule. */
+static void ack_inside_coalesced(struct tcp_conn *c, uint32_t len)
+{
+	uint32_t step = 2u * tcp_our_mss(c->ts);
+	uint32_t off = c->unacked_bytes < step ? step - c->unacked_bytes : step;
+
+	c->ts->stats.rx_coalesced_segs++;
+	for (; off < len; off += step)
+		if (tcp_send_ack_at(c, c->rcv_nxt + off) == 0)
+			c->ts->stats.acks_in_coalesced++;
+}
+
 /* RFC 9293 3.10.7.4, eighth check: the FIN. */
 static void input_fin(struct tcp_conn *c)
 {
@@ -475,6 +491,8 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 		return;
 	}
 	if (len > 0) {
+		if (unlikely(len > tcp_our_mss(c->ts)))
+			ack_inside_coalesced(c, len);
 		rcvq_append(c, m, seg->skip, len);
 		c->rcv_nxt += len;
 		/* RFC 5681 4.2: filling (part of) a gap is acknowledged at once. */

@@ -155,6 +155,7 @@ struct seg_spec {
 	uint16_t wnd;
 	const uint8_t *opt;
 	unsigned optlen;
+	uint16_t tso_segsz; /* > 0: a segment of several MSS, the port cuts it */
 };
 
 /* Header mbuf with the TCP header filled in (checksum zero). */
@@ -188,12 +189,22 @@ static struct rte_mbuf *build_header(struct tcp_stack *ts, const struct seg_spec
 
 static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const struct seg_spec *sp)
 {
-	if (!ts->env.l4_csum_by_ip) {
-		struct rte_tcp_hdr *th = rte_pktmbuf_mtod(h, struct rte_tcp_hdr *);
+	if (unlikely(sp->tso_segsz != 0)) {
+		/* Each piece gets its own checksum where it is cut. */
+		uint32_t len = h->pkt_len - h->l4_len;
 
-		th->cksum = (uint16_t)~tcp_sum(h, sp->lip, sp->rip, h->pkt_len);
+		h->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+		h->tso_segsz = sp->tso_segsz;
+		ts->stats.tx_gso_segs++;
+		ts->stats.tx_segs += (len + sp->tso_segsz - 1) / sp->tso_segsz;
+	} else {
+		if (!ts->env.l4_csum_by_ip) {
+			struct rte_tcp_hdr *th = rte_pktmbuf_mtod(h, struct rte_tcp_hdr *);
+
+			th->cksum = (uint16_t)~tcp_sum(h, sp->lip, sp->rip, h->pkt_len);
+		}
+		ts->stats.tx_segs++;
 	}
-	ts->stats.tx_segs++;
 	if (sp->flags & TH_RST)
 		ts->stats.resets_sent++;
 	ts->env.output(ts->env.ctx, h, sp->lip, sp->rip);
@@ -220,7 +231,10 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	};
 	struct rte_mbuf *h;
 
-	sp.optlen = tcp_options_write(c, flags, len, opt);
+	/* A segment of several MSS leaves as MSS-sized frames with its options. */
+	if (unlikely(len > c->mss))
+		sp.tso_segsz = (uint16_t)c->mss;
+	sp.optlen = tcp_options_write(c, flags, RTE_MIN(len, c->mss), opt);
 	sp.wnd = (flags & TH_RST) ? 0 : tcp_wnd_field(c, flags); /* options.c */
 	h = build_header(ts, &sp);
 	if (h == NULL) {
@@ -256,6 +270,30 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 int tcp_send_ack(struct tcp_conn *c)
 {
 	return tcp_send_segment(c, TH_ACK, c->snd_nxt, 0);
+}
+
+int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
+{
+	struct tcp_stack *ts = c->ts;
+	uint8_t opt[40];
+	/* The right edge stays where it was advertised (RFC 9293 3.8.6.2.2). */
+	uint32_t wnd = SEQ_GT(c->rcv_adv, ack) ? (c->rcv_adv - ack) >> c->rcv_wscale : 0;
+	struct seg_spec sp = {
+		.lip = c->local_ip, .rip = c->remote_ip,
+		.lport = c->local_port, .rport = c->remote_port,
+		.seq = c->snd_nxt, .ack = ack, .flags = TH_ACK, .opt = opt,
+		.wnd = (uint16_t)RTE_MIN(wnd, TCP_MAX_WIN),
+	};
+	struct rte_mbuf *h;
+
+	sp.optlen = tcp_options_write(c, TH_ACK, 0, opt);
+	h = build_header(ts, &sp);
+	if (h == NULL) {
+		ts->stats.drop_no_mbuf++;
+		return -ENOBUFS;
+	}
+	finish_and_output(ts, h, &sp);
+	return 0;
 }
 
 int tcp_send_syn(struct tcp_conn *c)
@@ -386,6 +424,24 @@ static bool small_unacked(const struct tcp_conn *c)
 	return SEQ_GT(c->snd_sml, c->snd_una) && SEQ_LEQ(c->snd_sml, c->snd_nxt);
 }
 
+/* Segmentation offload (env.gso_max): full-sized segments of new data go
+ * to the port as one segment of several MSS, which it cuts into MSS-sized
+ * frames, so this path runs once per large segment, not once per MSS.  Whole
+ * MSS only, and only in the open (no duplicate ACKs, no recovery, no resend
+ * after an RTO): the frames on the wire are exactly those per-MSS output
+ * sends, a retransmission stays one MSS and the tail of the queue still
+ * goes through Nagle and SWS avoidance on its own. */
+static uint32_t gso_len(const struct tcp_conn *c, uint32_t avail)
+{
+	uint32_t max = c->ts->env.gso_max;
+
+	if (likely(max <= c->mss) || c->dupacks != 0 || c->in_recovery ||
+	    c->snd_nxt != c->snd_max)
+		return c->mss;
+	avail = RTE_MIN(avail, max);
+	return avail - avail % c->mss;
+}
+
 /* Length of the next data segment at SND.NXT, 0 to send nothing now.
  * RFC 9293 3.8.6.2.1 (sender SWS avoidance, MUST-38): send when
  * (1) min(D, U) >= MSS, (2) all queued data fits (D <= U) and Nagle
@@ -399,7 +455,9 @@ static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_
 	uint32_t len = RTE_MIN(RTE_MIN(d, u), c->mss);
 
 	*sws_held = false;
-	if (len == 0 || len == c->mss || sws_override)
+	if (len == c->mss)
+		return gso_len(c, RTE_MIN(d, u));
+	if (len == 0 || sws_override)
 		return len;
 	if (d <= u) {
 		/* Nagle; a segment that completes the stream before our FIN

@@ -426,6 +426,9 @@ void tcp_output_soon(struct tcp_conn *c);
 void tcp_output_flush(struct tcp_stack *ts);
 /* One segment: flags, seq, payload [seq, seq + len) from the send queue. */
 int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t len);
+/* A pure ACK of the bytes below ack, sent before RCV.NXT reaches it: the
+ * ACKs a coalesced segment's frames would have drawn one by one. */
+int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack);
 int tcp_send_ack(struct tcp_conn *c);
 /* SYN (SYN-SENT) or SYN-ACK (SYN-RECEIVED) at iss. */
 int tcp_send_syn(struct tcp_conn *c);

@@ -46,6 +46,11 @@ struct tcp_env {
 	/* Checksum offload: when true, output() fills the TCP checksum (or lets
 	 * the NIC do it) and tcp/ leaves it zero; when false tcp/ computes it. */
 	bool l4_csum_by_ip;
+	/* Segmentation offload: the most payload one segment handed to output
+	 * may carry; above the MSS such a segment is marked RTE_MBUF_F_TX_TCP_SEG
+	 * with tso_segsz = MSS, its checksum left to whoever cuts it.  0 (or
+	 * anything <= MSS): every segment is at most one MSS. */
+	uint32_t gso_max;
 	/* Hands one segment to IPv4.  m's data starts at the TCP header and has
 	 * at least TCP_HEADROOM_NEEDED bytes of headroom; addresses are host
 	 * byte order.  Consumes m. */
@@ -179,7 +184,10 @@ struct tcp_callbacks {
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
 	X(closed_in_syn_sent, "connections closed by the application in SYN-SENT (TCB deleted)") \
-	X(acks_held, "ACKs held for the application's next segment (quick ACK off)")
+	X(acks_held, "ACKs held for the application's next segment (quick ACK off)") \
+	X(tx_gso_segs, "segments of several MSS handed to the port to cut (segmentation offload)") \
+	X(rx_coalesced_segs, "segments received coalesced by the port (several MSS in one)") \
+	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;

@@ -176,7 +176,7 @@ static int api_engine_start(struct us_stack *st, unsigned k)
 		.rx = api_port_rx, .tx = api_port_tx, .ctx = ae,
 		.mac = st->port.mac, .mtu = st->port.mtu,
 		.tx_ip_csum = st->port.tx_ip_csum, .tx_l4_csum = st->port.tx_l4_csum,
-		.rx_csum = st->port.rx_csum,
+		.rx_csum = st->port.rx_csum, .tso = st->port.tso, .lro = st->port.lro,
 	};
 	ae->engine = us_engine_create(k, &st->cfg, st->pool, &ops, api_now_ns(st));
 	if (ae->engine == NULL) {

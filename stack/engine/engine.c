@@ -71,6 +71,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.local_ip = e->net.addr,
 		.mtu = e->net.port.mtu,
 		.l4_csum_by_ip = e->net.port.tx_l4_csum,
+		.gso_max = e->net.gso ? US_GSO_MAX_PAYLOAD : 0,
 		.output = engine_tcp_output,
 		.ctx = e,
 		.port_ok = engine_port_ok,
@@ -111,6 +112,8 @@ static int engine_net_init(struct us_engine *e)
 			.tx_ip_csum = e->port.tx_ip_csum,
 			.tx_l4_csum = e->port.tx_l4_csum,
 			.rx_csum = e->port.rx_csum,
+			.tso = e->port.tso,
+			.lro = e->port.lro,
 		},
 		.tx_drain = engine_tx_drain,
 		.tx_ctx = e,
@@ -203,6 +206,11 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 		n = e->port.rx(e->port.ctx, pkts, US_RX_BURST);
 	n = us_stages_rx(&e->stages, e, pkts, n, US_RX_BURST, now_ns);
 	local = us_stages_steer(&e->stages, e, pkts, n);
+	/* After the stages: captures and the emulated wire see the frames as
+	 * they were on the wire, and only this engine's are coalesced. */
+	_Static_assert(US_RX_BURST <= US_GRO_BURST, "rte_gro's table holds a whole burst");
+	if (e->net.gro)
+		local = us_gro(&e->net, pkts, local);
 	for (uint16_t i = 0; i < local; i++)
 		us_engine_input(e, pkts[i]);
 	us_timer_run(&e->wheel, now_ns);

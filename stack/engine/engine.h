@@ -40,6 +40,8 @@ struct us_port_ops {
 	bool tx_ip_csum; /* set RTE_MBUF_F_TX_IP_CKSUM instead of computing */
 	bool tx_l4_csum; /* set RTE_MBUF_F_TX_TCP/UDP_CKSUM + pseudo-header sum */
 	bool rx_csum;    /* trust RTE_MBUF_F_RX_*_CKSUM_GOOD/BAD flags */
+	bool tso;        /* the NIC cuts TCP segments of several MSS */
+	bool lro;        /* the NIC coalesces received TCP segments */
 };
 
 struct us_engine; /* defined in stack/engine/engine_priv.h */

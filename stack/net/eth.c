@@ -18,6 +18,16 @@ static inline void eth_tx(struct us_net *n, struct rte_mbuf *m)
 		n->tx_drain(n->tx_ctx, false);
 }
 
+/* A TCP segment of several MSS: its frames, cut here or by the NIC. */
+static void eth_tx_gso(struct us_net *n, struct rte_mbuf *m)
+{
+	struct rte_mbuf *frames[US_GSO_FRAMES_MAX];
+	int k = us_gso_cut(n, m, frames, US_GSO_FRAMES_MAX);
+
+	for (int i = 0; i < k; i++)
+		eth_tx(n, frames[i]);
+}
+
 void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 {
 	const struct rte_ether_hdr *eh;
@@ -69,5 +79,9 @@ void us_eth_output(struct us_net *n, struct rte_mbuf *m, const struct rte_ether_
 	rte_ether_addr_copy(&n->port.mac, &eh->src_addr);
 	eh->ether_type = rte_cpu_to_be_16(ethertype);
 	m->l2_len = sizeof(*eh);
+	if (unlikely(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
+		eth_tx_gso(n, m);
+		return;
+	}
 	eth_tx(n, m);
 }

@@ -82,7 +82,8 @@ bool us_ip_is_local(const struct us_net *n, uint32_t dst)
 static bool ip_csum_ok(const struct us_net *n, const struct rte_mbuf *m,
 		       const struct rte_ipv4_hdr *ip)
 {
-	if (n->port.rx_csum) {
+	/* Flags set by the NIC, or by gro.c after its own check. */
+	if (n->port.rx_csum || n->gro) {
 		uint64_t f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
 		if (f == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
@@ -280,8 +281,10 @@ void us_ip_output(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t d
 		.src_addr = rte_cpu_to_be_32(src),
 		.dst_addr = rte_cpu_to_be_32(dst),
 	};
-	if (rte_pktmbuf_pkt_len(m) <= n->port.mtu) {
-		if ((flags & US_IP_TCP_CSUM) && n->port.tx_l4_csum)
+	/* A TCP segment of several MSS is cut into frames at the port (gso.c). */
+	if (rte_pktmbuf_pkt_len(m) <= n->port.mtu || (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
+		if ((flags & US_IP_TCP_CSUM) && n->port.tx_l4_csum &&
+		    !(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG))
 			ip_tcp_csum_offload(m, ip);
 		ip_finish(n, m);
 		us_arp_output(n, m, next_hop);

@@ -9,8 +9,8 @@
 
 #include "stack/net/net.h"
 
-/* Fragmentation output attaches the payload through indirect mbufs, which
- * carry no data room of their own. */
+/* Fragmentation and segmentation (gso.c) output attach the payload through
+ * indirect mbufs, which carry no data room of their own. */
 static struct rte_mempool *net_indirect_pool(unsigned id, const struct rte_mempool *pool)
 {
 	static unsigned seq;
@@ -19,7 +19,7 @@ static struct rte_mempool *net_indirect_pool(unsigned id, const struct rte_mempo
 
 	snprintf(name, sizeof(name), "us_ind%u_%u", id, __atomic_fetch_add(&seq, 1,
 									   __ATOMIC_RELAXED));
-	return rte_pktmbuf_pool_create(name, 2047, 32, 0, 0,
+	return rte_pktmbuf_pool_create(name, 8191, 32, 0, 0,
 				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
 }
 
@@ -46,6 +46,13 @@ int us_net_init(struct us_net *n, const struct us_net_env *env, const struct us_
 		rc = us_arp_init(n, cfg);
 	if (rc == 0)
 		rc = us_ip_init(n, cfg);
+	/* Offloads: the NIC's where it has them, else software (gso.c, gro.c). */
+	n->gso = cfg->nic.gso;
+	n->gro = cfg->nic.gro && !n->port.lro;
+	if (rc == 0)
+		us_gso_init(n);
+	if (rc == 0 && n->gro)
+		rc = us_gro_init(n, env->pool->socket_id);
 	return rc;
 }
 
@@ -56,6 +63,7 @@ void us_net_set_tcp(struct us_net *n, struct tcp_stack *tcp)
 
 void us_net_fini(struct us_net *n)
 {
+	us_gro_fini(n);
 	us_arp_fini(n);
 	us_ip_fini(n);
 	for (uint16_t i = 0; i < n->ntx; i++)

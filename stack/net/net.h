@@ -19,6 +19,7 @@
 #include <sys/queue.h>
 
 #include <rte_ether.h>
+#include <rte_gso.h>
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
@@ -75,6 +76,8 @@ struct us_net_port {
 	bool tx_ip_csum; /* set RTE_MBUF_F_TX_IP_CKSUM instead of computing */
 	bool tx_l4_csum; /* set RTE_MBUF_F_TX_TCP/UDP_CKSUM + pseudo-header sum */
 	bool rx_csum;    /* trust RTE_MBUF_F_RX_*_CKSUM_GOOD/BAD flags */
+	bool tso;        /* the NIC cuts TCP segments of several MSS */
+	bool lro;        /* the NIC coalesces received TCP segments */
 };
 
 /* Called when n->tx holds US_TX_FLUSH frames or more (full: no room for
@@ -176,6 +179,11 @@ struct us_net {
 	struct us_route_table routes;
 	struct us_ip_state ip;
 	struct us_icmp_state icmp;
+	/* [port] gso / gro = auto: large TCP segments cut on TX (gso.c), and
+	 * received ones coalesced (gro.c), by the NIC or in software. */
+	bool gso, gro;
+	struct rte_gso_ctx gso_ctx;
+	void *gro_ctx; /* rte_gro's table, emptied every burst */
 	struct us_stack_stats stats;
 };
 
@@ -225,6 +233,34 @@ int us_arp_pending(const struct us_net *n, uint32_t ip);
 int us_route_init(struct us_route_table *t, const struct us_config *cfg);
 /* Longest-prefix match: 0 and the next hop, or -ENETUNREACH. */
 int us_route_lookup(const struct us_route_table *t, uint32_t dst, uint32_t *next_hop);
+
+/* Prototypes: gso.c */
+
+/* The most TCP payload one segment handed to IPv4 may carry when gso is on. */
+#define US_GSO_MAX_PAYLOAD (UINT16_MAX - 20u - 60u)
+/* Frames one large segment may become: 64 KiB of the smallest MSS (RFC
+ * 9293's 536 bytes less options). */
+#define US_GSO_FRAMES_MAX 160
+
+void us_gso_init(struct us_net *n);
+/* m (at its Ethernet header, RTE_MBUF_F_TX_TCP_SEG, tso_segsz, l2/l3/l4
+ * lengths set) as frames ready for the port, checksums filled: out[0] = m
+ * itself when the NIC cuts it.  The count, or -errno with m freed. */
+int us_gso_cut(struct us_net *n, struct rte_mbuf *m, struct rte_mbuf **out, uint16_t max);
+
+/* Prototypes: gro.c */
+
+/* Coalesces in-order TCP segments of one flow among pkts[0..nb) (frames at
+ * their Ethernet header, this engine's) with rte_gro, checksums verified
+ * first; the others stay where they were, in order.  Returns the new count. */
+uint16_t us_gro(struct us_net *n, struct rte_mbuf **pkts, uint16_t nb);
+/* Frames coalesced per call at most (an RX burst), and flows per burst
+ * kept apart. */
+#define US_GRO_BURST 32
+#define US_GRO_FLOWS 8
+/* 0 or -ENOMEM. */
+int us_gro_init(struct us_net *n, int socket);
+void us_gro_fini(struct us_net *n);
 
 /* Prototypes: ip.c */
 

@@ -53,6 +53,12 @@
 	X(ip_frag_out, "fragments sent") \
 	X(ip_drop_frag_fail, "dropped: fragmentation failed (no mbufs)") \
 	X(ip_drop_df_too_big, "dropped: larger than the MTU with DF set") \
+	X(gso_cut, "TCP segments of several MSS cut into frames (rte_gso)") \
+	X(gso_frames, "frames those cuts made") \
+	X(gso_by_nic, "TCP segments of several MSS handed to the NIC to cut (TSO)") \
+	X(gso_drop_no_mbuf, "dropped: TCP segments not cut for want of mbufs") \
+	X(gso_drop_not_cut, "dropped: TCP segments rte_gso refused to cut (larger than the MTU)") \
+	X(gro_merged, "TCP segments coalesced into the one before them (rte_gro)") \
 	X(ip_drop_no_route, "dropped: no route to destination") \
 	X(ip_drop_no_headroom, "dropped: no headroom for the IPv4 header") \
 	X(ip_drop_unknown_proto, "dropped: protocol neither TCP, UDP nor ICMP") \
