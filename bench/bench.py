@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_more  # noqa: E402
 import bench_report  # noqa: E402
+import ours_ini  # noqa: E402
 
 SERVER_CPU, CLIENT_CPU = "1", "0"
 PORT = 8080
@@ -75,6 +76,10 @@ class Bench:
         self.prefixes = []
         self.ns = []
         self.n = 0
+        self.ours_extra = args.ours_extra_entries
+        # the MTU of each link, by link: memif = what bench wrote in ours'
+        # configs (or the stack's default); the kernel's links as read back
+        self.mtus = {"memif": args.mtu or ours_ini.MTU_DEFAULT}
 
     # -- process plumbing ------------------------------------------------
     def start(self, cmd, log, ns=None):
@@ -155,17 +160,14 @@ class Bench:
         self.drop_prefixes()
 
     # -- userstack ---------------------------------------------------------
-    def us_config(self, name, role, sock, addr, lcore, device=None, extra=""):
-        device = device or f"net_memif0,role={role},socket={sock},socket-abstract=no"
+    def us_config(self, name, addr, lcore, device, mtu=None, tcp=None):
+        """One end's config file: bench's sections (ours_ini) with the
+        --ours-extra fragment merged in."""
         self.last_prefix = self.prefix(name)
-        text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
-                f"file_prefix = {self.last_prefix}\nlog_level = warning\n"
-                f"[port]\ndevice = {device}\n"
-                f"mbufs = 8191\n[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 0\n"
-                + extra)
+        sections = ours_ini.ours_sections(device, lcore, self.last_prefix, addr, mtu=mtu, tcp=tcp)
         path = os.path.join(self.tmp, f"{name}.ini")
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(ours_ini.config_text(sections, self.ours_extra))
         return path
 
     def loadgen(self, wl, cfg, secs, target=MEMIF_SRV, ns=None, idle=None):
@@ -207,23 +209,27 @@ class Bench:
 
     def run_ours(self, wl, secs, wire=False):
         idle = self.idle_n if wl == "idle" else 0
-        extra = f"[tcp]\nmax_conns = {idle + 8192}\n" if idle else ""
+        tcp = {"max_conns": idle + 8192} if idle else None
         sock = os.path.join(self.tmp, f"m{self.n}.sock")
         srv_sock, tp = sock, None
         if wire:
             srv_sock = sock + ".b"
             tp = self.testpmd_wire(sock, srv_sock)
-        srv = self.us_config("srv", "client" if wire else "server", srv_sock, MEMIF_SRV,
-                             SERVER_CPU, extra=extra)
+        mtu = self.a.mtu
+        srv = self.us_config("srv", MEMIF_SRV, SERVER_CPU,
+                             ours_ini.memif_device("client" if wire else "server", srv_sock, mtu),
+                             mtu=mtu, tcp=tcp)
         srv_prefix = self.last_prefix
-        cli = self.us_config("cli", "client", sock, MEMIF_CLI, CLIENT_CPU, extra=extra)
+        cli = self.us_config("cli", MEMIF_CLI, CLIENT_CPU,
+                             ours_ini.memif_device("client", sock, mtu), mtu=mtu, tcp=tcp)
         ports = ["--ports", str(bench_more.IDLE_PORTS + 1)] if idle else []
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
                            "--port", str(PORT)] + ports, "echo.log")
         try:
             self.wait_log(echo, "echo.log", "listening on")
-            return self.loadgen(wl, cli, secs,
-                                idle=(idle, echo, srv_prefix) if idle else None)
+            r = self.loadgen(wl, cli, secs, idle=(idle, echo, srv_prefix) if idle else None)
+            r["mtu"] = self.mtus["memif"]
+            return r
         finally:
             self.stop(echo)
             if tp:
@@ -236,10 +242,10 @@ class Bench:
         ifs = self.flood_ifs
         srv_ip, cli_ip = bench_more.FLOOD_NET["us"]
         afp = f"framecnt={bench_more.FLOOD_AFP_FRAMES}"
-        srv = self.us_config("fsrv", None, None, srv_ip, SERVER_CPU,
-                             device=f"net_af_packet0,iface=us_s,qpairs=1,{afp}")
-        cli = self.us_config("fcli", None, None, cli_ip, CLIENT_CPU,
-                             device=f"net_af_packet0,iface=us_c,qpairs=1,{afp}")
+        srv = self.us_config("fsrv", srv_ip, SERVER_CPU,
+                             f"net_af_packet0,iface=us_s,qpairs=1,{afp}")
+        cli = self.us_config("fcli", cli_ip, CLIENT_CPU,
+                             f"net_af_packet0,iface=us_c,qpairs=1,{afp}")
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
                            "--port", str(PORT)], "echo.log", ns=ifs["us_s"][0])
         junk = None
@@ -257,6 +263,7 @@ class Bench:
         ctr = {k: int(v) for k, v in re.findall(r"^([a-z][a-z0-9_.]*) (\d+)", self.log("echo.log"),
                                                  re.M)}
         r["drops"] = {k: v for k, v in ctr.items() if v and bench_more.OURS_DROP_RE.search(k)}
+        r["mtu"] = self.mtus["flood-us"]
         if junk:
             r["junk_sent"], r["junk_secs"] = bench_more.junk_sent(self.log("junk.log"))
         return r
@@ -274,8 +281,13 @@ class Bench:
                         vb, "netns", ns_c], check=True)
         for ns, dev, addr in ((ns_s, va, VETH_SRV), (ns_c, vb, VETH_CLI)):
             subprocess.run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev], check=True)
+            if self.a.mtu:
+                subprocess.run(["ip", "-n", ns, "link", "set", "dev", dev, "mtu",
+                                str(self.a.mtu)], check=True)
             subprocess.run(["ip", "-n", ns, "link", "set", dev, "up"], check=True)
         self.veth = (ns_s, ns_c)
+        # a path takes the smaller of its two ends
+        self.mtus["veth"] = min(link_mtu(va, ns_s), link_mtu(vb, ns_c))
 
     def wrk_script(self, body):
         path = os.path.join(self.tmp, f"post{body}.lua")
@@ -326,6 +338,7 @@ class Bench:
             self.stop(srv)
             self.reap()
         r.update(extra)
+        r["mtu"] = self.mtus["flood-k" if link.startswith("flood") else link]
         if junk:
             snmp1 = bench_more.snmp(ns_s)
             r["drops"] = {k: snmp1.get(k, 0) - snmp0.get(k, 0)
@@ -378,6 +391,16 @@ class Bench:
         return tp
 
 
+def link_mtu(dev, ns=None):
+    """The MTU of a kernel link, as `ip link show` gives it."""
+    cmd = ["ip"] + (["-n", ns] if ns else []) + ["-o", "link", "show", "dev", dev]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    m = re.search(r"\bmtu (\d+)", out)
+    if not m:
+        raise RuntimeError(f"{' '.join(cmd)}: no MTU in {out!r}")
+    return int(m.group(1))
+
+
 def parse_wrk(text, body):
     m = re.search(r"Requests/sec:\s+([\d.]+)", text)
     if not m:
@@ -424,8 +447,8 @@ def attempt(runs, key, fn, pair):
         r = fn()
         r["pair"] = pair
         runs.setdefault(key, []).append(r)
-        say(f"  {key:<16} " + " ".join(f"{k}={v:.4g}" for k, v in r.items()
-                                        if isinstance(v, (int, float))))
+        say(f"  {key:<16} " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in r.items() if isinstance(v, (int, float))))
     except (RuntimeError, subprocess.SubprocessError, OSError) as e:
         runs.setdefault(key + ":failed", []).append(str(e)[-300:])
         say(f"  {key:<16} FAILED: {str(e)[-300:]}")
@@ -441,15 +464,19 @@ def run_flood_pair(b, runs, secs, i):
     attempt(runs, "flood/k-veth", lambda: b.run_kernel("flood", secs, "flood"), i)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build", required=True, help="build dir with apps/ and kserver")
-    ap.add_argument("--quick", action="store_true", help="ka-64, close and bulk, 1 s runs")
-    ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--secs", type=float, default=None)
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="See bench/README.md.")
+    ap.add_argument("--build", help="build dir with apps/ and bench/kserver (run.sh gives it)")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"{', '.join(QUICK_WORKLOADS)}; 1 s runs, idle "
+                    f"{bench_more.IDLE_QUICK} connections")
+    ap.add_argument("--pairs", type=int, default=5, help="alternating pairs (default 5)")
+    ap.add_argument("--secs", type=float, default=None,
+                    help="seconds per run (default 3, --quick 1)")
     ap.add_argument("--workloads", default=None, help="comma-separated: " + ",".join(WORKLOADS))
-    ap.add_argument("--no-veth", action="store_true")
-    ap.add_argument("--no-ceiling", action="store_true")
+    ap.add_argument("--no-veth", action="store_true", help="no kernel veth rows")
+    ap.add_argument("--no-ceiling", action="store_true", help="no testpmd ceiling run")
     ap.add_argument("--wire", action="store_true", help="also testpmd as the wire (ka-64)")
     ap.add_argument("--idle", type=int, default=None,
                     help=f"idle connections of the idle workload (default {bench_more.IDLE_FULL}, "
@@ -460,8 +487,60 @@ def main():
                     help="flood: also ours with the junk sent to no server (the client's share)")
     ap.add_argument("--afp-frames", type=int, default=bench_more.FLOOD_AFP_FRAMES,
                     help="af_packet RX ring frames of ours in the flood (PMD framecnt)")
-    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--mtu", type=int, default=None, metavar="N",
+                    help="ours: [port] mtu = N and memif buffers (bsize=) for the frame; "
+                    "k-veth: both veth ends at N; loopback keeps its own (65536)")
+    ap.add_argument("--ours-extra", metavar="FILE", default=None,
+                    help="an INI fragment merged into ours' configs (A/B runs of settings)")
+    ap.add_argument("--print-config", action="store_true",
+                    help="print ours' two memif configs as a run writes them, and exit")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"), metavar="DIR",
+                    help="where the .md, .json and .png go (default bench/results)")
     a = ap.parse_args()
+    if a.mtu is not None and ours_ini.mtu_problem(a.mtu):
+        ap.error(f"--mtu {a.mtu}: {ours_ini.mtu_problem(a.mtu)}")
+    if a.mtu and a.wire:
+        ap.error("--mtu with --wire: testpmd's io-forward between the memif ports keeps "
+                 "its 2048-byte buffers")
+    a.ours_extra_text, a.ours_extra_entries = "", []
+    if a.ours_extra:
+        try:
+            with open(a.ours_extra, encoding="utf-8") as f:
+                a.ours_extra_text = f.read()
+            a.ours_extra_entries = ours_ini.parse_fragment(a.ours_extra_text, a.ours_extra)
+        except (OSError, ValueError) as e:
+            ap.error(f"--ours-extra: {e}")
+    if not a.build and not a.print_config:
+        ap.error("--build DIR is required (bench/run.sh gives it)")
+    return a
+
+
+def print_configs(a):
+    """--print-config: ours' server and client configs over memif, as run_ours
+    writes them (SOCK and PREFIX stand for the run's own)."""
+    for what, role, addr, cpu in (("us-httpecho", "server", MEMIF_SRV, SERVER_CPU),
+                                  ("us-loadgen", "client", MEMIF_CLI, CLIENT_CPU)):
+        sections = ours_ini.ours_sections(ours_ini.memif_device(role, "SOCK", a.mtu), cpu,
+                                          "PREFIX", addr, mtu=a.mtu)
+        say(f"# {what}\n" + ours_ini.config_text(sections, a.ours_extra_entries))
+
+
+def set_up_links(b, a, wls):
+    """The kernel's links (veth, the flood bridge) and every link's MTU."""
+    b.mtus["lo"] = link_mtu("lo")
+    if not a.no_veth:
+        b.make_veth()
+    if "flood" in wls:
+        b.flood_ifs = ifs = bench_more.make_flood_net(b)
+        for key, srv, cli in (("flood-us", "us_s", "us_c"), ("flood-k", "k_s", "k_c")):
+            b.mtus[key] = min(link_mtu(srv, ifs[srv][0]), link_mtu(cli, ifs[cli][0]))
+
+
+def main():
+    a = parse_args()
+    if a.print_config:
+        print_configs(a)
+        return 0
     a.httpecho = os.path.join(a.build, "apps", "httpecho", "us-httpecho")
     a.loadgen = os.path.join(a.build, "apps", "loadgen", "us-loadgen")
     a.kserver = os.path.join(a.build, "bench", "kserver")
@@ -479,10 +558,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     runs = {}
     try:
-        if not a.no_veth:
-            b.make_veth()
-        if "flood" in wls:
-            b.flood_ifs = bench_more.make_flood_net(b)
+        set_up_links(b, a, wls)
         for i in range(a.pairs):
             say(f"== pair {i + 1}/{a.pairs}")
             for wl in wls:
@@ -501,6 +577,11 @@ def main():
     doc = {"machine": machine(), "secs": secs, "pairs": a.pairs, "idle_n": b.idle_n,
            "quick": a.quick,
            "flood_pps": bench_more.FLOOD_PPS,
+           # ours_mtu_written: --mtu given ([port] mtu in ours' configs, memif bsize)
+           "mtu": dict(b.mtus), "ours_mtu_written": bool(a.mtu),
+           "memif_bsize": ours_ini.memif_bsize(a.mtu) if a.mtu else ours_ini.MEMIF_BSIZE_DEFAULT,
+           "ours_extra": {"file": a.ours_extra, "text": a.ours_extra_text} if a.ours_extra
+           else None,
            "workloads": {w: WORKLOADS[w] for w in wls}, "runs": runs}
     doc["summary"] = bench_report.summarize(doc)
     paths = bench_report.write(doc, a.out)

@@ -15,6 +15,12 @@ def _med(xs):
     return statistics.median(xs) if xs else None
 
 
+def _same(xs):
+    """The one value the runs share; a sorted list when they differ."""
+    xs = sorted({x for x in xs if x is not None})
+    return xs[0] if len(xs) == 1 else (xs or None)
+
+
 def _pairwise(a_runs, b_runs, ka, kb):
     """Median of a[i][ka] / b[i][kb] over the pairs both have."""
     b_by = {r["pair"]: r[kb] for r in b_runs if r.get(kb)}
@@ -40,6 +46,7 @@ def summarize(doc):
                 "p50_us": _med([r.get("p50") for r in rs]),
                 "p99_us": _med([r.get("p99") for r in rs]),
                 "errors": sum(r.get("errors") or 0 for r in rs),
+                "mtu": _same([r.get("mtu") for r in rs]),
                 "failed": len(runs.get(key + ":failed", [])),
             }
         ours = runs.get(wl + "/ours", [])
@@ -131,11 +138,16 @@ def markdown(doc):
              "- ours: us-loadgen <-> us-httpecho over net_memif (busy polling); k-lo / k-veth: "
              "wrk -t1 -> bench/kserver (epoll) over loopback / a veth pair; 32 connections "
              "(bulk: 1, bulk-4 / bulk-16: 4 / 16, 1 MiB POSTs echoed).",
-             f"- ceiling: dpdk-testpmd io-forward fed by testpmd flowgen over memif: "
-             f"{_fmt(s['ceiling_pps'])} packets/s each way (median).", "",
-             "| workload | metric | ours | k-lo | k-veth | ours/k-lo | ours/k-veth | "
-             "ours pkt/s / ceiling | p50 / p99 us (ours) | p50 / p99 us (k-lo) | goal |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             ("- ceiling: dpdk-testpmd io-forward fed by testpmd flowgen over memif: "
+              f"{_fmt(s['ceiling_pps'])} packets/s each way (median)." if s["ceiling_pps"]
+              else "- ceiling: not measured in this run.")]
+    lines += _mtu_lines(doc) + [
+        "- p50 / p99: latency per request; in the bulk rows, per 1 MiB echo (the whole POST "
+        "sent and its echo received).", "",
+        "| workload | metric | ours | k-lo | k-veth | ours/k-lo | ours/k-veth | "
+        "ours pkt/s / ceiling | p50 / p99 us (ours) | p50 / p99 us (k-lo) | goal | "
+        "MTU ours / k-lo / k-veth |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for wl, w in s["workloads"].items():
         sy = w["systems"]
 
@@ -144,12 +156,15 @@ def markdown(doc):
 
         def lat(k):
             return (f"{_fmt(sy[k]['p50_us'])} / {_fmt(sy[k]['p99_us'])}" if k in sy else "-")
+        def mtu(k):
+            return str(sy[k].get("mtu") or "-") if k in sy else "-"
         g = w.get("goal")
         goal = "-" if not g else f"{'met' if g['met'] else 'NOT met'} (>= {g['want']:g}x)"
         lines.append(f"| {wl} | {METRIC_TEXT[w['metric']]} | {med('ours')} | {med('k-lo')} | "
                      f"{med('k-veth')} | {_ratio(w.get('vs_k_lo'))} | "
                      f"{_ratio(w.get('vs_k_veth'))} | {_ratio(w.get('vs_ceiling_pps'))} | "
-                     f"{lat('ours')} | {lat('k-lo')} | {goal} |")
+                     f"{lat('ours')} | {lat('k-lo')} | {goal} | "
+                     f"{mtu('ours')} / {mtu('k-lo')} / {mtu('k-veth')} |")
     lines += _idle_lines(doc) + _flood_lines(doc)
     wire = doc["runs"].get("ka-64/wire")
     if wire:
@@ -160,10 +175,35 @@ def markdown(doc):
     if failed:
         lines += ["", "Failed runs (not in the medians): " +
                   ", ".join(f"{k[:-7]} x{n}" for k, n in failed.items())]
-    lines += ["", f"Packet-rate goal: ours >= {CEILING_GOAL:g} x the ceiling "
-              "(pkt/s = the client's (rx+tx)/2 per second, the unit testpmd's io-forward "
-              "rate is counted in)."]
+    if s["ceiling_pps"]:
+        lines += ["", f"Packet-rate goal: ours >= {CEILING_GOAL:g} x the ceiling "
+                  "(pkt/s = the client's (rx+tx)/2 per second, the unit testpmd's io-forward "
+                  "rate is counted in)."]
     return "\n".join(lines) + "\n"
+
+
+def _mtu_lines(doc):
+    """What each side's MTU was and where it came from (runs from before
+    bench recorded MTUs have none)."""
+    m = doc.get("mtu")
+    if not m:
+        return []
+    how = ("--mtu: [port] mtu in both configs" if doc.get("ours_mtu_written")
+           else "no [port] mtu written: the stack's default")
+    parts = [f"ours {m['memif']} ({how}, memif buffers of {doc.get('memif_bsize')} bytes)",
+             f"k-lo {m.get('lo')} (loopback's own: --mtu leaves it)"]
+    if "veth" in m:
+        parts.append(f"k-veth {m['veth']} (both veth ends)")
+    if "flood-us" in m:
+        parts.append(f"flood: the bridge's veths, {m['flood-us']} (ours, af_packet) / "
+                     f"{m['flood-k']} (kernel)")
+    lines = ["- MTU: " + "; ".join(parts) + "."]
+    extra = doc.get("ours_extra")
+    if extra:
+        body = [ln.strip() for ln in extra["text"].splitlines()
+                if ln.strip() and not ln.strip().startswith("#")]
+        lines.append(f"- ours' configs with --ours-extra {extra['file']}: `{' '.join(body)}`")
+    return lines
 
 
 def _idle_lines(doc):
@@ -215,45 +255,97 @@ def _flood_lines(doc):
     return lines
 
 
+# one colour per system in every panel
+COLORS = {"ours": "C0", "k-lo": "C1", "k-veth": "C2", "ours-clean": "C3", "k-veth-clean": "C4"}
+RATE_SYSTEMS = ("ours", "k-lo", "k-veth", "ours-clean", "k-veth-clean")
+BULK_SYSTEMS = ("ours", "k-lo", "k-veth")
+
+
+def _with_data(s, wls, systems):
+    """The workloads that have a median for some system, and the systems
+    that have one for some workload: a panel draws no empty slot."""
+    def has(w, sy):
+        return s[w]["systems"].get(sy, {}).get("median") is not None
+    wls = [w for w in wls if any(has(w, sy) for sy in systems)]
+    return wls, [sy for sy in systems if any(has(w, sy) for w in wls)]
+
+
+def panels(doc):
+    """The plot's panels, each only when the run has its data, in order:
+    [(kind, workloads, systems)]; kind rates, bulk or memory."""
+    s = doc["summary"]["workloads"]
+    out = []
+    for kind, systems, want in (("rates", RATE_SYSTEMS, lambda m: m != "gbps"),
+                                ("bulk", BULK_SYSTEMS, lambda m: m == "gbps")):
+        wls, sys_ = _with_data(s, [w for w in s if want(s[w]["metric"])], systems)
+        if wls:
+            out.append((kind, wls, sys_))
+    idle = s.get("idle", {}).get("systems", {})
+    mem = [sy for sy in ("ours", "k-lo") if idle.get(sy, {}).get("mem_per_idle")]
+    if mem:
+        out.append(("memory", ["idle"], mem))
+    return out
+
+
 def _bars(ax, s, wls, systems):
     width = 0.8 / len(systems)
     for i, sy in enumerate(systems):
         vals = [s[w]["systems"].get(sy, {}).get("median") or 0 for w in wls]
         ax.bar([x + (i - (len(systems) - 1) / 2) * width for x in range(len(wls))], vals, width,
-               label=sy)
+               label=sy, color=COLORS[sy])
     ax.set_xticks(range(len(wls)))
 
 
-def plot(doc, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
+def _rates_panel(ax, doc, wls, systems):
     s = doc["summary"]["workloads"]
-    rates = [w for w in s if s[w]["metric"] != "gbps"]
-    bulks = [w for w in s if s[w]["metric"] == "gbps"]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), gridspec_kw={"width_ratios": [3, 1.3, 1]})
-    ax = axes[0]
-    _bars(ax, s, rates, ["ours", "k-lo", "k-veth", "ours-clean", "k-veth-clean"])
-    ax.set_xticklabels([f"{w}\n({METRIC_TEXT[s[w]['metric']]})" for w in rates], fontsize=8)
+    _bars(ax, s, wls, systems)
+    ax.set_xticklabels([f"{w}\n({METRIC_TEXT[s[w]['metric']]})" for w in wls], fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("per second (median, log scale)")
     cp = doc["summary"].get("ceiling_pps")
     if cp:
         ax.axhline(cp, color="grey", linestyle="--", label="testpmd ceiling (pkt/s)")
     ax.legend(fontsize=7)
-    ax.set_title("rates (flood: af_packet; *-clean: without junk)", fontsize=9)
-    _bars(axes[1], s, bulks, ["ours", "k-lo", "k-veth"])
-    axes[1].set_xticklabels(bulks, fontsize=8)
-    axes[1].set_ylabel("Gbit/s each way (median)")
-    axes[1].set_title("bulk, 1 / 4 / 16 flows", fontsize=9)
-    idle = s.get("idle", {}).get("systems", {})
-    names = [sy for sy in ("ours", "k-lo") if idle.get(sy, {}).get("mem_per_idle")]
-    axes[2].bar(names, [idle[sy]["mem_per_idle"] for sy in names], color=["C0", "C1"][:len(names)])
-    axes[2].set_ylabel("bytes per idle connection (server side)")
-    axes[2].set_title(f"memory, {doc.get('idle_n') or 0:,} idle", fontsize=9)
+    ax.set_title("rates" + (" (flood: af_packet; *-clean: without junk)"
+                            if "flood" in wls else ""), fontsize=9)
+
+
+def _bulk_panel(ax, doc, wls, systems):
+    _bars(ax, doc["summary"]["workloads"], wls, systems)
+    ax.set_xticklabels(wls, fontsize=8)
+    ax.set_ylabel("Gbit/s each way (median)")
+    ax.legend(fontsize=7)
+    flows = " / ".join(str(doc["workloads"][w][2]) for w in wls)
+    ax.set_title(f"1 MiB echoes, {flows} connection{'s' if flows != '1' else ''}", fontsize=9)
+
+
+def _memory_panel(ax, doc, _wls, systems):
+    idle = doc["summary"]["workloads"]["idle"]["systems"]
+    ax.bar(systems, [idle[sy]["mem_per_idle"] for sy in systems],
+           color=[COLORS[sy] for sy in systems])
+    ax.set_ylabel("bytes per idle connection (server side)")
+    ax.set_title(f"memory, {doc.get('idle_n') or 0:,} idle", fontsize=9)
+
+
+PANEL = {"rates": (_rates_panel, 3.0), "bulk": (_bulk_panel, 1.3), "memory": (_memory_panel, 1.0)}
+
+
+def plot(doc, path):
+    """The PNG, or None: no matplotlib, or no panel has data."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    todo = panels(doc)
+    if not todo:
+        return None
+    widths = [PANEL[kind][1] for kind, _w, _s in todo]
+    fig, axes = plt.subplots(1, len(todo), figsize=(max(6.0, 2.9 * sum(widths)), 4.8),
+                             gridspec_kw={"width_ratios": widths}, squeeze=False)
+    for ax, (kind, wls, systems) in zip(axes[0], todo):
+        PANEL[kind][0](ax, doc, wls, systems)
     fig.suptitle(f"userstack vs kernel, {doc['machine']['host']} {doc['machine']['date'][:10]}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
