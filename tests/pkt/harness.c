@@ -330,22 +330,30 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 static struct rte_mbuf *flat_to_mbuf(struct pkt_t *t, const uint8_t *buf, size_t n,
 				     size_t first, uint32_t pad)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool), *m2 = NULL;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool);
+	size_t done;
 
 	assert_non_null(m);
-	if (first < n) {
-		m2 = rte_pktmbuf_alloc(t->pool);
-		assert_non_null(m2);
-		memcpy(rte_pktmbuf_append(m2, (uint16_t)(n - first + pad)), buf + first,
-		       n - first);
-	} else {
-		first = n + pad;
-	}
+	if (first >= n)
+		first = n + pad <= rte_pktmbuf_tailroom(m) ? n + pad : n;
+	first = RTE_MIN(first, (size_t)rte_pktmbuf_tailroom(m));
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)first);
 	assert_non_null(p);
 	memcpy(p, buf, RTE_MIN(first, n));
-	if (m2 != NULL)
+	/* The rest in as many mbufs as it takes (a coalesced segment is a
+	 * chain of several MSS), the padding at the end of the last. */
+	for (done = first; done < n;) {
+		struct rte_mbuf *m2 = rte_pktmbuf_alloc(t->pool);
+		size_t k;
+
+		assert_non_null(m2);
+		k = RTE_MIN(n - done, (size_t)rte_pktmbuf_tailroom(m2) - pad);
+		p = (uint8_t *)rte_pktmbuf_append(m2, (uint16_t)(k + (done + k == n ? pad : 0)));
+		assert_non_null(p);
+		memcpy(p, buf + done, k);
+		done += k;
 		assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	}
 	return m;
 }
 
@@ -452,8 +460,15 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
 	hlen = (size_t)(buf[12] >> 4) * 4;
 	if (hlen < 20 || hlen > n)
 		PKT_FAIL(file, line, "bad data offset %zu", hlen);
-	if (tcp_csum(buf, n, PKT_LOCAL_IP, PKT_PEER_IP) != 0xffff)
+	/* A segment of several MSS gets its checksums where it is cut. */
+	if (cap->m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+		if (cap->m->tso_segsz == 0 || n - hlen <= cap->m->tso_segsz ||
+		    (n - hlen) % cap->m->tso_segsz != 0)
+			PKT_FAIL(file, line, "segmentation: %zu bytes in pieces of %u", n - hlen,
+				 (unsigned)cap->m->tso_segsz);
+	} else if (tcp_csum(buf, n, PKT_LOCAL_IP, PKT_PEER_IP) != 0xffff) {
 		PKT_FAIL(file, line, "bad TCP checksum");
+	}
 	o->sport = rte_be_to_cpu_16(*(uint16_t *)buf);
 	o->dport = rte_be_to_cpu_16(*(uint16_t *)(buf + 2));
 	o->seq = rte_be_to_cpu_32(*(uint32_t *)(buf + 4));
