@@ -134,6 +134,10 @@ void nic_port_stats(const struct nic_port *port, struct nic_stats *sum);
  * engine writes them; read from another core they may be a moment old. */
 void nic_port_queue_stats(const struct nic_port *port, uint16_t queue, struct nic_stats *st);
 void nic_port_info(const struct nic_port *port, struct nic_port_info *info);
+/* Who cuts large TCP segments / coalesces received ones with [port] gso /
+ * gro = auto (on) or off: "off", "NIC TSO" / "NIC LRO", "rte_gso" / "rte_gro". */
+const char *nic_gso_name(const struct nic_port *port, bool on);
+const char *nic_gro_name(const struct nic_port *port, bool on);
 /* The data room of the pool's mbufs for an MTU (one frame per mbuf). */
 uint16_t nic_mbuf_room(uint16_t mtu);
 /* The PMD's counters (rte_eth_stats_get); 0 or -errno. */

@@ -361,7 +361,20 @@ int nic_port_open(const struct nic_config *cfg, struct rte_mempool *pool, uint16
 	}
 	port_tap_quirks(port);
 	port_wait_link(port, cfg->link_wait_ms);
+	US_LOG(nic, NOTICE, "port %u: mtu %u, segmentation %s, coalescing %s, checksums %s\n",
+	       (unsigned)port->port_id, (unsigned)port->mtu, nic_gso_name(port, cfg->gso),
+	       nic_gro_name(port, cfg->gro), port->tx_l4_csum ? "by the NIC" : "software");
 	return 0;
+}
+
+const char *nic_gso_name(const struct nic_port *port, bool on)
+{
+	return !on ? "off" : port->tso ? "NIC TSO" : "rte_gso";
+}
+
+const char *nic_gro_name(const struct nic_port *port, bool on)
+{
+	return !on ? "off" : port->lro ? "NIC LRO" : "rte_gro";
 }
 
 uint16_t nic_rx(struct nic_port *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)

@@ -35,6 +35,8 @@ struct telem_snap {
 	struct tcp_stats tcp;
 	bool has_port;
 	uint16_t port_id;
+	uint16_t mtu;
+	const char *gso, *gro;    /* nic_gso_name / nic_gro_name */
 	int eth_rc;               /* nic_port_pmd_stats result */
 	struct nic_pmd_stats eth;
 	struct nic_stats nic;     /* the port: every queue summed */
@@ -114,6 +116,7 @@ static void telem_fill_port(struct telem_snap *s, const struct nic_port *port)
 
 	nic_port_info(port, &info);
 	s->port_id = info.port_id;
+	s->mtu = info.mtu;
 	s->nb_queues = RTE_MIN(info.nb_queues, (uint16_t)US_ENGINES_MAX);
 	memset(&s->nic, 0, sizeof(s->nic));
 	for (uint16_t q = 0; q < s->nb_queues; q++) {
@@ -153,8 +156,11 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 		s->capture = *nic_capture_stats(cap);
 	telem_fill_impair(s, e);
 	s->has_port = slot->port != NULL;
-	if (s->has_port)
+	if (s->has_port) {
 		telem_fill_port(s, slot->port);
+		s->gso = nic_gso_name(slot->port, e->net.gso);
+		s->gro = nic_gro_name(slot->port, e->net.gro || e->net.port.lro);
+	}
 }
 
 void us_telemetry_serve(struct us_engine *e, unsigned id)
@@ -417,6 +423,9 @@ static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "engine", s->id);
 	rte_tel_data_add_dict_u64(d, "port_id", s->port_id);
+	rte_tel_data_add_dict_u64(d, "mtu", s->mtu);
+	rte_tel_data_add_dict_string(d, "gso", s->gso);
+	rte_tel_data_add_dict_string(d, "gro", s->gro);
 	if (s->eth_rc == 0) {
 #define TELEM_X_PMD(n) rte_tel_data_add_dict_u64(d, #n, s->eth.n);
 		NIC_PMD_COUNTERS(TELEM_X_PMD)

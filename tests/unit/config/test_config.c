@@ -50,6 +50,8 @@ REJECT(rej_bool_word, MIN "[tcp]\nsack = maybe\n",
        "t.ini: [tcp] sack = 'maybe': must be on or off")
 REJECT(rej_isolate_word, "[port]\ndevice = net_tap0\nisolate = yes please\n" IP,
        "t.ini: [port] isolate = 'yes please': must be on or off")
+REJECT(rej_gso_word, "[port]\ndevice = net_tap0\ngso = on\n" IP,
+       "t.ini: [port] gso = 'on': must be off or auto")
 REJECT(rej_keepalive_idle_low, MIN "[tcp]\nkeepalive_idle_ms = 10\n",
        "t.ini: [tcp] keepalive_idle_ms = '10':")
 REJECT(rej_cc_unknown, MIN "[tcp]\ncc = bbr\n",
@@ -497,12 +499,30 @@ static void test_port_isolate(void **state)
 	assert_false(cfg.nic.port_isolate);
 }
 
+/* [port] gso / gro: auto unless turned off. */
+static void test_port_offloads(void **state)
+{
+	struct us_config cfg;
+	(void)state;
+
+	cfg_load_ok(MIN, &cfg);
+	assert_true(cfg.nic.gso && cfg.nic.gro);
+	cfg_load_ok("[port]\ndevice = net_tap0\ngso = off\ngro = auto\n" IP, &cfg);
+	assert_false(cfg.nic.gso);
+	assert_true(cfg.nic.gro);
+	cfg_load_ok("[port]\ndevice = net_tap0\ngso = auto\ngro = off\n" IP, &cfg);
+	assert_true(cfg.nic.gso);
+	assert_false(cfg.nic.gro);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_port_isolate),
 		cmocka_unit_test(rej_isolate_word),
+		cmocka_unit_test(test_port_offloads),
+		cmocka_unit_test(rej_gso_word),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_escape_and_slash31),
