@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -182,6 +183,24 @@ static int port_queues(struct nic_port *port, const struct rte_eth_dev_info *inf
 	return 0;
 }
 
+/* net_memif (DPDK 22.11) chains its buffers for a frame larger than one
+ * (its bsize devarg, 2048 by default) on paper, but such frames arrived
+ * corrupted and crashed the receiver here: a frame must fit one buffer. */
+static int port_memif_fits(const struct nic_config *cfg, const char *driver, char *err,
+			   size_t errlen)
+{
+	const char *b = strstr(cfg->device, "bsize=");
+	unsigned long bsize = b != NULL ? strtoul(b + strlen("bsize="), NULL, 10) : 2048;
+	unsigned frame = (unsigned)cfg->mtu + RTE_ETHER_HDR_LEN;
+
+	if (driver == NULL || strcmp(driver, "net_memif") != 0 || frame <= bsize)
+		return 0;
+	snprintf(err, errlen, "[port] mtu = %u: a %u-byte frame does not fit a memif buffer of %lu "
+		 "bytes: add bsize=%u (or more) to [port] device", (unsigned)cfg->mtu, frame, bsize,
+		 (unsigned)rte_align32pow2(frame));
+	return -EINVAL;
+}
+
 /* A PMD without an MTU operation (net_memif, net_ring) has no MTU of its
  * own to enforce: it carries what it is given (memif chains its buffers),
  * so the stack's MTU is the configured one, and the mbufs are sized for it
@@ -292,6 +311,8 @@ static int port_configure(const struct nic_config *cfg, struct rte_mempool *pool
 		return rc;
 	}
 	rc = port_queues(port, &info, &conf, pool, nb_rxd, nb_txd, err, errlen);
+	if (rc == 0)
+		rc = port_memif_fits(cfg, info.driver_name, err, errlen);
 	if (rc == 0)
 		rc = port_mtu(port, cfg->mtu, err, errlen);
 	return rc;
