@@ -34,7 +34,9 @@ void tcp_conn_want_writable(struct tcp_conn *c)
 }
 
 /* Zero copy: the whole receive queue as one chain (NULL when empty).  The
- * window opens as after a tcp_recv of the same bytes. */
+ * window opens as after a tcp_recv of the same bytes, by the same rule: an
+ * ACK for every take would add a pure ACK per response on a keep-alive
+ * connection, where the next request carries it. */
 struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 {
 	struct rte_mbuf *head = c->rcvq.head, *m, *last = NULL;
@@ -58,10 +60,8 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 	head->pkt_len = len;
 	*bytes = len;
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
-		/* Same rule as tcp_recv: announce the opened window. */
 		tcp_enter(c->ts);
-		c->ack_now = true;
-		tcp_output_soon(c);
+		tcp_rcv_window_update(c);
 		tcp_leave(c->ts);
 	}
 	return head;

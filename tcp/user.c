@@ -8,7 +8,7 @@
 /* Receiver-side SWS avoidance for window updates: announce the opened
  * window only once it is at least twice what the peer still has and grew by
  * min(rcvbuf / 2, MSS) (RFC 9293 3.8.6.2.2; the doubling rule as in Linux). */
-static void window_update(struct tcp_conn *c)
+void tcp_rcv_window_update(struct tcp_conn *c)
 {
 	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
@@ -55,7 +55,7 @@ ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
 	}
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
 		tcp_enter(c->ts);
-		window_update(c);
+		tcp_rcv_window_update(c);
 		tcp_leave(c->ts);
 	}
 	return (ssize_t)done;
