@@ -4,16 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "loadgen.h"
 #include "resp.h"
 
 #define LG_RETRY_NS 10000000ull /* 10 ms between a failed connect and the next */
-
-/* Per thread: each engine's loop runs on its own lcore (us_launch) and
- * reads into this buffer, then compares it (--check-echo); one buffer for
- * all of them let an engine's us_recv overwrite what another was still
- * checking (the corruption interop's memif-migrate case looks for). */
-static _Thread_local uint8_t lg_rx_buf[65536];
 
 uint64_t lg_errors_total(const struct lg_errors *e)
 {
@@ -214,6 +210,11 @@ static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	lg_send(r, c, now);
 }
 
+/* While a request is being sent its response is read too: a server that
+ * echoes as it reads (us-httpecho streams big bodies) fills our receive
+ * window before the request is all out, and then stops reading itself:
+ * reading only after sending deadlocks once a request outgrows the buffers
+ * between the two. */
 static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	while (c->sent < r->req_len) {
@@ -221,7 +222,7 @@ static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
 
 		if (n < 0) {
 			if (errno == EAGAIN) {
-				lg_interest(r, c, US_EPOLLOUT);
+				lg_interest(r, c, US_EPOLLOUT | US_EPOLLIN);
 				return;
 			}
 			lg_count_io_error(r, errno);
@@ -354,10 +355,52 @@ static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	lg_conn_start(r, c, now);
 }
 
+/* One received chain, segment by segment, as lg_take's pieces; bytes past
+ * the response's end are malformed (we never pipeline).  *last is the
+ * piece looked at last (for the diagnostic). */
+static int lg_take_chain(struct lg_run *r, struct lg_conn *c, const struct rte_mbuf *m,
+			 const uint8_t **last, size_t *last_len)
+{
+	int done = 0;
+
+	for (; m != NULL && done == 0; m = m->next) {
+		*last = rte_pktmbuf_mtod(m, const uint8_t *);
+		*last_len = m->data_len;
+		done = lg_take(r, c, *last, *last_len);
+	}
+	return done == 1 && m != NULL ? -1 : done;
+}
+
+/* A response lg_take refused (done < 0): counted, the first few shown. */
+static void lg_count_bad(struct lg_run *r, struct lg_conn *c, int done, const uint8_t *piece,
+			 size_t piece_len)
+{
+	if (done == -1 && r->diag_printed < LG_DIAG_MAX) {
+		r->diag_printed++;
+		fprintf(stderr, "us-loadgen: bad response: request %u of its connection, piece "
+			"of %zu bytes, head %zu bytes%s, body left %llu:", c->requests, piece_len,
+			c->head_len, c->head_done ? " (done)" : "",
+			(unsigned long long)c->body_left);
+		lg_diag_bytes("head", (const uint8_t *)c->head, LG_MIN(c->head_len, (size_t)64));
+		lg_diag_bytes("piece", piece, LG_MIN(piece_len, (size_t)LG_DIAG_SHOW));
+		fputc('\n', stderr);
+	}
+	if (done == -2)
+		r->err.echo_mismatch++;
+	else
+		r->err.bad_response++;
+}
+
+/* Responses are read as the received mbufs themselves (us_recv_mbuf): the
+ * bodies are counted (or compared and hashed) where they lie, not copied
+ * into a buffer first; each engine's thread has its own chains. */
 static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	for (;;) {
-		ssize_t n = us_recv(c->fd, lg_rx_buf, sizeof(lg_rx_buf), 0);
+		struct rte_mbuf *chain;
+		ssize_t n = us_recv_mbuf(c->fd, &chain, 0);
+		const uint8_t *piece = NULL;
+		size_t piece_len = 0;
 		int done;
 
 		if (n < 0) {
@@ -373,25 +416,13 @@ static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 			return;
 		}
 		r->bytes_rcvd += (uint64_t)n;
-		done = lg_take(r, c, lg_rx_buf, (size_t)n);
+		done = lg_take_chain(r, c, chain, &piece, &piece_len);
+		if (done == 1 && c->sent < r->req_len)
+			done = -1; /* answered before the request was all sent */
+		if (done < 0)
+			lg_count_bad(r, c, done, piece, piece_len);
+		us_mbuf_free(chain);
 		if (done < 0) {
-			if (done == -1 && r->diag_printed < LG_DIAG_MAX) {
-				r->diag_printed++;
-				fprintf(stderr, "us-loadgen: bad response: request %u of its "
-					"connection, piece of %zd bytes, head %zu bytes%s, "
-					"body left %llu:", c->requests, n, c->head_len,
-					c->head_done ? " (done)" : "",
-					(unsigned long long)c->body_left);
-				lg_diag_bytes("head", (const uint8_t *)c->head,
-					      LG_MIN(c->head_len, (size_t)64));
-				lg_diag_bytes("piece", lg_rx_buf,
-					      LG_MIN((size_t)n, (size_t)LG_DIAG_SHOW));
-				fputc('\n', stderr);
-			}
-			if (done == -2)
-				r->err.echo_mismatch++;
-			else
-				r->err.bad_response++;
 			lg_restart(r, c, now, false);
 			return;
 		}
@@ -428,7 +459,10 @@ void lg_conn_event(struct lg_run *r, struct lg_conn *c, uint32_t events, uint64_
 		lg_begin_request(r, c, now);
 		return;
 	case LG_SENDING:
-		lg_send(r, c, now);
+		if (events & US_EPOLLIN)
+			lg_recv(r, c, now); /* the echo of what went out so far */
+		if (c->state == LG_SENDING)
+			lg_send(r, c, now);
 		return;
 	case LG_RECEIVING:
 		lg_recv(r, c, now);
