@@ -156,8 +156,10 @@ static void echo_shrink(uint8_t **buf, size_t *cap, size_t used, size_t len)
 /* Output */
 
 /* Sends what is pending; 0 when all of it is with the stack or the stack is
- * full (on_writable resumes), -errno when the connection failed. */
-static int echo_flush(struct echo_conn *ec)
+ * full (on_writable resumes), -errno when the connection failed.  Inlined
+ * (it has two callers): out of line it was a call per keep-alive request
+ * (bench/perf.py). */
+static __rte_always_inline int echo_flush(struct echo_conn *ec)
 {
 	while (ec->out_off < ec->out_len) {
 		ssize_t n = us_conn_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
@@ -215,8 +217,9 @@ static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
 #define ECHO_HEAD_MAX 160u
 
 /* The response head for an echo of echo_len bytes, then the first len of
- * them, which ec->in holds from the request's start. */
-static inline int echo_queue_echo(struct echo_conn *ec, uint64_t echo_len, size_t len)
+ * them, which ec->in holds from the request's start.  Inlined: echo_respond
+ * is the keep-alive request path. */
+static __rte_always_inline int echo_queue_echo(struct echo_conn *ec, uint64_t echo_len, size_t len)
 {
 	const struct http_request *r = &ec->parser.req;
 	char buf[ECHO_ONE_SEND];
@@ -294,7 +297,7 @@ static bool echo_should_stream(const struct http_parser *p)
  * and what ec->in holds of the request go out now (after 100 Continue if
  * the client waits for it), the rest of the body passes through
  * echo_stream, and ec->in is free for the next request. */
-static int echo_stream_start(struct echo_conn *ec)
+static __rte_noinline int echo_stream_start(struct echo_conn *ec)
 {
 	const struct http_request *r = &ec->parser.req;
 	int rc = 0;
@@ -424,8 +427,14 @@ static int echo_stream_send(struct echo_conn *ec)
  * empty or the output full (resumed by on_readable or on_writable): what
  * the connection holds stays within the socket buffers.  1 at end of
  * stream, 0 otherwise, -errno. */
-static int echo_stream(struct echo_conn *ec)
+static __rte_noinline int echo_stream(struct echo_conn *ec)
 {
+	/* The output before the body first (on_writable brings us here). */
+	if (echo_pending(ec) > 0) {
+		int rc = echo_flush(ec);
+		if (rc < 0)
+			return rc;
+	}
 	while (ec->stream_left > 0 && echo_pending(ec) == 0) {
 		int rc;
 
@@ -514,16 +523,14 @@ static int echo_in_room(struct echo_conn *ec, size_t *room)
 	return 0;
 }
 
-/* Bytes for the parser: what is left of a received chain first (what
- * followed a streamed body), then the stack's.  As us_conn_recv. */
-static ssize_t echo_recv(struct echo_conn *ec, uint8_t *dst, size_t room)
+/* Up to room bytes from the front of ec->rx (what followed a streamed
+ * body), its segments freed as they empty.  Out of line, like the other
+ * streaming calls: the keep-alive request path stays as it was. */
+static __rte_noinline ssize_t echo_recv_rx(struct echo_conn *ec, uint8_t *dst, size_t room)
 {
 	struct rte_mbuf *m = ec->rx;
-	size_t n;
+	size_t n = room < m->data_len ? room : m->data_len;
 
-	if (m == NULL)
-		return us_conn_recv(ec->c, dst, room);
-	n = room < m->data_len ? room : m->data_len;
 	memcpy(dst, rte_pktmbuf_mtod(m, const void *), n);
 	if (n < m->data_len) {
 		rte_pktmbuf_adj(m, (uint16_t)n);
@@ -538,6 +545,15 @@ static ssize_t echo_recv(struct echo_conn *ec, uint8_t *dst, size_t room)
 	m->nb_segs = 1;
 	us_mbuf_free(m);
 	return (ssize_t)n;
+}
+
+/* Bytes for the parser: what is left of a received chain first, then the
+ * stack's.  As us_conn_recv. */
+static inline ssize_t echo_recv(struct echo_conn *ec, uint8_t *dst, size_t room)
+{
+	if (ec->rx != NULL)
+		return echo_recv_rx(ec, dst, room);
+	return us_conn_recv(ec->c, dst, room);
 }
 
 /* Reads until the stack is empty; 1 at end of stream, 0 otherwise, -errno. */
@@ -606,9 +622,6 @@ static bool echo_pump(struct echo_conn *ec)
 	int rc;
 	do {
 		rc = echo_process(ec);
-		/* Before reading: a streamed body waits for the output before it. */
-		if (rc == 0 && echo_pending(ec) > 0)
-			rc = echo_flush(ec);
 		if (rc == 0 && !ec->peer_eof) {
 			rc = echo_read(ec);
 			if (rc == 1) {

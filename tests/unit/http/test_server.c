@@ -723,7 +723,9 @@ static void test_stream_pipelined_same_chain(void **state)
 	char *all = malloc(l1 + lg + l2 + 1), *e1 = echo_of(one, false), *eg = echo_of(REQ_GET, false),
 	     *e2 = echo_of(two, false);
 	assert_non_null(all);
-	sprintf(all, "%s%s%s", one, REQ_GET, two);
+	memcpy(all, one, l1);
+	memcpy(all + l1, REQ_GET, lg);
+	memcpy(all + l1 + lg, two, l2 + 1);
 	c->seg = 1000; /* the first body ends mid-segment */
 	peer_write(c, all);
 	size_t n1 = strlen(e1), ng = strlen(eg), n2 = strlen(e2);
