@@ -391,17 +391,50 @@ static void lg_count_bad(struct lg_run *r, struct lg_conn *c, int done, const ui
 		r->err.bad_response++;
 }
 
-/* Responses are read as the received mbufs themselves (us_recv_mbuf): the
- * bodies are counted (or compared and hashed) where they lie, not copied
- * into a buffer first; each engine's thread has its own chains. */
+/* Per thread (each engine's loop runs on its own lcore): the first bytes
+ * of a response.  One buffer for all threads let an engine's us_recv
+ * overwrite what another was still checking (--check-echo; the corruption
+ * interop's memif-migrate case looks for). */
+static _Thread_local uint8_t lg_rx_buf[4096];
+
+/* Takes what the socket holds: the start of a response by one us_recv into
+ * lg_rx_buf (a small response is whole there: the keep-alive path), the
+ * rest of a bigger one as the received mbufs themselves (us_recv_mbuf),
+ * counted, compared or hashed where they lie instead of copied first.
+ * Returns as us_recv; *done as lg_take, a refusal already counted. */
+static ssize_t lg_read_some(struct lg_run *r, struct lg_conn *c, int *done)
+{
+	struct rte_mbuf *chain = NULL;
+	const uint8_t *piece = lg_rx_buf;
+	size_t piece_len;
+	ssize_t n;
+
+	if (!c->head_done) {
+		n = us_recv(c->fd, lg_rx_buf, sizeof(lg_rx_buf), 0);
+		if (n <= 0)
+			return n;
+		piece_len = (size_t)n;
+		*done = lg_take(r, c, lg_rx_buf, piece_len);
+	} else {
+		n = us_recv_mbuf(c->fd, &chain, 0);
+		if (n <= 0)
+			return n;
+		*done = lg_take_chain(r, c, chain, &piece, &piece_len);
+	}
+	if (*done == 1 && c->sent < r->req_len)
+		*done = -1; /* answered before the request was all sent */
+	if (*done < 0)
+		lg_count_bad(r, c, *done, piece, piece_len);
+	if (chain != NULL)
+		us_mbuf_free(chain);
+	return n;
+}
+
 static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	for (;;) {
-		struct rte_mbuf *chain;
-		ssize_t n = us_recv_mbuf(c->fd, &chain, 0);
-		const uint8_t *piece = NULL;
-		size_t piece_len = 0;
-		int done;
+		int done = 0;
+		ssize_t n = lg_read_some(r, c, &done);
 
 		if (n < 0) {
 			if (errno == EAGAIN)
@@ -416,12 +449,6 @@ static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 			return;
 		}
 		r->bytes_rcvd += (uint64_t)n;
-		done = lg_take_chain(r, c, chain, &piece, &piece_len);
-		if (done == 1 && c->sent < r->req_len)
-			done = -1; /* answered before the request was all sent */
-		if (done < 0)
-			lg_count_bad(r, c, done, piece, piece_len);
-		us_mbuf_free(chain);
 		if (done < 0) {
 			lg_restart(r, c, now, false);
 			return;
