@@ -293,7 +293,8 @@ static void lg_body(struct lg_run *r, struct lg_conn *c, const void *d, size_t n
 
 /* Takes n response bytes; 1 complete, 0 more to come, -1 malformed, -2 not
  * the echo of the request (--check-echo). */
-static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
+static __rte_always_inline int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d,
+					  size_t n)
 {
 	if (!c->head_done) {
 		size_t old = c->head_len, take = sizeof(c->head) - old, hdr_end, extra;
