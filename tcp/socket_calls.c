@@ -1,7 +1,8 @@
-/* tcp/socket_calls.c: calls only the socket layer makes: small read-only
- * views and zero-copy hand-overs for stack/sock/socket.c, which needs to
- * know what a POSIX poll() would say about a connection and to take the
- * receive queue without copying. */
+/* tcp/socket_calls.c: calls only the public API's layer (stack/sock) makes:
+ * small read-only views for socket.c, which needs to know what a POSIX
+ * poll() would say about a connection, and the zero-copy hand-overs of
+ * whole mbuf chains that its sockets (socket_zc.c) and the callback API
+ * (conn.c) share. */
 #include <errno.h>
 #include <string.h>
 
@@ -33,7 +34,9 @@ void tcp_conn_want_writable(struct tcp_conn *c)
 }
 
 /* Zero copy: the whole receive queue as one chain (NULL when empty).  The
- * window opens as after a tcp_recv of the same bytes. */
+ * window opens as after a tcp_recv of the same bytes, by the same rule: an
+ * ACK for every take would add a pure ACK per response on a keep-alive
+ * connection, where the next request carries it. */
 struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 {
 	struct rte_mbuf *head = c->rcvq.head, *m, *last = NULL;
@@ -57,13 +60,25 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 	head->pkt_len = len;
 	*bytes = len;
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
-		/* Same rule as tcp_recv: announce the opened window. */
 		tcp_enter(c->ts);
-		c->ack_now = true;
-		tcp_output_soon(c);
+		tcp_rcv_window_update(c);
 		tcp_leave(c->ts);
 	}
 	return head;
+}
+
+ssize_t tcp_recv_chain(struct tcp_conn *c, struct rte_mbuf **chain)
+{
+	uint32_t n;
+
+	*chain = tcp_recv_take(c, &n);
+	if (*chain != NULL)
+		return (ssize_t)n;
+	if (c->app_closed)
+		return -EBADF;
+	if (c->fin_rcvd)
+		return 0;
+	return c->dead ? -ENOTCONN : -EAGAIN;
 }
 
 /* Zero copy send: the chain's segments join the send queue as they are and

@@ -415,6 +415,12 @@ void tcp_dsack_note(struct tcp_conn *c, uint32_t start, uint32_t end);
 /* SACK blocks for our next ACK, D-SACK first then RFC 2018 4 order; n. */
 unsigned tcp_sack_blocks(struct tcp_conn *c, uint32_t (*blk)[2], unsigned max);
 
+/* user.c */
+/* The application took bytes off the receive queue: announce the opened
+ * window if it grew enough (receiver-side SWS avoidance); inside
+ * tcp_enter/tcp_leave. */
+void tcp_rcv_window_update(struct tcp_conn *c);
+
 /* output.c */
 /* Sends what the windows allow, then a pure ACK if one is owed. */
 void tcp_output(struct tcp_conn *c);

@@ -374,6 +374,10 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes);
  * the send buffer), -EINVAL (an indirect or shared segment), -EPIPE,
  * -ENOTCONN, -EBADF; m stays the caller's on error. */
 ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m);
+/* tcp_recv_take with tcp_recv's results: bytes in *chain (the caller owns
+ * it), or with *chain NULL: 0 at end of stream, -EAGAIN (nothing yet),
+ * -ENOTCONN (reset or timed out), -EBADF (closed by the application). */
+ssize_t tcp_recv_chain(struct tcp_conn *c, struct rte_mbuf **chain);
 /* MSG_PEEK: tcp_recv without taking the bytes off the queue. */
 ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len);
 

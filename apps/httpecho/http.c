@@ -658,6 +658,11 @@ bool http_parser_wants_continue(const struct http_parser *p)
 	       p->state != HTTP_S_ERROR && p->req.raw_len == p->req.header_len;
 }
 
+uint64_t http_parser_body_left(const struct http_parser *p)
+{
+	return p->state == HTTP_S_BODY ? p->remaining : 0;
+}
+
 /* Errors */
 
 int http_error_status(enum http_error e)

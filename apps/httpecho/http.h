@@ -134,6 +134,10 @@ enum http_event http_parser_feed(struct http_parser *p, const void *data, size_t
 /* Headers are complete, "Expect: 100-continue" was sent and body bytes are
  * still to come: the moment to send HTTP_CONTINUE (RFC 9110 10.1.1). */
 bool http_parser_wants_continue(const struct http_parser *p);
+/* Content-Length body bytes still to come (0 outside such a body).  A
+ * caller may pass them on without feeding them (us-httpecho streams big
+ * bodies); the request then ends with them: http_parser_reset. */
+uint64_t http_parser_body_left(const struct http_parser *p);
 /* Status to send for p->error (0 when there is none). */
 int http_error_status(enum http_error e);
 const char *http_error_name(enum http_error e);

@@ -1,6 +1,7 @@
 /* main.c: us-httpecho, an HTTP/1.1 echo server on userstack.
  *
- * Every request is answered 200 with the request's raw bytes as the body.
+ * Every request is answered 200 with the request's raw bytes as the body;
+ * big Content-Length bodies are echoed as they arrive (server.c).
  * Uses only the public API (stack/include/userstack.h).
  */
 #include <errno.h>

@@ -8,15 +8,24 @@
  * on until the peer closes (RFC 9112 9.6) avoids the reset that unread data
  * would cause and lets the client see the whole response.
  *
- * Buffer ownership: ec->in and ec->out belong to the connection and are
- * freed with it in echo_free, on every path (close, abort, on_closed, stop);
- * up to ECHO_SPARE_MAX freed connections (with an input buffer of the first
- * size) wait on srv->spare for the next accept instead, and go at stop.
+ * A request whose echo is over ECHO_STREAM_MIN and whose body has a
+ * Content-Length is streamed: once its head is parsed the response head
+ * goes out, then the body's received mbufs are sent back as they are
+ * (us_conn_recv_mbuf, us_conn_send_mbuf), never copied nor buffered whole.
+ *
+ * Buffer ownership: ec->in, ec->out and ec->rx (a received chain not yet
+ * passed on) belong to the connection and are freed with it in echo_free,
+ * on every path (close, abort, on_closed, stop); a chain us_conn_send_mbuf
+ * took is the stack's.  Up to ECHO_SPARE_MAX freed connections (with an
+ * input buffer of the first size) wait on srv->spare for the next accept
+ * instead, and go at stop.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "server.h"
 
@@ -40,6 +49,9 @@ struct echo_conn {
 	size_t in_parsed;    /* bytes of in already fed to the parser */
 	uint8_t *out;        /* output us_conn_send has not taken, from out_off */
 	size_t out_off, out_len, out_cap;
+	struct rte_mbuf *rx; /* received, not yet sent on (streaming) or parsed */
+	uint64_t stream_left; /* body bytes of the streamed request still to echo */
+	bool stream_close;   /* the streamed request ends the connection */
 	bool continue_sent;
 	bool closing;        /* last response queued: no more requests */
 	bool write_shut;     /* FIN queued */
@@ -57,6 +69,8 @@ static void echo_free(struct echo_conn *ec)
 	LIST_REMOVE(ec, link);
 	srv->live--;
 	free(ec->out);
+	if (ec->rx != NULL)
+		us_mbuf_free(ec->rx);
 	if (srv->nspare < ECHO_SPARE_MAX && ec->in_cap <= ECHO_IN_MIN) {
 		LIST_INSERT_HEAD(&srv->spare, ec, link);
 		srv->nspare++;
@@ -142,8 +156,10 @@ static void echo_shrink(uint8_t **buf, size_t *cap, size_t used, size_t len)
 /* Output */
 
 /* Sends what is pending; 0 when all of it is with the stack or the stack is
- * full (on_writable resumes), -errno when the connection failed. */
-static int echo_flush(struct echo_conn *ec)
+ * full (on_writable resumes), -errno when the connection failed.  Inlined
+ * (it has two callers): out of line it was a call per keep-alive request
+ * (bench/perf.py). */
+static __rte_always_inline int echo_flush(struct echo_conn *ec)
 {
 	while (ec->out_off < ec->out_len) {
 		ssize_t n = us_conn_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
@@ -200,28 +216,42 @@ static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
 #define ECHO_ONE_SEND 4096u
 #define ECHO_HEAD_MAX 160u
 
-static int echo_respond(struct echo_conn *ec)
+/* The response head for an echo of echo_len bytes, then the first len of
+ * them, which ec->in holds from the request's start.  Inlined: echo_respond
+ * is the keep-alive request path. */
+static __rte_always_inline int echo_queue_echo(struct echo_conn *ec, uint64_t echo_len, size_t len)
 {
 	const struct http_request *r = &ec->parser.req;
 	char buf[ECHO_ONE_SEND];
-	/* RFC 9110 9.3.2: HEAD gets the same header fields and no content. */
-	size_t body = r->head ? 0 : (size_t)r->raw_len;
-	int n = http_echo_head(buf, ECHO_HEAD_MAX, r->raw_len, !r->keep_alive);
+	int n = http_echo_head(buf, ECHO_HEAD_MAX, echo_len, !r->keep_alive);
 	int rc;
 	if (n < 0)
 		return n;
-	if ((size_t)n + body <= sizeof(buf)) {
-		memcpy(buf + n, ec->in + r->lead_len, body);
-		rc = echo_queue(ec, buf, (size_t)n + body);
-	} else {
-		rc = echo_queue(ec, buf, (size_t)n);
-		if (rc == 0 && body > 0)
-			rc = echo_queue(ec, ec->in + r->lead_len, body);
+	if ((size_t)n + len <= sizeof(buf)) {
+		memcpy(buf + n, ec->in + r->lead_len, len);
+		return echo_queue(ec, buf, (size_t)n + len);
 	}
+	rc = echo_queue(ec, buf, (size_t)n);
+	if (rc == 0 && len > 0)
+		rc = echo_queue(ec, ec->in + r->lead_len, len);
+	return rc;
+}
+
+/* A request's whole response is queued. */
+static void echo_answered(struct echo_conn *ec, bool keep_alive)
+{
 	ec->srv->ctr.requests++;
 	ec->served++;
-	if (!r->keep_alive)
+	if (!keep_alive)
 		ec->closing = true;
+}
+
+static int echo_respond(struct echo_conn *ec)
+{
+	const struct http_request *r = &ec->parser.req;
+	/* RFC 9110 9.3.2: HEAD gets the same header fields and no content. */
+	int rc = echo_queue_echo(ec, r->raw_len, r->head ? 0 : (size_t)r->raw_len);
+	echo_answered(ec, r->keep_alive);
 	return rc;
 }
 
@@ -247,19 +277,199 @@ static void echo_next_request(struct echo_conn *ec)
 	ec->continue_sent = false;
 }
 
+/* Streaming: big bodies echoed as they arrive */
+
+/* Echoes over this many bytes (the request's head and body) are streamed
+ * when the body has a Content-Length: buffering a 1 MiB body in ec->in,
+ * copying it into the send queue and what did not fit into ec->out cost the
+ * server half its instructions on bulk, and multi-MiB buffers per
+ * connection (bench/PERF.md).  Smaller ones keep the one-send path. */
+#define ECHO_STREAM_MIN ECHO_ONE_SEND
+
+static bool echo_should_stream(const struct http_parser *p)
+{
+	const struct http_request *r = &p->req;
+	return http_parser_body_left(p) > 0 && !r->head &&
+	       r->header_len + r->content_length > ECHO_STREAM_MIN;
+}
+
+/* The request's head is parsed, its body still coming: the response head
+ * and what ec->in holds of the request go out now (after 100 Continue if
+ * the client waits for it), the rest of the body passes through
+ * echo_stream, and ec->in is free for the next request. */
+static __rte_noinline int echo_stream_start(struct echo_conn *ec)
+{
+	const struct http_request *r = &ec->parser.req;
+	int rc = 0;
+
+	if (!ec->continue_sent && http_parser_wants_continue(&ec->parser))
+		rc = echo_queue(ec, HTTP_CONTINUE, sizeof(HTTP_CONTINUE) - 1);
+	if (rc == 0)
+		rc = echo_queue_echo(ec, r->header_len + r->content_length,
+				     ec->in_parsed - r->lead_len);
+	ec->stream_left = http_parser_body_left(&ec->parser);
+	ec->stream_close = !r->keep_alive;
+	ec->srv->ctr.streamed++;
+	echo_next_request(ec);
+	return rc;
+}
+
+/* Appends len bytes to ec->in: bytes that followed a streamed body. */
+static int echo_in_append(struct echo_conn *ec, const void *d, size_t len)
+{
+	if (echo_reserve(&ec->in, &ec->in_cap, ec->in_len + len) < 0) {
+		ec->srv->ctr.no_memory++;
+		return -ENOMEM;
+	}
+	memcpy(ec->in + ec->in_len, d, len);
+	ec->in_len += len;
+	return 0;
+}
+
+/* Detaches from ec->rx what is sent next: whole segments while they fit
+ * room (the first one in any case: if it does not fit, the send's EAGAIN
+ * brings on_writable), up to the body's end.  A last segment that holds
+ * bytes past the body (a pipelined request) is trimmed, those bytes copied
+ * to ec->in: at most one segment's worth, and the segment stays direct and
+ * unshared as us_conn_send_mbuf wants it. */
+static int echo_cut(struct echo_conn *ec, size_t room, struct rte_mbuf **part)
+{
+	struct rte_mbuf *head = ec->rx, *m = head, *last;
+	uint64_t len = 0;
+	uint32_t taken;
+	uint16_t nseg = 0;
+
+	do {
+		len += m->data_len;
+		nseg++;
+		last = m;
+		m = m->next;
+	} while (m != NULL && len < ec->stream_left && len + m->data_len <= room);
+	taken = (uint32_t)len;
+	if (len > ec->stream_left) {
+		uint16_t extra = (uint16_t)(len - ec->stream_left);
+		int rc = echo_in_append(
+			ec, rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len - extra), extra);
+		if (rc < 0)
+			return rc;
+		last->data_len -= extra;
+		len -= extra;
+	}
+	if (m != NULL) {
+		m->nb_segs = (uint16_t)(head->nb_segs - nseg);
+		m->pkt_len = head->pkt_len - taken;
+	}
+	last->next = NULL;
+	head->nb_segs = nseg;
+	head->pkt_len = (uint32_t)len;
+	ec->rx = m;
+	*part = head;
+	return 0;
+}
+
+/* A part that could not go yet goes back in front of ec->rx. */
+static void echo_uncut(struct echo_conn *ec, struct rte_mbuf *part)
+{
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(part);
+
+	last->next = ec->rx;
+	if (ec->rx != NULL) {
+		part->nb_segs = (uint16_t)(part->nb_segs + ec->rx->nb_segs);
+		part->pkt_len += ec->rx->pkt_len;
+	}
+	ec->rx = part;
+}
+
+/* Mbufs the stack will not take as they are (indirect or shared ones, as
+ * some PMDs hand out): their bytes are copied instead. */
+static int echo_queue_chain(struct echo_conn *ec, struct rte_mbuf *part)
+{
+	int rc = 0;
+
+	ec->srv->ctr.stream_copied++;
+	for (struct rte_mbuf *m = part; m != NULL && rc == 0; m = m->next)
+		rc = echo_queue(ec, rte_pktmbuf_mtod(m, const void *), m->data_len);
+	us_mbuf_free(part);
+	return rc;
+}
+
+/* Sends the next part of the streamed body: 0 when it went (or was
+ * copied), 1 when the send buffer has no room for it (on_writable
+ * follows), -errno. */
+static int echo_stream_send(struct echo_conn *ec)
+{
+	struct rte_mbuf *part;
+	int rc = echo_cut(ec, us_conn_send_space(ec->c), &part);
+	uint32_t len;
+
+	if (rc < 0)
+		return rc;
+	len = part->pkt_len;
+	if (us_conn_send_mbuf(ec->c, part) < 0) {
+		if (errno == EAGAIN) {
+			echo_uncut(ec, part);
+			return 1;
+		}
+		if (errno != EINVAL && errno != EMSGSIZE) {
+			rc = -errno;
+			us_mbuf_free(part);
+			return rc;
+		}
+		rc = echo_queue_chain(ec, part);
+	}
+	ec->stream_left -= len;
+	if (ec->stream_left == 0)
+		echo_answered(ec, !ec->stream_close);
+	return rc;
+}
+
+/* Passes the streamed body through until it is all sent, the input is
+ * empty or the output full (resumed by on_readable or on_writable): what
+ * the connection holds stays within the socket buffers.  1 at end of
+ * stream, 0 otherwise, -errno. */
+static __rte_noinline int echo_stream(struct echo_conn *ec)
+{
+	/* The output before the body first (on_writable brings us here). */
+	if (echo_pending(ec) > 0) {
+		int rc = echo_flush(ec);
+		if (rc < 0)
+			return rc;
+	}
+	while (ec->stream_left > 0 && echo_pending(ec) == 0) {
+		int rc;
+
+		if (ec->rx == NULL) {
+			ssize_t n = us_conn_recv_mbuf(ec->c, &ec->rx);
+			if (n == 0)
+				return 1;
+			if (n < 0)
+				return errno == EAGAIN ? 0 : -errno;
+		}
+		rc = echo_stream_send(ec);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	return 0;
+}
+
 /* Frame what has been read, answering each complete request.  Stops when
- * the output backs up (pipelining without reading our answers). */
+ * the output backs up (pipelining without reading our answers) or a body
+ * is streaming. */
 static int echo_process(struct echo_conn *ec)
 {
-	while (ec->in_parsed < ec->in_len && !ec->closing && echo_pending(ec) < ECHO_OUT_HIGH) {
+	while (ec->in_parsed < ec->in_len && !ec->closing && echo_pending(ec) < ECHO_OUT_HIGH &&
+	       ec->stream_left == 0) {
 		size_t used;
 		enum http_event ev = http_parser_feed(&ec->parser, ec->in + ec->in_parsed,
 						      ec->in_len - ec->in_parsed, &used);
 		ec->in_parsed += used;
 		if (ev == HTTP_ERROR)
 			return echo_refuse(ec);
-		if (ev == HTTP_NEED_MORE)
+		if (ev == HTTP_NEED_MORE) {
+			if (echo_should_stream(&ec->parser))
+				return echo_stream_start(ec);
 			break;
+		}
 		int rc = echo_respond(ec);
 		if (rc < 0)
 			return rc;
@@ -279,11 +489,11 @@ static bool echo_settle(struct echo_conn *ec)
 {
 	if (echo_pending(ec) > 0)
 		return true;
-	if (ec->peer_eof && (ec->closing || ec->in_len == 0)) {
+	if (ec->peer_eof && (ec->closing || (ec->in_len == 0 && ec->stream_left == 0))) {
 		echo_end(ec, false);
 		return false;
 	}
-	if (ec->peer_eof) { /* FIN in the middle of a request */
+	if (ec->peer_eof) { /* FIN in the middle of a request (or streamed body) */
 		ec->srv->ctr.truncated++;
 		echo_end(ec, false);
 		return false;
@@ -313,6 +523,39 @@ static int echo_in_room(struct echo_conn *ec, size_t *room)
 	return 0;
 }
 
+/* Up to room bytes from the front of ec->rx (what followed a streamed
+ * body), its segments freed as they empty.  Out of line, like the other
+ * streaming calls: the keep-alive request path stays as it was. */
+static __rte_noinline ssize_t echo_recv_rx(struct echo_conn *ec, uint8_t *dst, size_t room)
+{
+	struct rte_mbuf *m = ec->rx;
+	size_t n = room < m->data_len ? room : m->data_len;
+
+	memcpy(dst, rte_pktmbuf_mtod(m, const void *), n);
+	if (n < m->data_len) {
+		rte_pktmbuf_adj(m, (uint16_t)n);
+		return (ssize_t)n;
+	}
+	ec->rx = m->next;
+	if (ec->rx != NULL) {
+		ec->rx->nb_segs = (uint16_t)(m->nb_segs - 1);
+		ec->rx->pkt_len = m->pkt_len - m->data_len;
+	}
+	m->next = NULL;
+	m->nb_segs = 1;
+	us_mbuf_free(m);
+	return (ssize_t)n;
+}
+
+/* Bytes for the parser: what is left of a received chain first, then the
+ * stack's.  As us_conn_recv. */
+static inline ssize_t echo_recv(struct echo_conn *ec, uint8_t *dst, size_t room)
+{
+	if (ec->rx != NULL)
+		return echo_recv_rx(ec, dst, room);
+	return us_conn_recv(ec->c, dst, room);
+}
+
 /* Reads until the stack is empty; 1 at end of stream, 0 otherwise, -errno. */
 static int echo_read(struct echo_conn *ec)
 {
@@ -320,6 +563,12 @@ static int echo_read(struct echo_conn *ec)
 		uint8_t scrap[2048];
 		uint8_t *dst = scrap;
 		size_t room = sizeof(scrap);
+		if (ec->stream_left > 0) {
+			int rc = echo_stream(ec);
+			if (rc != 0 || ec->stream_left > 0)
+				return rc;
+			continue; /* the body went: a next request may follow */
+		}
 		if (ec->closing) {
 			/* Lingering close: read and discard until the peer's FIN. */
 		} else if (echo_pending(ec) >= ECHO_OUT_HIGH) {
@@ -330,7 +579,7 @@ static int echo_read(struct echo_conn *ec)
 				return rc;
 			dst = ec->in + ec->in_len;
 		}
-		ssize_t n = us_conn_recv(ec->c, dst, room);
+		ssize_t n = echo_recv(ec, dst, room);
 		if (n == 0)
 			return 1;
 		if (n < 0)
@@ -352,7 +601,8 @@ static bool echo_maybe_migrate(struct echo_conn *ec)
 	struct echo_server *srv = ec->srv;
 
 	if (srv->migrate_every == 0 || srv->nengines < 2 || ec->served < srv->migrate_every ||
-	    echo_pending(ec) > 0 || ec->in_len > 0 || ec->closing || ec->peer_eof)
+	    echo_pending(ec) > 0 || ec->in_len > 0 || ec->closing || ec->peer_eof ||
+	    ec->stream_left > 0 || ec->rx != NULL)
 		return false;
 	if (us_conn_migrate(ec->c, (srv->engine + 1) % srv->nengines) < 0) {
 		srv->ctr.migrate_refused++;
@@ -466,6 +716,8 @@ int echo_server_listen(struct echo_server *srv, unsigned engine, uint16_t port)
 void echo_server_add(struct echo_server *into, const struct echo_server *from)
 {
 	into->ctr.requests += from->ctr.requests;
+	into->ctr.streamed += from->ctr.streamed;
+	into->ctr.stream_copied += from->ctr.stream_copied;
 	into->ctr.connections += from->ctr.connections;
 	into->ctr.migrated += from->ctr.migrated;
 	into->ctr.migrate_refused += from->ctr.migrate_refused;
@@ -509,6 +761,9 @@ void echo_server_print_stats(const struct echo_server *srv, FILE *out)
 	fprintf(out, "httpecho.migrated %llu\nhttpecho.migrate_refused %llu\n",
 		(unsigned long long)srv->ctr.migrated,
 		(unsigned long long)srv->ctr.migrate_refused);
+	fprintf(out, "httpecho.streamed %llu\nhttpecho.stream_copied %llu\n",
+		(unsigned long long)srv->ctr.streamed,
+		(unsigned long long)srv->ctr.stream_copied);
 	for (unsigned e = 1; e < HTTP_ERR_COUNT; e++)
 		fprintf(out, "httpecho.refused.%s %llu\n", http_error_name(e),
 			(unsigned long long)srv->ctr.refused[e]);

@@ -4,6 +4,9 @@
  * max_header + max_body plus one read) and the output the stack has not
  * taken yet.  Responses are written straight from the request buffer when
  * the send buffer has room; only what us_conn_send leaves over is copied.
+ * Bigger echoes with a Content-Length body are streamed instead: the
+ * body's received mbufs go back out as they arrive (zero copy), so such a
+ * request holds no more than the socket buffers, whatever its size.
  */
 #ifndef ECHO_SERVER_H
 #define ECHO_SERVER_H
@@ -27,6 +30,9 @@
 
 struct echo_counters {
 	uint64_t requests;    /* echo responses queued */
+	uint64_t streamed;    /* of them (or begun): body sent back as it arrived */
+	uint64_t stream_copied; /* streamed parts the stack would not take as
+				 * mbufs (indirect or shared): sent by copy */
 	uint64_t connections; /* accepted (migrated-in ones included) */
 	uint64_t migrated;    /* handed to another engine (--migrate-every) */
 	uint64_t migrate_refused; /* us_conn_migrate said no: served on here */

@@ -4,16 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "loadgen.h"
 #include "resp.h"
 
 #define LG_RETRY_NS 10000000ull /* 10 ms between a failed connect and the next */
-
-/* Per thread: each engine's loop runs on its own lcore (us_launch) and
- * reads into this buffer, then compares it (--check-echo); one buffer for
- * all of them let an engine's us_recv overwrite what another was still
- * checking (the corruption interop's memif-migrate case looks for). */
-static _Thread_local uint8_t lg_rx_buf[65536];
 
 uint64_t lg_errors_total(const struct lg_errors *e)
 {
@@ -214,6 +210,11 @@ static void lg_begin_request(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	lg_send(r, c, now);
 }
 
+/* While a request is being sent its response is read too: a server that
+ * echoes as it reads (us-httpecho streams big bodies) fills our receive
+ * window before the request is all out, and then stops reading itself:
+ * reading only after sending deadlocks once a request outgrows the buffers
+ * between the two. */
 static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	while (c->sent < r->req_len) {
@@ -221,7 +222,7 @@ static void lg_send(struct lg_run *r, struct lg_conn *c, uint64_t now)
 
 		if (n < 0) {
 			if (errno == EAGAIN) {
-				lg_interest(r, c, US_EPOLLOUT);
+				lg_interest(r, c, US_EPOLLOUT | US_EPOLLIN);
 				return;
 			}
 			lg_count_io_error(r, errno);
@@ -292,7 +293,8 @@ static void lg_body(struct lg_run *r, struct lg_conn *c, const void *d, size_t n
 
 /* Takes n response bytes; 1 complete, 0 more to come, -1 malformed, -2 not
  * the echo of the request (--check-echo). */
-static int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d, size_t n)
+static __rte_always_inline int lg_take(struct lg_run *r, struct lg_conn *c, const uint8_t *d,
+					  size_t n)
 {
 	if (!c->head_done) {
 		size_t old = c->head_len, take = sizeof(c->head) - old, hdr_end, extra;
@@ -354,11 +356,86 @@ static void lg_response_done(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	lg_conn_start(r, c, now);
 }
 
+/* One received chain, segment by segment, as lg_take's pieces; bytes past
+ * the response's end are malformed (we never pipeline).  *last is the
+ * piece looked at last (for the diagnostic). */
+static int lg_take_chain(struct lg_run *r, struct lg_conn *c, const struct rte_mbuf *m,
+			 const uint8_t **last, size_t *last_len)
+{
+	int done = 0;
+
+	for (; m != NULL && done == 0; m = m->next) {
+		*last = rte_pktmbuf_mtod(m, const uint8_t *);
+		*last_len = m->data_len;
+		done = lg_take(r, c, *last, *last_len);
+	}
+	return done == 1 && m != NULL ? -1 : done;
+}
+
+/* A response lg_take refused (done < 0): counted, the first few shown. */
+static void lg_count_bad(struct lg_run *r, struct lg_conn *c, int done, const uint8_t *piece,
+			 size_t piece_len)
+{
+	if (done == -1 && r->diag_printed < LG_DIAG_MAX) {
+		r->diag_printed++;
+		fprintf(stderr, "us-loadgen: bad response: request %u of its connection, piece "
+			"of %zu bytes, head %zu bytes%s, body left %llu:", c->requests, piece_len,
+			c->head_len, c->head_done ? " (done)" : "",
+			(unsigned long long)c->body_left);
+		lg_diag_bytes("head", (const uint8_t *)c->head, LG_MIN(c->head_len, (size_t)64));
+		lg_diag_bytes("piece", piece, LG_MIN(piece_len, (size_t)LG_DIAG_SHOW));
+		fputc('\n', stderr);
+	}
+	if (done == -2)
+		r->err.echo_mismatch++;
+	else
+		r->err.bad_response++;
+}
+
+/* Per thread (each engine's loop runs on its own lcore): the first bytes
+ * of a response.  One buffer for all threads let an engine's us_recv
+ * overwrite what another was still checking (--check-echo; the corruption
+ * interop's memif-migrate case looks for). */
+static _Thread_local uint8_t lg_rx_buf[4096];
+
+/* Takes what the socket holds: the start of a response by one us_recv into
+ * lg_rx_buf (a small response is whole there: the keep-alive path), the
+ * rest of a bigger one as the received mbufs themselves (us_recv_mbuf),
+ * counted, compared or hashed where they lie instead of copied first.
+ * Returns as us_recv; *done as lg_take, a refusal already counted. */
+static ssize_t lg_read_some(struct lg_run *r, struct lg_conn *c, int *done)
+{
+	struct rte_mbuf *chain = NULL;
+	const uint8_t *piece = lg_rx_buf;
+	size_t piece_len;
+	ssize_t n;
+
+	if (!c->head_done) {
+		n = us_recv(c->fd, lg_rx_buf, sizeof(lg_rx_buf), 0);
+		if (n <= 0)
+			return n;
+		piece_len = (size_t)n;
+		*done = lg_take(r, c, lg_rx_buf, piece_len);
+	} else {
+		n = us_recv_mbuf(c->fd, &chain, 0);
+		if (n <= 0)
+			return n;
+		*done = lg_take_chain(r, c, chain, &piece, &piece_len);
+	}
+	if (*done == 1 && c->sent < r->req_len)
+		*done = -1; /* answered before the request was all sent */
+	if (*done < 0)
+		lg_count_bad(r, c, *done, piece, piece_len);
+	if (chain != NULL)
+		us_mbuf_free(chain);
+	return n;
+}
+
 static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 {
 	for (;;) {
-		ssize_t n = us_recv(c->fd, lg_rx_buf, sizeof(lg_rx_buf), 0);
-		int done;
+		int done = 0;
+		ssize_t n = lg_read_some(r, c, &done);
 
 		if (n < 0) {
 			if (errno == EAGAIN)
@@ -373,25 +450,7 @@ static void lg_recv(struct lg_run *r, struct lg_conn *c, uint64_t now)
 			return;
 		}
 		r->bytes_rcvd += (uint64_t)n;
-		done = lg_take(r, c, lg_rx_buf, (size_t)n);
 		if (done < 0) {
-			if (done == -1 && r->diag_printed < LG_DIAG_MAX) {
-				r->diag_printed++;
-				fprintf(stderr, "us-loadgen: bad response: request %u of its "
-					"connection, piece of %zd bytes, head %zu bytes%s, "
-					"body left %llu:", c->requests, n, c->head_len,
-					c->head_done ? " (done)" : "",
-					(unsigned long long)c->body_left);
-				lg_diag_bytes("head", (const uint8_t *)c->head,
-					      LG_MIN(c->head_len, (size_t)64));
-				lg_diag_bytes("piece", lg_rx_buf,
-					      LG_MIN((size_t)n, (size_t)LG_DIAG_SHOW));
-				fputc('\n', stderr);
-			}
-			if (done == -2)
-				r->err.echo_mismatch++;
-			else
-				r->err.bad_response++;
 			lg_restart(r, c, now, false);
 			return;
 		}
@@ -428,7 +487,10 @@ void lg_conn_event(struct lg_run *r, struct lg_conn *c, uint32_t events, uint64_
 		lg_begin_request(r, c, now);
 		return;
 	case LG_SENDING:
-		lg_send(r, c, now);
+		if (events & US_EPOLLIN)
+			lg_recv(r, c, now); /* the echo of what went out so far */
+		if (c->state == LG_SENDING)
+			lg_send(r, c, now);
 		return;
 	case LG_RECEIVING:
 		lg_recv(r, c, now);

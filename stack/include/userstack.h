@@ -11,7 +11,7 @@
  *
  * Conventions: functions return 0 (or a count) on success and -1 with errno
  * set on failure; constructors return NULL with errno set.  No DPDK type
- * appears here.
+ * appears here but struct rte_mbuf, declared only, for the zero-copy calls.
  */
 #ifndef USERSTACK_H
 #define USERSTACK_H
@@ -37,7 +37,8 @@ struct us_tcp_handlers {
 	void (*on_accept)(void *listen_ctx, struct us_conn *c);
 	/* Data (or end of stream: us_conn_recv returns 0) is readable. */
 	void (*on_readable)(void *ctx, struct us_conn *c);
-	/* Room in the send buffer again after us_conn_send failed with EAGAIN. */
+	/* Room in the send buffer again (half of it free) after us_conn_send
+	 * or us_conn_send_mbuf failed with EAGAIN. */
 	void (*on_writable)(void *ctx, struct us_conn *c);
 	/* The connection ended without the application closing it (reset,
 	 * timeout, or both directions closed); err is 0 or an errno.  c is
@@ -109,8 +110,20 @@ void us_conn_set_ctx(struct us_conn *c, void *ctx);
 ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len);
 /* Bytes queued (maybe fewer than len); -1/EAGAIN when full, EPIPE after close. */
 ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len);
-/* Free send-buffer space in bytes. */
+/* Free send-buffer space in bytes: what us_conn_send_mbuf can take now. */
 size_t us_conn_send_space(const struct us_conn *c);
+/* Zero copy, with the ownership rules and errors of us_recv_mbuf and
+ * us_send_mbuf (us_socket.h, "zero copy"): the received payload mbufs
+ * themselves, the caller's to free (us_mbuf_free); a chain of direct,
+ * unshared mbufs queued whole or not at all (EAGAIN, then on_writable;
+ * EMSGSIZE when larger than the send buffer; on failure it stays the
+ * caller's).  A chain may be received on one connection and sent on
+ * another (or back on the same: an echo without a copy). */
+/* Bytes in *chain (> 0); 0 at end of stream (*chain NULL); -1/EAGAIN when
+ * nothing is there yet, EFAULT when chain is NULL. */
+ssize_t us_conn_recv_mbuf(struct us_conn *c, struct rte_mbuf **chain);
+/* Bytes queued (the whole chain), or -1 with errno. */
+ssize_t us_conn_send_mbuf(struct us_conn *c, struct rte_mbuf *chain);
 /* Stop sending (FIN after queued data); reading goes on. */
 int us_conn_shutdown_write(struct us_conn *c);
 /* Graceful close; c must not be used afterwards and on_closed is not called. */

@@ -195,6 +195,26 @@ ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len)
 	return rc < 0 ? conn_errno(rc) : rc;
 }
 
+/* Zero copy: the rules of us_recv_mbuf / us_send_mbuf (us_socket.h), on the
+ * same tcp/ calls. */
+ssize_t us_conn_recv_mbuf(struct us_conn *c, struct rte_mbuf **chain)
+{
+	if (chain == NULL)
+		return conn_errno(-EFAULT);
+	ssize_t rc = tcp_recv_chain(c->tc, chain);
+	return rc < 0 ? conn_errno(rc) : rc;
+}
+
+ssize_t us_conn_send_mbuf(struct us_conn *c, struct rte_mbuf *chain)
+{
+	if (chain == NULL)
+		return conn_errno(-EFAULT);
+	ssize_t rc = tcp_send_chain(c->tc, chain);
+	if (rc == -ENOTCONN)
+		rc = -EPIPE; /* as us_send_mbuf: the connection is gone for sending */
+	return rc < 0 ? conn_errno(rc) : rc;
+}
+
 size_t us_conn_send_space(const struct us_conn *c)
 {
 	return tcp_send_space(c->tc);

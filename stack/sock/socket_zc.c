@@ -71,8 +71,7 @@ static int zc_tcp_sock(int fd, const void *chain, int flags, struct us_sock **s)
 ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags)
 {
 	struct us_sock *s;
-	struct rte_mbuf *m;
-	uint32_t n;
+	ssize_t n;
 	int rc;
 
 	if (chain != NULL)
@@ -90,14 +89,10 @@ ssize_t us_recv_mbuf(int fd, struct rte_mbuf **chain, int flags)
 	}
 	if (s->shut_rd || s->state == US_SS_ENDED)
 		return 0;
-	m = tcp_recv_take(s->tc, &n);
-	if (m != NULL) {
-		*chain = m;
-		return (ssize_t)n;
-	}
-	struct tcp_conn_status st;
-	tcp_conn_status(s->tc, &st);
-	return st.fin_rcvd ? 0 : us_sock_fail(-EAGAIN);
+	n = tcp_recv_chain(s->tc, chain);
+	if (n == -ENOTCONN)
+		return 0; /* as us_recv: the error was reported once, then end of stream */
+	return n < 0 ? us_sock_fail((int)n) : n;
 }
 
 ssize_t us_send_mbuf(int fd, struct rte_mbuf *chain, int flags)

@@ -274,11 +274,14 @@ static void test_expect_continue(void **state)
 	assert_true(p->req.expect_continue);
 	assert_true(http_parser_wants_continue(p));
 	assert_int_equal(p->req.header_len, strlen(head));
+	assert_int_equal(http_parser_body_left(p), 3);
 	assert_int_equal(http_parser_feed(p, "a", 1, &used), HTTP_NEED_MORE);
 	assert_false(http_parser_wants_continue(p)); /* the body has started */
+	assert_int_equal(http_parser_body_left(p), 2);
 	assert_int_equal(http_parser_feed(p, "bc", 2, &used), HTTP_REQUEST);
 	assert_true(p->req.expect_continue);
 	assert_false(http_parser_wants_continue(p)); /* all there: no 100 */
+	assert_int_equal(http_parser_body_left(p), 0);
 
 	/* HTTP/1.0 expectations are ignored; no body means nothing to wait for. */
 	http_parser_reset(p);
@@ -295,6 +298,7 @@ static void test_expect_continue(void **state)
 	assert_int_equal(feed_str(p, "PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n"
 				     "Transfer-Encoding: chunked\r\n\r\n", &used), HTTP_NEED_MORE);
 	assert_true(http_parser_wants_continue(p));
+	assert_int_equal(http_parser_body_left(p), 0); /* not a Content-Length body */
 	free(p);
 }
 

@@ -4,8 +4,12 @@
  * supplies that API as a scripted peer: the test decides what us_conn_recv
  * returns, how much send space there is (us_conn_send may take part or fail with
  * EAGAIN, and on_writable follows only an EAGAIN, as the contract says), and
- * records what was sent, shut down and closed.  Each test ends with no
- * connection state left (srv.live == 0).
+ * records what was sent, shut down and closed.  Zero copy: us_conn_recv_mbuf
+ * hands out the unread input as a chain of seg-byte mbufs the double makes
+ * itself (no EAL), us_conn_send_mbuf takes a chain whole or fails as the
+ * stack would, and us_mbuf_free frees them; every mbuf made is freed by
+ * the end of each test.  Each test ends with no connection state left
+ * (srv.live == 0).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_mbuf.h>
 
 #include "apps/httpecho/server.h"
 
@@ -34,8 +40,14 @@ struct us_conn {
 	int migrated_to;     /* us_conn_migrate's engine + 1, 0: not migrated */
 	int nodelay;         /* us_conn_set_nodelay was called with this */
 	unsigned sends;      /* us_conn_send calls that took bytes */
+	size_t copied_in;    /* bytes the server read by us_conn_recv */
+	size_t zc_out;       /* bytes the server sent by us_conn_send_mbuf */
+	size_t seg;          /* payload bytes per mbuf us_conn_recv_mbuf hands out */
+	bool shared_mbufs;   /* us_conn_send_mbuf refuses them (EINVAL) */
 	void *ctx;
 };
+
+static long g_mbufs; /* mbufs made and not yet freed */
 
 static const struct us_tcp_handlers *g_h;
 static void *g_listen_ctx;
@@ -75,7 +87,101 @@ ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len)
 	n = n < len ? n : len;
 	memcpy(buf, c->in + c->in_off, n);
 	c->in_off += n;
+	c->copied_in += n;
 	return (ssize_t)n;
+}
+
+/* One segment holding a copy of d[0, len). */
+static struct rte_mbuf *mbuf_make(const char *d, size_t len)
+{
+	struct rte_mbuf *m = calloc(1, sizeof(*m) + len);
+	assert_non_null(m);
+	m->buf_addr = m + 1;
+	m->buf_len = (uint16_t)len;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	m->nb_segs = 1;
+	rte_mbuf_refcnt_set(m, 1);
+	memcpy(m->buf_addr, d, len);
+	g_mbufs++;
+	return m;
+}
+
+void us_mbuf_free(struct rte_mbuf *m)
+{
+	while (m != NULL) {
+		struct rte_mbuf *next = m->next;
+		free(m);
+		g_mbufs--;
+		m = next;
+	}
+}
+
+ssize_t us_conn_recv_mbuf(struct us_conn *c, struct rte_mbuf **chain)
+{
+	assert_false(c->closed || c->aborted);
+	size_t n = c->in_len - c->in_off, seg = c->seg ? c->seg : 1448;
+	struct rte_mbuf *head = NULL, *last = NULL;
+	*chain = NULL;
+	if (n == 0) {
+		if (c->fin)
+			return 0;
+		errno = EAGAIN;
+		return -1;
+	}
+	for (size_t off = 0; off < n; off += seg) {
+		struct rte_mbuf *m = mbuf_make(c->in + c->in_off + off, n - off < seg ? n - off : seg);
+		if (head == NULL) {
+			head = m;
+		} else {
+			last->next = m;
+			head->nb_segs++;
+			head->pkt_len += m->data_len;
+		}
+		last = m;
+	}
+	c->in_off += n;
+	*chain = head;
+	return (ssize_t)n;
+}
+
+/* The stack's checks: whole or nothing, each segment direct and unshared;
+ * nb_segs and pkt_len must describe the chain (server.c cuts chains). */
+ssize_t us_conn_send_mbuf(struct us_conn *c, struct rte_mbuf *chain)
+{
+	size_t len = 0;
+	unsigned nseg = 0;
+	assert_false(c->closed || c->aborted);
+	for (struct rte_mbuf *m = chain; m != NULL; m = m->next) {
+		assert_true(m->data_len > 0);
+		len += m->data_len;
+		nseg++;
+	}
+	assert_int_equal(chain->pkt_len, len);
+	assert_int_equal(chain->nb_segs, nseg);
+	if (c->shut) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (c->shared_mbufs) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len > c->space) {
+		c->want_writable = true;
+		errno = EAGAIN;
+		return -1;
+	}
+	c->out = realloc(c->out, c->out_len + len);
+	assert_non_null(c->out);
+	for (struct rte_mbuf *m = chain; m != NULL; m = m->next) {
+		memcpy(c->out + c->out_len, rte_pktmbuf_mtod(m, const char *), m->data_len);
+		c->out_len += m->data_len;
+	}
+	c->space -= len;
+	c->zc_out += len;
+	us_mbuf_free(chain); /* "acknowledged" at once */
+	return (ssize_t)len;
 }
 
 ssize_t us_conn_send(struct us_conn *c, const void *buf, size_t len)
@@ -229,6 +335,7 @@ static int teardown(void **state)
 	(void)state;
 	echo_server_stop(&srv);
 	assert_int_equal(srv.live, 0);
+	assert_int_equal(g_mbufs, 0);
 	return 0;
 }
 
@@ -493,6 +600,220 @@ static void test_big_body_back_pressure(void **state)
 	peer_free(c);
 }
 
+/* Streaming */
+
+/* A POST of a body_len-byte patterned body (the pattern shifts with seed,
+ * so one request's bytes cannot pass for another's); malloc'd, NUL-ended. */
+static char *big_post(size_t body_len, unsigned seed, const char *extra_headers)
+{
+	char head[256];
+	int n = snprintf(head, sizeof(head), "POST /big HTTP/1.1\r\nHost: h\r\n%sContent-Length: %zu\r\n\r\n",
+			 extra_headers, body_len);
+	char *req = malloc((size_t)n + body_len + 1);
+	assert_non_null(req);
+	memcpy(req, head, (size_t)n);
+	for (size_t i = 0; i < body_len; i++)
+		req[n + i] = (char)('a' + (i * 7 + seed) % 26);
+	req[(size_t)n + body_len] = '\0';
+	return req;
+}
+
+/* Writes s in pieces of the given sizes, cycling. */
+static void peer_write_pieces(struct us_conn *c, const char *s, const size_t *sizes, size_t nsizes)
+{
+	size_t len = strlen(s);
+	for (size_t off = 0, k = 0; off < len; k++) {
+		size_t n = sizes[k % nsizes] < len - off ? sizes[k % nsizes] : len - off;
+		peer_write_n(c, s + off, n);
+		off += n;
+	}
+}
+
+/* 1 MiB echoed: the response head once the request head is parsed, the
+ * body as it arrives, by mbuf (only the first read is copied, so no
+ * buffer grows with the body); byte-identical to the buffered echo. */
+static void test_stream_large_body(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(4 << 20);
+	char *req = big_post(1 << 20, 0, ""), *want = echo_of(req, false);
+	const size_t piece = 65536;
+	peer_write_pieces(c, req, &piece, 1);
+	assert_out(c, want);
+	assert_int_equal(srv.ctr.requests, 1);
+	assert_int_equal(srv.ctr.streamed, 1);
+	assert_true(c->copied_in <= 4096);
+	assert_int_equal(c->zc_out, strlen(req) - c->copied_in);
+	/* A small request after it takes the one-send path again. */
+	c->out_len = 0;
+	c->sends = 0;
+	peer_write(c, REQ_GET);
+	free(want);
+	want = echo_of(REQ_GET, false);
+	assert_out(c, want);
+	assert_int_equal(c->sends, 1);
+	assert_int_equal(srv.ctr.streamed, 1);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(echo_server_errors(&srv), 0);
+	free(want);
+	free(req);
+	peer_free(c);
+}
+
+/* A body in many chains of odd sizes and small segments, with the send
+ * buffer filling and draining in between: the same bytes come back. */
+static void test_stream_many_chains(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = { 1, 4000, 17, 1448, 9000, 3, 2896, 700 };
+	struct us_conn *c = peer_connect(3000);
+	char *req = big_post(200000, 3, ""), *want = echo_of(req, false);
+	c->seg = 512;
+	size_t len = strlen(req);
+	for (size_t off = 0, k = 0; off < len; k++) {
+		size_t n = sizes[k % 8] < len - off ? sizes[k % 8] : len - off;
+		peer_write_n(c, req + off, n);
+		off += n;
+		if (k % 5 == 4)
+			peer_drain(c, 2048);
+	}
+	peer_drain(c, 2048);
+	assert_out(c, want);
+	assert_int_equal(srv.ctr.requests, 1);
+	assert_int_equal(srv.ctr.streamed, 1);
+	assert_true(c->zc_out > 190000);
+	echo_server_stop(&srv);
+	free(want);
+	free(req);
+	peer_free(c);
+}
+
+/* Back-pressure: with the send buffer full the server stops taking input
+ * (it stays with the stack, whose window holds the peer back), and resumes
+ * on on_writable. */
+static void test_stream_back_pressure(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1000);
+	char *req = big_post(1 << 20, 5, ""), *want = echo_of(req, false);
+	size_t len = strlen(req);
+	peer_write_n(c, req, 100000);
+	peer_write_n(c, req + 100000, 100000);
+	assert_true(c->want_writable);
+	assert_true(c->in_len - c->in_off >= 100000); /* the second write not taken */
+	peer_write_n(c, req + 200000, len - 200000);
+	peer_drain(c, 65536);
+	assert_out(c, want);
+	assert_int_equal(srv.ctr.requests, 1);
+	echo_server_stop(&srv);
+	free(want);
+	free(req);
+	peer_free(c);
+}
+
+/* Pipelined requests in one chain: a streamed body ends inside a segment
+ * and a small request, then another big one, follow in the same chain. */
+static void test_stream_pipelined_same_chain(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(8 << 20);
+	char *one = big_post(300001, 1, ""), *two = big_post(70000, 2, "");
+	size_t l1 = strlen(one), l2 = strlen(two), lg = strlen(REQ_GET);
+	char *all = malloc(l1 + lg + l2 + 1), *e1 = echo_of(one, false), *eg = echo_of(REQ_GET, false),
+	     *e2 = echo_of(two, false);
+	assert_non_null(all);
+	memcpy(all, one, l1);
+	memcpy(all + l1, REQ_GET, lg);
+	memcpy(all + l1 + lg, two, l2 + 1);
+	c->seg = 1000; /* the first body ends mid-segment */
+	peer_write(c, all);
+	size_t n1 = strlen(e1), ng = strlen(eg), n2 = strlen(e2);
+	assert_int_equal(c->out_len, n1 + ng + n2);
+	assert_memory_equal(c->out, e1, n1);
+	assert_memory_equal(c->out + n1, eg, ng);
+	assert_memory_equal(c->out + n1 + ng, e2, n2);
+	assert_int_equal(srv.ctr.requests, 3);
+	assert_int_equal(srv.ctr.streamed, 2);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(echo_server_errors(&srv), 0);
+	free(all);
+	free(one);
+	free(two);
+	free(e1);
+	free(eg);
+	free(e2);
+	peer_free(c);
+}
+
+/* Content-Length 0 (and a head alone over the streaming size) is not a
+ * streamed body: the one-send path answers it. */
+static void test_stream_not_for_empty_body(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	const char *req = "POST /e HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n";
+	char *want = echo_of(req, false);
+	peer_write(c, req);
+	assert_out(c, want);
+	assert_int_equal(c->sends, 1);
+	assert_int_equal(srv.ctr.streamed, 0);
+	assert_int_equal(srv.ctr.requests, 1);
+	free(want);
+	peer_fin(c);
+	assert_true(c->closed);
+	peer_free(c);
+}
+
+/* The peer closes in the middle of a streamed body: what arrived was
+ * echoed after the head, then the connection closes, counted truncated. */
+static void test_stream_fin_mid_body(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	char *req = big_post(100000, 7, ""), *want = echo_of(req, false);
+	size_t head_len = strlen(want) - strlen(req);
+	peer_write_n(c, req, 50000);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(c->out_len, head_len + 50000);
+	assert_memory_equal(c->out, want, c->out_len);
+	assert_int_equal(srv.ctr.truncated, 1);
+	assert_int_equal(srv.ctr.requests, 0);
+	free(want);
+	free(req);
+	peer_free(c);
+}
+
+/* Expect: 100-continue on a streamed body: 100 first, then the echo; a
+ * closing request closes after its body; mbufs the stack refuses (shared)
+ * go by copy, counted. */
+static void test_stream_continue_close_and_copy(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1 << 20);
+	char *req = big_post(20000, 9, "Expect: 100-continue\r\nConnection: close\r\n");
+	char *echo = echo_of(req, true), want[32768];
+	size_t head_len = strlen(req) - 20000;
+	c->shared_mbufs = true;
+	peer_write_n(c, req, head_len);
+	snprintf(want, sizeof(want), "%s%.*s", HTTP_CONTINUE, (int)(strlen(echo) - 20000), echo);
+	assert_out(c, want); /* 100, the response head, the request's head echoed */
+	peer_write(c, req + head_len);
+	snprintf(want, sizeof(want), "%s%s", HTTP_CONTINUE, echo);
+	assert_out(c, want);
+	assert_true(c->shut);
+	assert_int_equal(c->zc_out, 0);
+	assert_true(srv.ctr.stream_copied > 0);
+	peer_fin(c);
+	assert_true(c->closed);
+	assert_int_equal(echo_server_errors(&srv), 0);
+	free(echo);
+	free(req);
+	peer_free(c);
+}
+
 static void test_reset_frees(void **state)
 {
 	(void)state;
@@ -549,6 +870,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_mid_request_is_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_body_back_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_large_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_many_chains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_back_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_pipelined_same_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_not_for_empty_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_fin_mid_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_continue_close_and_copy, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_reset_frees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_closes_live, setup, teardown),
 		cmocka_unit_test(test_shrink_policy),
