@@ -25,15 +25,23 @@ static inline uint16_t us_csum_fold(uint32_t sum)
 	return (uint16_t)sum;
 }
 
-/* Non-complemented sum (RFC 1071) of len bytes, as rte_raw_cksum.  On
- * x86-64 the bytes go 8 at a time through an add-with-carry chain (32 per
- * step), the way Linux's csum_partial does: ~0.25 instructions per byte
- * against ~0.56 for rte_raw_cksum's vectorized 16-bit loop, and less fixed
- * cost (bench/PERF.md).  The 64-bit ones' complement sum folds to the 16-bit
- * one because 2^16 = 1 mod 0xffff (RFC 1071 2(B)). */
-static inline uint16_t us_csum_raw(const void *buf, size_t len)
+/* A 64-bit partial sum folded to the 16-bit one: 2^16 = 1 mod 0xffff
+ * (RFC 1071 2(B)). */
+static inline uint16_t us_csum_fold64(uint64_t sum)
 {
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return us_csum_fold((uint32_t)sum);
+}
+
 #if defined(__x86_64__)
+/* Partial sum (below 2^34, not folded) of len bytes: the bytes go 8 at a
+ * time through an add-with-carry chain (32 per step), the way Linux's
+ * csum_partial does: ~0.25 instructions per byte against ~0.56 for
+ * rte_raw_cksum's vectorized 16-bit loop, and less fixed cost
+ * (bench/PERF.md). */
+static inline uint64_t us_csum_partial_adc(const void *buf, size_t len)
+{
 	const uint8_t *p = buf;
 	uint64_t sum = 0, tail = 0;
 
@@ -74,13 +82,49 @@ static inline uint16_t us_csum_raw(const void *buf, size_t len)
 		memcpy(&left, p, 1); /* the odd byte in memory order, as DPDK */
 		tail += left;
 	}
-	sum = (sum & 0xffffffff) + (sum >> 32) + tail;
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	return us_csum_fold((uint32_t)sum);
+	return (sum & 0xffffffff) + (sum >> 32) + tail;
+}
+
+/* Non-complemented sum (RFC 1071) of len bytes, as rte_raw_cksum, by the
+ * add-with-carry chain. */
+static inline uint16_t us_csum_raw_adc(const void *buf, size_t len)
+{
+	return us_csum_fold64(us_csum_partial_adc(buf, len));
+}
+
+/* The same sum with 256-bit adds (csum.c), for CPUs with AVX2. */
+uint16_t us_csum_raw_avx2(const void *buf, size_t len);
+
+/* From this length on, the AVX2 sum beats the add-with-carry chain in time
+ * and in instructions; below, it saves a tick or two at most and executes
+ * as many instructions or more (bench/PERF.md, tests/bench/csum_bench.c). */
+#define US_CSUM_AVX2_MIN 256
+#endif
+
+/* Non-complemented sum (RFC 1071) of len bytes, as rte_raw_cksum: the
+ * fastest variant measured for the length (bench/PERF.md). */
+static inline uint16_t us_csum_raw(const void *buf, size_t len)
+{
+#if defined(__x86_64__)
+	if (len >= US_CSUM_AVX2_MIN && __builtin_cpu_supports("avx2"))
+		return us_csum_raw_avx2(buf, len);
+	return us_csum_raw_adc(buf, len);
 #else
 	return rte_raw_cksum(buf, len);
 #endif
+}
+
+/* Copies len bytes from src to dst (not overlapping) and returns their
+ * non-complemented sum, for a copy whose source is not in cache (summed as
+ * it is read).  memcpy then the sum of src: faster than one loop that loads,
+ * stores and adds, at every length measured, and reading src, not dst,
+ * spares the loads a stall on the narrower, overlapping stores of a short
+ * memcpy (bench/PERF.md).  tcp/output.c does not use it: its copies are
+ * small and in cache, where a second sum costs more than it saves. */
+static inline uint16_t us_csum_copy(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+	return us_csum_raw(src, len);
 }
 
 /* Non-complemented sum (RFC 1071) of an IPv4 header.  The usual 20 bytes
