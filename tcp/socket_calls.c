@@ -58,6 +58,7 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 	*bytes = len;
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
 		/* Same rule as tcp_recv: announce the opened window. */
+		tcp_rcvbuf_autotune(c);
 		tcp_enter(c->ts);
 		c->ack_now = true;
 		tcp_output_soon(c);
