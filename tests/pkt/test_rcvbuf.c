@@ -47,11 +47,10 @@ static uint32_t win_of(struct rte_mbuf *m, uint8_t shift)
 }
 
 /* One RTT: the peer sends what our window allows (full segments), the
- * application reads up to `read` bytes of it, then the RTT passes.  The
- * window of our last segment (ACK or window update), 0 if none. */
-static uint32_t round_trip(struct pkt_t *t, uint8_t shift, uint32_t *wnd, size_t read)
+ * application reads up to `read` bytes of it, then the RTT passes.  *wnd
+ * becomes the window of our last segment (ACK or window update), if any. */
+static void round_trip(struct pkt_t *t, uint8_t shift, uint32_t *wnd, size_t read)
 {
-	uint32_t w = 0;
 	uint8_t *buf = malloc(read + 1);
 
 	assert_non_null(buf);
@@ -66,13 +65,10 @@ static uint32_t round_trip(struct pkt_t *t, uint8_t shift, uint32_t *wnd, size_t
 	}
 	free(buf);
 	while (t->ncap > 0)
-		w = win_of(EXPECT_KEEP(t, SEG()), shift);
+		*wnd = win_of(EXPECT_KEEP(t, SEG()), shift);
 	ADVANCE(t, RB_RTT_MS);
 	while (t->ncap > 0) /* the delayed ACK of an odd segment */
-		w = win_of(EXPECT_KEEP(t, SEG()), shift);
-	if (w != 0)
-		*wnd = w;
-	return w;
+		*wnd = win_of(EXPECT_KEEP(t, SEG()), shift);
 }
 
 /* The application reads everything: the window grows round after round,
@@ -117,7 +113,7 @@ static void test_window_stays_while_app_reads_slowly(void **state)
 	FINISH(t, 1);
 }
 
-/* The application reads nothing: the buffer fills and stays as it was. */
+/* The application reads nothing: the window closes, the buffer stays. */
 static void test_window_stays_while_app_does_not_read(void **state)
 {
 	(void)state;
@@ -127,13 +123,10 @@ static void test_window_stays_while_app_does_not_read(void **state)
 
 	for (unsigned r = 0; r < 3; r++)
 		round_trip(t, shift, &wnd, 0);
-	assert_true(wnd <= RB_START - 10 * 1460);
+	assert_int_equal(wnd, 0);
 	assert_int_equal(t->conn->rcvq.bytes, RB_START);
 	assert_int_equal(t->conn->rcvbuf, RB_START);
 	assert_int_equal(STAT(t, rcvbuf_grown), 0);
-	ADVANCE(t, 50);
-	while (t->ncap > 0)
-		rte_pktmbuf_free(EXPECT_KEEP(t, SEG()));
 	FINISH(t, 1);
 }
 
