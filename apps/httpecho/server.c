@@ -103,6 +103,7 @@ static void echo_end(struct echo_conn *ec, bool abort)
 	echo_free(ec);
 }
 
+/* 1 when the buffer grew, 0 when it had room, -ENOMEM. */
 static int echo_reserve(uint8_t **buf, size_t *cap, size_t need)
 {
 	if (need <= *cap)
@@ -115,7 +116,7 @@ static int echo_reserve(uint8_t **buf, size_t *cap, size_t need)
 		return -ENOMEM;
 	*buf = b;
 	*cap = n;
-	return 0;
+	return 1;
 }
 
 bool echo_should_shrink(size_t cap, size_t used, size_t len)
@@ -141,10 +142,22 @@ static void echo_shrink(uint8_t **buf, size_t *cap, size_t used, size_t len)
 
 /* Output */
 
+static size_t echo_pending(const struct echo_conn *ec)
+{
+	return ec->out_len - ec->out_off;
+}
+
 /* Sends what is pending; 0 when all of it is with the stack or the stack is
- * full (on_writable resumes), -errno when the connection failed. */
+ * full (on_writable resumes), -errno when the connection failed.  The
+ * buffer may shrink only when this drained it, judged by how much of it
+ * that response used.  echo_pump flushes on every event: with nothing
+ * pending there is no use to judge by, and taking it as "used 0" would give
+ * a bulk connection's output buffer back between responses, to be grown
+ * (its pages faulted in) again by the next one. */
 static int echo_flush(struct echo_conn *ec)
 {
+	if (echo_pending(ec) == 0)
+		return 0;
 	while (ec->out_off < ec->out_len) {
 		ssize_t n = us_conn_send(ec->c, ec->out + ec->out_off, ec->out_len - ec->out_off);
 		if (n < 0)
@@ -157,11 +170,6 @@ static int echo_flush(struct echo_conn *ec)
 	ec->out_off = ec->out_len = 0;
 	echo_shrink(&ec->out, &ec->out_cap, used, 0);
 	return 0;
-}
-
-static size_t echo_pending(const struct echo_conn *ec)
-{
-	return ec->out_len - ec->out_off;
 }
 
 /* Queue len bytes: straight to the stack when nothing is pending, the rest
@@ -182,10 +190,12 @@ static int echo_queue(struct echo_conn *ec, const void *data, size_t len)
 		return 0;
 	if (ec->out_off > 0 && ec->out_off == ec->out_len)
 		ec->out_off = ec->out_len = 0;
-	if (echo_reserve(&ec->out, &ec->out_cap, ec->out_len + len) < 0) {
+	int grew = echo_reserve(&ec->out, &ec->out_cap, ec->out_len + len);
+	if (grew < 0) {
 		ec->srv->ctr.no_memory++;
 		return -ENOMEM;
 	}
+	ec->srv->ctr.buffer_grows += (uint64_t)grew;
 	memcpy(ec->out + ec->out_len, d, len);
 	ec->out_len += len;
 	return 0;
@@ -222,6 +232,10 @@ static int echo_respond(struct echo_conn *ec)
 	ec->served++;
 	if (!r->keep_alive)
 		ec->closing = true;
+	/* All of it went to the stack: this response used none of a big
+	 * output buffer a bigger one left, so it goes back. */
+	if (rc == 0 && echo_pending(ec) == 0)
+		echo_shrink(&ec->out, &ec->out_cap, 0, 0);
 	return rc;
 }
 
@@ -304,10 +318,13 @@ static bool echo_settle(struct echo_conn *ec)
  * max_header + max_body, so this stays bounded. */
 static int echo_in_room(struct echo_conn *ec, size_t *room)
 {
-	if (ec->in_cap - ec->in_len < ECHO_READ_MIN &&
-	    echo_reserve(&ec->in, &ec->in_cap, ec->in_len + ECHO_READ_MIN) < 0) {
-		ec->srv->ctr.no_memory++;
-		return -ENOMEM;
+	if (ec->in_cap - ec->in_len < ECHO_READ_MIN) {
+		int grew = echo_reserve(&ec->in, &ec->in_cap, ec->in_len + ECHO_READ_MIN);
+		if (grew < 0) {
+			ec->srv->ctr.no_memory++;
+			return -ENOMEM;
+		}
+		ec->srv->ctr.buffer_grows += (uint64_t)grew;
 	}
 	*room = ec->in_cap - ec->in_len;
 	return 0;
@@ -469,6 +486,7 @@ void echo_server_add(struct echo_server *into, const struct echo_server *from)
 	into->ctr.connections += from->ctr.connections;
 	into->ctr.migrated += from->ctr.migrated;
 	into->ctr.migrate_refused += from->ctr.migrate_refused;
+	into->ctr.buffer_grows += from->ctr.buffer_grows;
 	for (unsigned e = 0; e < HTTP_ERR_COUNT; e++)
 		into->ctr.refused[e] += from->ctr.refused[e];
 #define ECHO_CTR_ADD(name, desc) into->ctr.name += from->ctr.name;
@@ -506,9 +524,11 @@ void echo_server_print_stats(const struct echo_server *srv, FILE *out)
 	fprintf(out, "us-httpecho: served %llu requests on %llu connections, %llu errors\n",
 		(unsigned long long)srv->ctr.requests, (unsigned long long)srv->ctr.connections,
 		(unsigned long long)echo_server_errors(srv));
-	fprintf(out, "httpecho.migrated %llu\nhttpecho.migrate_refused %llu\n",
+	fprintf(out, "httpecho.migrated %llu\nhttpecho.migrate_refused %llu\n"
+		"httpecho.buffer_grows %llu\n",
 		(unsigned long long)srv->ctr.migrated,
-		(unsigned long long)srv->ctr.migrate_refused);
+		(unsigned long long)srv->ctr.migrate_refused,
+		(unsigned long long)srv->ctr.buffer_grows);
 	for (unsigned e = 1; e < HTTP_ERR_COUNT; e++)
 		fprintf(out, "httpecho.refused.%s %llu\n", http_error_name(e),
 			(unsigned long long)srv->ctr.refused[e]);

@@ -493,6 +493,59 @@ static void test_big_body_back_pressure(void **state)
 	peer_free(c);
 }
 
+/* A POST of blen body bytes, arriving in 1460-byte segments. */
+static char *big_post(struct us_conn *c, size_t blen)
+{
+	const char *fmt = "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: %zu\r\n\r\n";
+	char head[128];
+	size_t hlen = (size_t)snprintf(head, sizeof(head), fmt, blen);
+	char *req = malloc(hlen + blen + 1);
+
+	assert_non_null(req);
+	memcpy(req, head, hlen);
+	for (size_t i = 0; i < blen; i++)
+		req[hlen + i] = (char)('a' + i % 26);
+	req[hlen + blen] = '\0';
+	for (size_t off = 0; off < hlen + blen; off += 1460)
+		peer_write_n(c, req + off, hlen + blen - off < 1460 ? hlen + blen - off : 1460);
+	return req;
+}
+
+/* Back-to-back big responses that back up keep the output buffer the first
+ * one grew (bench's bulk: no regrowth, no fresh pages per request); a small
+ * response that went straight to the stack gives them back. */
+static void test_big_responses_keep_output_buffer(void **state)
+{
+	(void)state;
+	struct us_conn *c = peer_connect(1000);
+	size_t want = 0;
+	uint64_t grows;
+
+	for (int k = 0; k < 3; k++) {
+		char *req = big_post(c, 600000), *one;
+
+		peer_drain(c, 65536);
+		one = echo_of(req, false);
+		want += strlen(one);
+		assert_int_equal(c->out_len, want);
+		assert_memory_equal(c->out + want - strlen(one), one, strlen(one));
+		if (k == 0)
+			grows = srv.ctr.buffer_grows;
+		assert_int_equal(srv.ctr.buffer_grows, grows);
+		free(one);
+		free(req);
+	}
+	c->space += 4096;
+	peer_write(c, REQ_GET); /* answered at once, nothing backs up */
+	assert_false(c->want_writable);
+	free(big_post(c, 600000));
+	peer_drain(c, 65536);
+	assert_true(srv.ctr.buffer_grows > grows); /* both buffers grow again */
+	assert_int_equal(srv.ctr.requests, 5);
+	echo_server_stop(&srv);
+	peer_free(c);
+}
+
 static void test_reset_frees(void **state)
 {
 	(void)state;
@@ -549,6 +602,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expect_continue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_mid_request_is_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_body_back_pressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big_responses_keep_output_buffer, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_reset_frees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_closes_live, setup, teardown),
 		cmocka_unit_test(test_shrink_policy),
