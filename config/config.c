@@ -114,6 +114,7 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP(syn_retries, 1, 127),
 	CFG_TCP(data_retries, 1, 255),
 	CFG_TCP(rcvbuf, 4096, 64 * CFG_MIB),
+	CFG_TCP(rcvbuf_max, 4096, 64 * CFG_MIB),
 	CFG_TCP(sndbuf, 4096, 64 * CFG_MIB),
 	CFG_TCP(max_conns, 1, 16 * CFG_MIB),
 	CFG_TCP(backlog, 1, 65535),
@@ -513,6 +514,26 @@ static int cfg_check_ip(struct cfg_ctx *c)
 	return 0;
 }
 
+/* Autotuning grows a connection's buffer from rcvbuf up to rcvbuf_max.
+ * Left out, rcvbuf_max follows a bigger rcvbuf (no autotuning) rather than
+ * refusing a file that only raised rcvbuf. */
+static int cfg_check_rcvbuf(struct cfg_ctx *c)
+{
+	struct tcp_config *t = &c->cfg->tcp;
+	char v[16];
+
+	if (t->rcvbuf_max >= t->rcvbuf)
+		return 0;
+	if (c->seen[cfg_find_key("tcp", "rcvbuf_max")] == 0) {
+		t->rcvbuf_max = t->rcvbuf;
+		return 0;
+	}
+	snprintf(v, sizeof(v), "%u", t->rcvbuf_max);
+	return cfg_bad(c, "tcp", "rcvbuf_max", v,
+		       "less than rcvbuf (%u): the buffer starts at rcvbuf and only grows; "
+		       "rcvbuf_max = rcvbuf turns autotuning off", t->rcvbuf);
+}
+
 static int cfg_check_cross(struct cfg_ctx *c)
 {
 	const struct us_config *cfg = c->cfg;
@@ -536,6 +557,8 @@ static int cfg_check_cross(struct cfg_ctx *c)
 		return cfg_bad(c, "tcp", "rto_initial_ms", v, "outside rto_min_ms..rto_max_ms (%u..%u)",
 			       t->rto_min_ms, t->rto_max_ms);
 	}
+	if (cfg_check_rcvbuf(c) < 0)
+		return -EINVAL;
 	/* dpdk-dumpcap is a secondary process: it can attach only to a primary
 	 * whose memory is in hugepage files it can map too. */
 	if (cfg->nic.capture_pdump && cfg->nic.hugepages == NIC_HUGEPAGES_OFF)

@@ -141,7 +141,7 @@ static void tfo_grant_cookie(struct tcp_conn *c, const struct tcp_seg *seg)
 static void tfo_take_syn_data(struct tcp_conn *c, struct rte_mbuf *m, const struct tcp_seg *seg)
 {
 	struct tcp_stack *ts = c->ts;
-	uint32_t skip = seg->skip, len = RTE_MIN(seg->len, ts->cfg.rcvbuf), n = len;
+	uint32_t skip = seg->skip, len = RTE_MIN(seg->len, c->rcvbuf), n = len;
 	struct rte_mbuf *s;
 
 	if (n < seg->len)

@@ -290,7 +290,7 @@ void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *
 	/* Our SYN offered its window (unscaled, RFC 7323 2.2) before the
 	 * peer's ISN was known: it starts at RCV.NXT now, whether or not our
 	 * ACK leaves at once (a held one, or text on this SYN-ACK). */
-	c->rcv_adv = c->rcv_nxt + RTE_MIN(c->ts->cfg.rcvbuf, (uint32_t)TCP_MAX_WIN);
+	c->rcv_adv = c->rcv_nxt + RTE_MIN(c->rcvbuf, (uint32_t)TCP_MAX_WIN);
 	c->ev |= TCP_EV_CONNECTED;
 	/* RFC 9293 3.10.7.3: the ACK, which queued data may ride on. */
 	if (tcp_ack_may_hold(c))

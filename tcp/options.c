@@ -128,7 +128,17 @@ void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsig
 	}
 }
 
-/* Smallest shift that lets the whole buffer be offered (RFC 7323 2.3). */
+/* The largest a receive buffer may grow to (autotuning), never below where
+ * it starts: config/ checks rcvbuf_max >= rcvbuf, a config built in code may
+ * only have set rcvbuf. */
+uint32_t tcp_rcvbuf_limit(const struct tcp_config *cfg)
+{
+	return RTE_MAX(cfg->rcvbuf, cfg->rcvbuf_max);
+}
+
+/* Smallest shift that lets the whole buffer be offered (RFC 7323 2.3):
+ * chosen on the SYN for the largest the buffer may grow to, since the
+ * shift cannot change later. */
 uint8_t tcp_rcv_wscale_for(uint32_t rcvbuf)
 {
 	uint8_t s = 0;
@@ -151,7 +161,7 @@ void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg)
 	/* RFC 7323 2.2: scaling only when both SYNs carry the option. */
 	c->ws_ok = cfg->wscale && seg->has_ws;
 	c->snd_wscale = c->ws_ok ? seg->ws : 0;
-	c->rcv_wscale = c->ws_ok ? tcp_rcv_wscale_for(cfg->rcvbuf) : 0;
+	c->rcv_wscale = c->ws_ok ? tcp_rcv_wscale_for(tcp_rcvbuf_limit(cfg)) : 0;
 	c->sack_ok = cfg->sack && seg->has_sack_perm; /* RFC 2018 2 */
 	/* RFC 7323 3.2: timestamps only when both SYNs carry them. */
 	c->ts_ok = cfg->timestamps && seg->has_ts;
@@ -235,7 +245,7 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 		o[n++] = TCPOPT_NOP;
 		o[n++] = TCPOPT_WS;
 		o[n++] = TCPOLEN_WS;
-		o[n++] = offer ? tcp_rcv_wscale_for(cfg->rcvbuf) : c->rcv_wscale;
+		o[n++] = offer ? tcp_rcv_wscale_for(tcp_rcvbuf_limit(cfg)) : c->rcv_wscale;
 	}
 	/* RFC 7413 4.1.1: Fast Open cookie or request (tcp/fastopen_tcb.c). */
 	n += tcp_tfo_write_option(c, o + n, 40 - n);

@@ -55,7 +55,7 @@ uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uin
  * avoidance). */
 uint32_t tcp_rcv_window(struct tcp_conn *c)
 {
-	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
+	uint32_t rcvbuf = c->rcvbuf;
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
 	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
 	uint32_t edge;

@@ -164,7 +164,7 @@ void tcp_reass_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, uin
 		at = seq + off;
 		off += s->data_len;
 		if (c->ooo_segs >= TCP_REASS_MAX_SEGS ||
-		    c->rcvq.bytes + c->ooo.bytes + s->data_len > ts->cfg.rcvbuf) {
+		    c->rcvq.bytes + c->ooo.bytes + s->data_len > c->rcvbuf) {
 			dropped = true;
 			rte_pktmbuf_free_seg(s);
 			continue;

@@ -60,6 +60,7 @@ struct rte_mbuf *tcp_recv_take(struct tcp_conn *c, uint32_t *bytes)
 	head->pkt_len = len;
 	*bytes = len;
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
+		tcp_rcvbuf_autotune(c);
 		tcp_enter(c->ts);
 		tcp_rcv_window_update(c);
 		tcp_leave(c->ts);

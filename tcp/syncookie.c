@@ -180,6 +180,7 @@ void tcp_syncookie_send(struct tcp_conn *l, const struct tcp_seg *seg)
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.ts = ts;
+	tmp.rcvbuf = ts->cfg.rcvbuf;
 	tmp.state = TCP_SYN_RECEIVED;
 	tmp.local_ip = seg->dst_ip;
 	tmp.local_port = seg->dport;
@@ -225,7 +226,7 @@ static struct tcp_conn *cookie_conn(struct tcp_conn *l, const struct tcp_seg *se
 	c->irs = seg->seq - 1;
 	c->rcv_nxt = seg->seq;
 	/* The window our SYN-ACK offered (never scaled, RFC 7323 2.2). */
-	c->rcv_adv = c->rcv_nxt + RTE_MIN(ts->cfg.rcvbuf, TCP_MAX_WIN);
+	c->rcv_adv = c->rcv_nxt + RTE_MIN(c->rcvbuf, TCP_MAX_WIN);
 	c->last_ack_sent = c->rcv_nxt;
 	c->iss = seg->ack - 1;
 	c->snd_una = c->snd_nxt = c->snd_max = c->sndq_seq = seg->ack;

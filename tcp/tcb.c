@@ -130,6 +130,7 @@ struct tcp_conn *tcb_alloc(struct tcp_stack *ts)
 	c->ts = ts;
 	c->state = TCP_CLOSED;
 	c->rto_ms = ts->cfg.rto_initial_ms;
+	c->rcvbuf = ts->cfg.rcvbuf;
 	c->mss = TCP_DEFAULT_MSS;
 	c->rcv_mss = TCP_DEFAULT_MSS;
 	c->ssthresh = UINT32_MAX;

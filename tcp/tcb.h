@@ -234,7 +234,14 @@ struct tcp_conn {
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
+	/* The receive buffer: starts at cfg.rcvbuf and grows toward twice
+	 * what the application reads per RTT, up to cfg.rcvbuf_max (user.c
+	 * rcvbuf_autotune).  A bound on queued bytes, nothing set aside. */
+	uint32_t rcvbuf;
 	struct tcp_mq rcvq;
+	/* The autotuning measurement: the read position (RCV.NXT minus what
+	 * is queued) and the time, in us, when it started; 0 = not started. */
+	uint32_t rcv_space_seq, rcv_space_us;
 	bool fin_rcvd;
 	uint32_t rcv_mss;               /* estimate of the peer's full segment */
 	uint32_t unacked_bytes;         /* received since our last ACK */
@@ -335,7 +342,7 @@ struct tcp_stack {
 	 * SYN had gone out (user.c; the shutdown drain waits for its SYN-ACK). */
 	uint64_t syn_sent_closed_ns;
 	/* Freed TCBs kept for the next tcb_alloc (tcb.c), linked through
-	 * defer_next: 1312 bytes is above glibc's tcache sizes, so malloc and
+	 * defer_next: 1320 bytes is above glibc's tcache sizes, so malloc and
 	 * free cost ~450 instructions a connection; a pop and a memset less. */
 	struct tcp_conn *tcb_cache;
 	unsigned tcb_cached;
@@ -396,6 +403,8 @@ uint16_t tcp_wnd_field(struct tcp_conn *c, uint8_t flags);
 void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg);
 /* Our shift for a receive buffer of rcvbuf bytes. */
 uint8_t tcp_rcv_wscale_for(uint32_t rcvbuf);
+/* max(rcvbuf, rcvbuf_max): the largest a connection's buffer may grow to. */
+uint32_t tcp_rcvbuf_limit(const struct tcp_config *cfg);
 /* RFC 7323 5.3 PAWS and 4.3 TS.Recent; false: drop the segment. */
 bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg);
 void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg);
@@ -420,6 +429,18 @@ unsigned tcp_sack_blocks(struct tcp_conn *c, uint32_t (*blk)[2], unsigned max);
  * window if it grew enough (receiver-side SWS avoidance); inside
  * tcp_enter/tcp_leave. */
 void tcp_rcv_window_update(struct tcp_conn *c);
+
+/* Receive-buffer autotuning's measurement (see tcp_rcvbuf_autotune). */
+void tcp_rcvbuf_measure(struct tcp_conn *c);
+
+/* After the application read: only once it read more than half the buffer
+ * since the measurement started can the buffer grow (user.c
+ * tcp_rcvbuf_measure), so a small read costs this one test. */
+static inline void tcp_rcvbuf_autotune(struct tcp_conn *c)
+{
+	if (c->rcv_nxt - c->rcvq.bytes - c->rcv_space_seq > c->rcvbuf / 2)
+		tcp_rcvbuf_measure(c);
+}
 
 /* output.c */
 /* Sends what the windows allow, then a pure ACK if one is owed. */

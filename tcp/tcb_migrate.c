@@ -85,6 +85,8 @@ static void migrate_retime(struct tcp_conn *c, uint64_t from_ns, uint64_t now)
 	migrate_shift(&c->ts_recent_ns, delta, now);
 	migrate_shift(&c->cc.epoch_ns, delta, now);
 	migrate_shift(&c->sb.dr_start_ns, delta, now);
+	/* Autotuning measures again from here (32-bit microseconds). */
+	c->rcv_space_us = 0;
 	/* TSval = now_ms + ts_off: keep it continuous (modulo 2^32). */
 	c->ts_off += (uint32_t)(from_ns / US_MS(1)) - (uint32_t)(now / US_MS(1));
 	for (unsigned k = 0; k < TCP_T_COUNT; k++) {

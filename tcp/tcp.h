@@ -110,6 +110,7 @@ struct tcp_callbacks {
 	X(drop_no_tcb, "dropped: TCB limit reached") \
 	X(drop_no_mbuf, "dropped: mbuf pool empty") \
 	X(drop_rcvbuf_full, "dropped: receive buffer full") \
+	X(rcvbuf_grown, "receive buffers grown by autotuning ([tcp] rcvbuf_max)") \
 	X(drop_bad_flags, "dropped: invalid flag combination") \
 	X(drop_out_of_order, "dropped: out-of-order segment (no queue yet)") \
 	X(conns_timed_out, "connections aborted by retransmission timeout") \
@@ -200,6 +201,7 @@ struct tcp_conn_info {
 	uint8_t state;           /* enum tcp_state in tcp/tcb.h */
 	uint32_t snd_una, snd_nxt, rcv_nxt;
 	uint32_t snd_wnd, rcv_wnd;
+	uint32_t rcvbuf;         /* receive buffer now (autotuned, [tcp] rcvbuf_max) */
 	uint32_t mss;
 	uint32_t cwnd, ssthresh; /* bytes */
 	uint32_t srtt_us, rttvar_us, rto_ms;

@@ -27,6 +27,7 @@ void tcp_config_defaults(struct tcp_config *cfg)
 		.rto_min_ms = 200, .rto_initial_ms = 1000, .rto_max_ms = 120000,
 		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 7,
 		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
+		.rcvbuf_max = TCP_RCVBUF_MAX_DEFAULT,
 		.max_conns = 65536, .backlog = 1024,
 		.wscale = true, .sack = true, .timestamps = true,
 		.nodelay_default = false, .sws_override_ms = 200,

@@ -50,7 +50,12 @@ struct tcp_config {
 	uint32_t delack_ms;       /* default 40 */
 	uint32_t syn_retries;     /* default 7: SYNs for 255 s (RFC 9293 MUST-23: >= 3 min) */
 	uint32_t data_retries;    /* default 15 */
-	uint32_t rcvbuf;          /* bytes, default 256 KiB */
+	uint32_t rcvbuf;          /* bytes, default 256 KiB: each connection's first */
+	/* Receive-buffer autotuning (tcp/user.c rcvbuf_autotune): a connection's
+	 * buffer grows from rcvbuf toward twice what its application reads per
+	 * RTT, up to this; rcvbuf_max == rcvbuf turns it off.  Our window scale
+	 * is chosen for it.  Default 4 MiB (TCP_RCVBUF_MAX_DEFAULT). */
+	uint32_t rcvbuf_max;
 	uint32_t sndbuf;          /* bytes, default 256 KiB */
 	uint32_t max_conns;       /* TCBs per engine, default 65536 */
 	uint32_t backlog;         /* per listener, default 1024 */
@@ -86,6 +91,13 @@ struct tcp_config {
 	uint8_t fastopen_key[2][16];
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 };
+
+/* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.
+ * Below Linux's tcp_rmem[2] (6 MiB) because nothing here takes memory back
+ * under pressure (Linux's tcp_mem): a full 4 MiB window at MTU 1500 is ~2,900
+ * mbufs, 18 % of the default 16383-mbuf pool, so a few connections at their
+ * largest window do not empty it. */
+#define TCP_RCVBUF_MAX_DEFAULT (4u << 20)
 
 /* Globals: config names, indexed by the enums above */
 

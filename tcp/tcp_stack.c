@@ -365,6 +365,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.snd_una = c->snd_una, .snd_nxt = c->snd_nxt, .rcv_nxt = c->rcv_nxt,
 		.snd_wnd = c->snd_wnd,
 		.rcv_wnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0,
+		.rcvbuf = c->rcvbuf,
 		.mss = c->mss, .cwnd = c->cwnd,
 		.ssthresh = c->ssthresh,
 		.srtt_us = c->srtt_us, .rttvar_us = c->rttvar_us,

@@ -10,7 +10,7 @@
  * min(rcvbuf / 2, MSS) (RFC 9293 3.8.6.2.2; the doubling rule as in Linux). */
 static void window_update(struct tcp_conn *c)
 {
-	uint32_t rcvbuf = c->ts->cfg.rcvbuf;
+	uint32_t rcvbuf = c->rcvbuf;
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
 	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
@@ -27,6 +27,39 @@ static void window_update(struct tcp_conn *c)
 void tcp_rcv_window_update(struct tcp_conn *c)
 {
 	window_update(c);
+}
+
+/* Receive-buffer autotuning, "dynamic right-sizing" (Fisk and Feng; Linux's
+ * tcp_rcv_space_adjust): over a measurement of at least one smoothed RTT,
+ * the bytes the application read per RTT are what the connection really
+ * drains; a buffer of twice that lets the sender's window double in slow
+ * start without ours being the limit, so the window follows the measured
+ * bandwidth-delay product.  The buffer only grows, up to
+ * tcp_rcvbuf_limit(), and reserves nothing: it bounds the queued bytes.
+ * The inline check in tcb.h calls this only once the application read more
+ * than half the buffer since the measurement started, the least that can
+ * make it grow.  An interval longer than an RTT (an application that reads
+ * in bursts) counts as its average per RTT: never more than twice what was
+ * read.  No RTT sample yet: no growth. */
+void tcp_rcvbuf_measure(struct tcp_conn *c)
+{
+	uint32_t pos = c->rcv_nxt - c->rcvq.bytes; /* the read position */
+	uint32_t now_us = (uint32_t)(tcp_now(c) / 1000u);
+	uint32_t limit = tcp_rcvbuf_limit(&c->ts->cfg);
+	uint32_t elapsed = now_us - c->rcv_space_us;
+	uint64_t want;
+
+	if (c->rcv_space_us != 0 && c->rcvbuf < limit && c->rtt_valid) {
+		if (elapsed < RTE_MAX(c->srtt_us, 1u))
+			return; /* less than an RTT: measure on */
+		want = 2ull * (pos - c->rcv_space_seq) * c->srtt_us / elapsed;
+		if (want > c->rcvbuf) {
+			c->rcvbuf = (uint32_t)RTE_MIN(want, (uint64_t)limit);
+			c->ts->stats.rcvbuf_grown++;
+		}
+	}
+	c->rcv_space_seq = pos; /* the next measurement */
+	c->rcv_space_us = RTE_MAX(now_us, 1u);
 }
 
 ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
@@ -61,6 +94,7 @@ ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
 		rte_pktmbuf_free_seg(m);
 	}
 	if (!c->dead && tcb_synchronized(c) && c->state != TCP_TIME_WAIT) {
+		tcp_rcvbuf_autotune(c);
 		tcp_enter(c->ts);
 		window_update(c);
 		tcp_leave(c->ts);

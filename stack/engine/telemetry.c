@@ -470,6 +470,7 @@ static struct rte_tel_data *telem_conn_row(const struct telem_conn *r)
 	rte_tel_data_add_dict_u64(c, "rto_ms", i->rto_ms);
 	rte_tel_data_add_dict_u64(c, "snd_wnd", i->snd_wnd);
 	rte_tel_data_add_dict_u64(c, "rcv_wnd", i->rcv_wnd);
+	rte_tel_data_add_dict_u64(c, "rcvbuf", i->rcvbuf);
 	rte_tel_data_add_dict_u64(c, "unacked", i->snd_nxt - i->snd_una);
 	rte_tel_data_add_dict_u64(c, "sndq", r->a.sndq_bytes);
 	rte_tel_data_add_dict_u64(c, "rcvq", r->a.rcvq_bytes);

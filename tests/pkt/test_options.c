@@ -12,8 +12,8 @@ static struct pkt_t *start_opts(void)
 }
 
 /* RFC 7323 2.2/2.3: both SYNs carry the option; the SYN windows are
- * unscaled, every later window is shifted: ours by 3 (256 KiB buffer), the
- * peer's by the 2 it announced. */
+ * unscaled, every later window is shifted: ours by 7 (a 256 KiB buffer
+ * that may grow to rcvbuf_max, 4 MiB), the peer's by the 2 it announced. */
 static void test_wscale_negotiated_both_ways_windows_scaled(void **state)
 {
 	(void)state;
@@ -21,7 +21,7 @@ static void test_wscale_negotiated_both_ways_windows_scaled(void **state)
 
 	assert_int_equal(pkt_listen(t), 0);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ws = 2, .win = 5000));
-	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1001, .ws = 3, .win = 65535,
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1001, .ws = 7, .win = 65535,
 		      .sack_perm = 0, .ts_val = PKT_ABSENT));
 	assert_int_equal(t->conn == NULL, 1);
 	INJECT(t, SEG(.seq = 1001, .ack = 1, .win = 1460));
@@ -29,7 +29,7 @@ static void test_wscale_negotiated_both_ways_windows_scaled(void **state)
 	assert_int_equal(t->conn->snd_wnd, 1460u << 2);
 	assert_int_equal(pkt_app_send(t, 4 * 1460), 4 * 1460);
 	for (unsigned i = 0; i < 4; i++)
-		EXPECT(t, SEG(.seq = 1 + i * 1460, .len = 1460, .win = (256 * 1024) >> 3));
+		EXPECT(t, SEG(.seq = 1 + i * 1460, .len = 1460, .win = (256 * 1024) >> 7));
 	EXPECT_NOTHING(t);
 	FINISH(t, 1);
 }
@@ -79,7 +79,7 @@ static void test_wscale_shift_15_clamped_to_14(void **state)
 
 	assert_int_equal(pkt_listen(t), 0);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ws = 15));
-	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ws = 3));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ws = 7));
 	assert_int_equal(STAT(t, wscale_clamped), 1);
 	INJECT(t, SEG(.seq = 1001, .ack = 1, .win = 1));
 	assert_int_equal(t->conn->snd_wscale, 14);
@@ -97,12 +97,12 @@ static void test_active_open_offers_options_syn_ack_window_unscaled(void **state
 
 	t->local_port = 0;
 	assert_int_equal(tcp_connect(t->ts, PKT_PEER_IP, PKT_PEER_PORT, &t->cb, t, &c), 0);
-	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0, .mss = 1460, .ws = 3, .sack_perm = 1,
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0, .mss = 1460, .ws = 7, .sack_perm = 1,
 		      .ts_val = pkt_ts_now(t), .ts_ecr = 0));
 	INJECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 7000, .ack = 1, .mss = 1460, .ws = 5,
 		      .win = 1000));
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 7001, .ts_val = PKT_ABSENT,
-		      .win = (256 * 1024) >> 3));
+		      .win = (256 * 1024) >> 7));
 	assert_int_equal(t->n_connected, 1);
 	assert_int_equal(c->snd_wnd, 1000);
 	assert_false(c->sack_ok);
@@ -333,10 +333,10 @@ static void test_simultaneous_open_via_ack_with_options(void **state)
 
 	t->local_port = 0;
 	assert_int_equal(tcp_connect(t->ts, PKT_PEER_IP, PKT_PEER_PORT, &t->cb, t, &c), 0);
-	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0, .ws = 3, .sack_perm = 1));
+	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0, .ws = 7, .sack_perm = 1));
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 300, .mss = 1460, .ws = 1));
 	/* The SYN-ACK answers only what the peer offered. */
-	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0, .ack = 301, .ws = 3, .sack_perm = 0,
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0, .ack = 301, .ws = 7, .sack_perm = 0,
 		      .ts_val = PKT_ABSENT));
 	INJECT(t, SEG(.seq = 301, .ack = 1, .win = 1000));
 	assert_int_equal(c->state, TCP_ESTABLISHED);

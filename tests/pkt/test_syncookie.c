@@ -5,7 +5,7 @@
 #include "tcp/syncookie.h"
 
 #define FILLER_PORT 40001u
-#define OUR_WSCALE 3 /* the default 256 KiB rcvbuf needs a shift of 3 */
+#define OUR_WSCALE 7 /* the default rcvbuf_max (4 MiB) needs a shift of 7 */
 
 static struct pkt_t *start_cookies(unsigned backlog, enum tcp_syncookies_mode mode,
 				    bool timestamps)

@@ -100,6 +100,10 @@ REJECT(rej_u32_overflow, MIN "[tcp]\nrcvbuf = 99999999999999999999\n",
        "t.ini: [tcp] rcvbuf = '99999999999999999999': out of range (4096..67108864)")
 REJECT(rej_rcvbuf_small, MIN "[tcp]\nrcvbuf = 1024\n",
        "t.ini: [tcp] rcvbuf = '1024': out of range (4096..67108864)")
+REJECT(rej_rcvbuf_max_big, MIN "[tcp]\nrcvbuf_max = 67108865\n",
+       "t.ini: [tcp] rcvbuf_max = '67108865': out of range (4096..67108864)")
+REJECT(rej_rcvbuf_max_below_rcvbuf, MIN "[tcp]\nrcvbuf = 65536\nrcvbuf_max = 32768\n",
+       "t.ini: [tcp] rcvbuf_max = '32768': less than rcvbuf (65536)")
 REJECT(rej_rto_min_zero, MIN "[tcp]\nrto_min_ms = 0\n",
        "t.ini: [tcp] rto_min_ms = '0': out of range (1..60000)")
 REJECT(rej_rto_min_gt_max, MIN "[tcp]\nrto_min_ms = 5000\nrto_max_ms = 3000\n",
@@ -217,6 +221,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.arp_timeout_s, 300);
 	assert_int_equal(cfg.arp_pending_max, 16);
 	assert_int_equal(cfg.arp_retry_ms, 1000);
+	assert_int_equal(t.rcvbuf_max, 4u << 20);
 	assert_memory_equal(&cfg.tcp, &t, sizeof(t));
 }
 
@@ -336,6 +341,8 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.syn_retries, 3);
 	assert_int_equal(cfg.tcp.data_retries, 8);
 	assert_int_equal(cfg.tcp.rcvbuf, 64 * 1024 * 1024);
+	/* Left out, rcvbuf_max follows the bigger rcvbuf (autotuning off). */
+	assert_int_equal(cfg.tcp.rcvbuf_max, 64 * 1024 * 1024);
 	assert_int_equal(cfg.tcp.sndbuf, 4096);
 	assert_int_equal(cfg.tcp.max_conns, 100);
 	assert_int_equal(cfg.tcp.backlog, 65535);
@@ -357,6 +364,17 @@ static void test_full(void **state)
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
  * blanks around the value go; a /31 has no network/broadcast address
  * (RFC 3021). */
+/* rcvbuf_max = rcvbuf: autotuning off, taken as given. */
+static void test_rcvbuf_max_off(void **state)
+{
+	struct us_config cfg;
+
+	(void)state;
+	cfg_load_ok(MIN "[tcp]\nrcvbuf = 131072\nrcvbuf_max = 131072\n", &cfg);
+	assert_int_equal(cfg.tcp.rcvbuf, 131072);
+	assert_int_equal(cfg.tcp.rcvbuf_max, 131072);
+}
+
 static void test_escape_and_slash31(void **state)
 {
 	struct us_config cfg;
@@ -525,6 +543,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_gso_word),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_rcvbuf_max_off),
 		cmocka_unit_test(test_escape_and_slash31),
 		cmocka_unit_test(test_failure_keeps_cfg),
 		cmocka_unit_test(test_no_fd_leak),
@@ -559,6 +578,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_ttl_zero),
 		cmocka_unit_test(rej_u32_overflow),
 		cmocka_unit_test(rej_rcvbuf_small),
+		cmocka_unit_test(rej_rcvbuf_max_big),
+		cmocka_unit_test(rej_rcvbuf_max_below_rcvbuf),
 		cmocka_unit_test(rej_rto_min_zero),
 		cmocka_unit_test(rej_rto_min_gt_max),
 		cmocka_unit_test(rej_rto_initial),
