@@ -36,9 +36,6 @@ struct echo_counters {
 	uint64_t connections; /* accepted (migrated-in ones included) */
 	uint64_t migrated;    /* handed to another engine (--migrate-every) */
 	uint64_t migrate_refused; /* us_conn_migrate said no: served on here */
-	/* Request or output buffers reallocated bigger.  Each growth of a
-	 * big one touches fresh pages (~16 us a page fault on a VM): bulk
-	 * requests should grow them once per connection, not per request. */
 	uint64_t refused[HTTP_ERR_COUNT]; /* error responses, per parser reason */
 #define ECHO_CTR_FIELD(name, desc) uint64_t name;
 	ECHO_COUNTERS(ECHO_CTR_FIELD)
