@@ -94,8 +94,12 @@ ssize_t us_conn_recv(struct us_conn *c, void *buf, size_t len)
 /* One segment holding a copy of d[0, len). */
 static struct rte_mbuf *mbuf_make(const char *d, size_t len)
 {
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + len);
+	/* struct rte_mbuf is cache-line aligned (UBSan checks it). */
+	size_t size = RTE_ALIGN_CEIL(sizeof(struct rte_mbuf) + len, RTE_CACHE_LINE_SIZE);
+	struct rte_mbuf *m = aligned_alloc(RTE_CACHE_LINE_SIZE, size);
+
 	assert_non_null(m);
+	memset(m, 0, size);
 	m->buf_addr = m + 1;
 	m->buf_len = (uint16_t)len;
 	m->data_len = (uint16_t)len;
