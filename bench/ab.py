@@ -41,6 +41,8 @@ def main():
     ap.add_argument("--secs", type=float, default=1.0)
     ap.add_argument("--idle", type=int, default=None, help="idle connections of --wl idle")
     a = ap.parse_args()
+    # bench.Bench reads these from bench.py's own options: ours as configured.
+    a.ours_extra_text, a.ours_extra_entries, a.mtu = "", [], None
     wls = a.wl.split(",")
     for wl in wls:
         if wl not in bench.WORKLOADS:
