@@ -114,3 +114,15 @@ unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns)
 	w->next_tick = last;
 	return fired;
 }
+
+uint64_t us_timer_next(const struct us_timer_wheel *w)
+{
+	uint64_t min = UINT64_MAX;
+
+	if (w->armed == 0)
+		return min;
+	for (unsigned i = 0; i < US_WHEEL_SLOTS; i++)
+		if (w->slot_min[i] < min)
+			min = w->slot_min[i];
+	return min;
+}

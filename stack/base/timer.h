@@ -59,6 +59,11 @@ void us_timer_cancel(struct us_timer_wheel *w, struct us_timer *t);
 /* Advance the wheel to now_ns and fire every timer due; returns how many fired.
  * Callbacks may arm or cancel any timer, including the one firing. */
 unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns);
+/* No armed timer expires before the time returned (UINT64_MAX: none armed).
+ * A lower bound, not always a deadline: a cancel leaves its slot's bound
+ * low until the wheel next visits that slot.  A virtual clock jumps to it
+ * instead of stepping tick by tick; scans every slot, so not per frame. */
+uint64_t us_timer_next(const struct us_timer_wheel *w);
 
 static inline uint64_t us_timer_now(const struct us_timer_wheel *w) { return w->now_ns; }
 static inline bool us_timer_armed(const struct us_timer *t) { return t->armed; }

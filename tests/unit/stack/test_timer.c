@@ -149,6 +149,38 @@ static void test_callback_cancels_other_due_timer(void **state)
 	assert_int_equal(w.armed, 0);
 }
 
+/* A clock that jumps to us_timer_next misses no timer and fires each at its
+ * deadline, including one many revolutions away and after a cancel. */
+static void test_next_jumps_to_each_deadline(void **state)
+{
+	(void)state;
+	struct us_timer_wheel w;
+	struct probe a = {0}, b = {0}, c = {0};
+	uint64_t now = 0;
+	unsigned runs = 0;
+
+	us_timer_wheel_init(&w, US_MS(1), 0);
+	assert_true(us_timer_next(&w) == UINT64_MAX);
+	us_timer_init(&a.t, probe_fn);
+	us_timer_init(&b.t, probe_fn);
+	us_timer_init(&c.t, probe_fn);
+	us_timer_arm(&w, &a.t, US_US(40500));
+	us_timer_arm(&w, &b.t, US_SEC(60));
+	us_timer_arm(&w, &c.t, US_MS(7));
+	us_timer_cancel(&w, &c.t);
+	assert_true(us_timer_next(&w) == US_MS(7)); /* a lower bound after the cancel */
+	while ((now = us_timer_next(&w)) != UINT64_MAX) {
+		assert_true(++runs < 10);
+		us_timer_run(&w, now);
+	}
+	assert_int_equal(a.fired, 1);
+	assert_true(a.at == US_US(40500));
+	assert_int_equal(b.fired, 1);
+	assert_true(b.at == US_SEC(60));
+	assert_int_equal(c.fired, 0);
+	assert_int_equal(runs, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_past_deadline_fires_next_run),
 		cmocka_unit_test(test_large_jump_fires_everything_due),
 		cmocka_unit_test(test_callback_cancels_other_due_timer),
+		cmocka_unit_test(test_next_jumps_to_each_deadline),
 	};
 	return cmocka_run_group_tests_name("timer", tests, NULL, NULL);
 }
