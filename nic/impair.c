@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "nic/impair.h"
+#include "stack/base/rand.h"
 
 #define IMPAIR_NS_PER_US 1000ull
 #define IMPAIR_NS_PER_S 1000000000ull
@@ -42,23 +43,13 @@ struct nic_impair {
 	struct nic_impair_stats stats;
 };
 
-/* PRNG */
-
-/* splitmix64 (Steele, Lea, Flood 2014): small, passes BigCrush, and any seed,
- * zero included, is a good state. */
-static uint64_t impair_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+/* PRNG: splitmix64 (stack/base/rand.h); any seed, zero included, is a good
+ * state. */
 
 /* Uniform in [0, 1) from the top 53 bits. */
 static double impair_uniform(uint64_t *s)
 {
-	return (double)(impair_next(s) >> 11) * 0x1.0p-53;
+	return (double)(us_splitmix64(s) >> 11) * 0x1.0p-53;
 }
 
 static bool impair_chance(uint64_t *s, double prob)
@@ -163,7 +154,7 @@ struct nic_impair *nic_impair_create(const struct nic_impair_params *p)
 	 * neighbouring seeds give unrelated streams. */
 	sm = p->seed;
 	for (int i = 0; i < IMPAIR_RNG_COUNT; i++)
-		imp->rng[i] = impair_next(&sm);
+		imp->rng[i] = us_splitmix64(&sm);
 	return imp;
 }
 
@@ -237,7 +228,7 @@ static uint64_t impair_departure(struct nic_impair *imp, uint64_t t)
 
 	if (p->jitter_us > 0) {
 		uint64_t j = p->jitter_us * IMPAIR_NS_PER_US;
-		uint64_t r = impair_next(&imp->rng[IMPAIR_RNG_JITTER]) % (2 * j + 1);
+		uint64_t r = us_splitmix64(&imp->rng[IMPAIR_RNG_JITTER]) % (2 * j + 1);
 
 		/* dep + r - j, clamped at t: a packet never leaves before it arrived. */
 		dep = (dep + r >= t + j) ? dep + r - j : t;

@@ -3,8 +3,7 @@
  * the RFC's order: sequence number, RST, SYN, ACK, segment text, FIN. */
 #include <errno.h>
 
-#include <sodium.h>
-
+#include "stack/base/rand.h"
 #include "tcp/tcb.h"
 
 static uint32_t rcv_wnd(const struct tcp_conn *c)
@@ -103,7 +102,7 @@ static uint32_t challenge_budget(const struct tcp_config *cfg)
 
 	if (!cfg->challenge_ack_jitter || limit < 2)
 		return limit;
-	return limit / 2 + randombytes_uniform(limit);
+	return limit / 2 + us_rand_uniform(limit);
 }
 
 /* RFC 5961 7: at most about challenge_ack_limit challenge ACKs per second

@@ -22,6 +22,7 @@
 
 #include <sodium.h>
 
+#include "stack/base/rand.h"
 #include "tcp/fastopen.h"
 
 #define TFO_OPT_HDR 2      /* kind, length */
@@ -153,7 +154,7 @@ int tfo_keys_init(struct tfo_keys *k, uint64_t period_ns, uint64_t now_ns)
 	if (sodium_init() < 0)
 		return -EIO;
 	memset(k, 0, sizeof(*k));
-	randombytes_buf(k->primary, sizeof(k->primary));
+	us_rand_buf(k->primary, sizeof(k->primary));
 	k->period_ns = period_ns;
 	k->next_rotate_ns = period_ns ? now_ns + period_ns : 0;
 	return 0;
@@ -173,7 +174,7 @@ int tfo_keys_maybe_rotate(struct tfo_keys *k, uint64_t now_ns)
 		return 0;
 	memcpy(k->backup, k->primary, sizeof(k->backup));
 	k->has_backup = true;
-	randombytes_buf(k->primary, sizeof(k->primary));
+	us_rand_buf(k->primary, sizeof(k->primary));
 	/* After a long stall rotate once, not once per missed period: a
 	 * burst of rotations would just throw away the backup. */
 	k->next_rotate_ns = now_ns + k->period_ns;

@@ -3,6 +3,7 @@
 
 #include <sodium.h>
 
+#include "stack/base/rand.h"
 #include "tcp/syncookie.h"
 #include "tcp/tcb.h"
 
@@ -19,7 +20,7 @@ static const uint16_t mss_table[1u << COOKIE_IDX_BITS] = { 536, 1300, 1440, 1460
 
 void tcp_syncookie_init(struct tcp_stack *ts)
 {
-	randombytes_buf(ts->syncookie_key, sizeof(ts->syncookie_key));
+	us_rand_buf(ts->syncookie_key, sizeof(ts->syncookie_key));
 }
 
 uint32_t tcp_syncookie_counter(uint64_t now_ns)

@@ -11,9 +11,9 @@
  * bits in the cookie); a cookie is valid during its own period and the
  * next one.  mss_index: the largest entry of a 4-entry MSS table not above
  * the peer's MSS.  MAC22: 22 bits of SipHash (libsodium crypto_shorthash,
- * key from randombytes at stack creation) over the 4-tuple, the peer's ISN,
- * the counter and the index.  H1: SipHash of the 4-tuple, so that cookie
- * ISNs do not expose the counter.
+ * key drawn at stack creation from stack/base/rand.h: randombytes) over the
+ * 4-tuple, the peer's ISN, the counter and the index.  H1: SipHash of the
+ * 4-tuple, so that cookie ISNs do not expose the counter.
  *
  * What does not fit in the ISN goes in the low 6 bits of our TSval when
  * the SYN had timestamps (RFC 7323): the peer's window shift (0xf = none),
@@ -52,7 +52,8 @@ struct tcp_syncookie_opts {
 
 /* Prototypes */
 
-/* Key from randombytes; called by tcp_stack_create. */
+/* Key from the random source (stack/base/rand.h: libsodium's randombytes
+ * unless a test seeded it); called by tcp_stack_create. */
 void tcp_syncookie_init(struct tcp_stack *ts);
 /* Should a SYN to listener l be answered with a cookie (no embryo)? */
 bool tcp_syncookie_wanted(const struct tcp_conn *l);

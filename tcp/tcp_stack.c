@@ -10,6 +10,7 @@
 #include <rte_ip.h>
 #include <sodium.h>
 
+#include "stack/base/rand.h"
 #include "tcp/syncookie.h"
 #include "tcp/tcb.h"
 
@@ -36,11 +37,11 @@ struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_c
 	if (ts->cfg.backlog == 0)
 		ts->cfg.backlog = 1;
 	LIST_INIT(&ts->dead);
-	randombytes_buf(ts->isn_key, sizeof(ts->isn_key));
-	randombytes_buf(ts->hash_key, sizeof(ts->hash_key));
+	us_rand_buf(ts->isn_key, sizeof(ts->isn_key));
+	us_rand_buf(ts->hash_key, sizeof(ts->hash_key));
 	tcp_syncookie_init(ts);
 	ts->next_ephemeral = (uint16_t)(TCP_EPHEMERAL_LO +
-		randombytes_uniform(TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1));
+		us_rand_uniform(TCP_EPHEMERAL_HI - TCP_EPHEMERAL_LO + 1));
 	if (tcp_table_init(ts) < 0) {
 		free(ts);
 		errno = ENOMEM;

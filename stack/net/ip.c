@@ -12,10 +12,10 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 #include <rte_mbuf.h>
-#include <rte_random.h>
 #include <rte_tcp.h>
 
 #include "stack/base/csum.h"
+#include "stack/base/rand.h"
 #include "stack/net/net.h"
 #include "tcp/tcp.h"
 
@@ -47,10 +47,15 @@ static void ip_frag_timer_fn(struct us_timer *t, uint64_t now_ns)
 int us_ip_init(struct us_net *n, const struct us_config *cfg)
 {
 	int socket = n->pool->socket_id;
+	int rc;
 
-	n->ip.next_id = (uint16_t)rte_rand();
 	n->ip.ttl = cfg->ttl ? cfg->ttl : 64;
 	us_timer_init(&n->ip.frag_timer, ip_frag_timer_fn);
+	rc = us_rand_init();
+	if (rc < 0)
+		return rc;
+	/* A random start, then one per datagram. */
+	n->ip.next_id = (uint16_t)us_rand_u32();
 	/* Timestamps are the wheel's nanoseconds, so max_cycles is in ns too. */
 	n->ip.frag_tbl = rte_ip_frag_table_create(US_IP_FRAG_BUCKETS, US_IP_FRAG_BUCKET_ENTRIES,
 						  US_IP_FRAG_BUCKETS * US_IP_FRAG_BUCKET_ENTRIES,
