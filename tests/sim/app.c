@@ -1,0 +1,623 @@
+/* tests/sim/app.c: the applications of a world, drawn in its plan.
+ *
+ * A conversation is a client and a server on two stacks, each sending its
+ * own stream (a pattern of the conversation, the direction and the offset,
+ * so every byte read is checked: right byte, right place, once) and reading
+ * the other's, fast, slowly or after a stall (zero windows).  The client
+ * connects (with data in the SYN when the plan says Fast Open), may pause
+ * mid-stream with keepalive on, and ends by a half-close, a close, or one
+ * side resets on purpose; the server may move its end to the other engine.
+ * Every call is non-blocking; an end that cannot move waits for the next
+ * instant something arrives.  UDP flows send checked datagrams one way.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "stack/include/us_socket.h"
+#include "tests/sim/world.h"
+
+#define READ_BUF 65536u
+#define READS_PER_STEP 64u /* a fast reader's calls per pass */
+
+static uint8_t buf[READ_BUF];
+
+/* Byte o of conversation k's stream dir (0: client to server). */
+static inline uint8_t pattern(unsigned k, unsigned dir, uint64_t o)
+{
+	uint32_t x = (uint32_t)o * 2654435761u;
+
+	return (uint8_t)((x >> 24) ^ (o >> 12) ^ (k * 31 + dir * 7));
+}
+
+static struct sockaddr_in addr_of(uint32_t ip, uint16_t port)
+{
+	return (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
+				     .sin_addr.s_addr = htonl(ip) };
+}
+
+static unsigned end_stack(const struct sim_plan *p, unsigned k, unsigned s)
+{
+	return s == 0 ? p->conv[k].cli : p->conv[k].srv;
+}
+
+/* The end is over: its socket closed (if still open), done. */
+static void end_close(struct sim_world *w, struct sim_end *e)
+{
+	if (e->fd >= 0 && us_close(e->fd) != 0)
+		sim_fail(w, "us_close(%d): %s", e->fd, strerror(errno));
+	e->fd = -1;
+	e->done = true;
+	w->progress = true;
+}
+
+static void end_error(struct sim_world *w, unsigned k, unsigned s, int err)
+{
+	struct sim_end *e = &w->conv[k].end[s];
+
+	if (err == EAGAIN)
+		return;
+	e->err = err;
+	if (w->verbose)
+		fprintf(stderr, "  conv %u %s: %s at %.6fs\n", k, s ? "server" : "client",
+			strerror(err), (w->now - w->t0) / 1e9);
+	end_close(w, e);
+}
+
+/* Send */
+
+static void end_send(struct sim_world *w, unsigned k, unsigned s)
+{
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	const struct sim_side_plan *sp = &cp->side[s];
+	struct sim_end *e = &w->conv[k].end[s];
+
+	while (!e->done && e->sent < sp->bytes && w->now >= e->next_send_ns) {
+		uint64_t len = sp->bytes - e->sent;
+		ssize_t n;
+
+		if (s == 0 && cp->idle_ns && e->sent < cp->idle_at && e->sent + len > cp->idle_at)
+			len = cp->idle_at - e->sent;
+		if (len > sp->chunk)
+			len = sp->chunk;
+		for (uint64_t i = 0; i < len; i++)
+			buf[i] = pattern(k, s, e->sent + i);
+		n = us_send(e->fd, buf, (size_t)len, 0);
+		if (n < 0) {
+			end_error(w, k, s, errno);
+			return;
+		}
+		e->sent += (uint64_t)n;
+		w->progress = true;
+		if (s == 0 && cp->idle_ns && e->sent == cp->idle_at)
+			e->next_send_ns = w->now + cp->idle_ns; /* keepalive's turn */
+		else if (sp->gap_ns)
+			e->next_send_ns = w->now + sp->gap_ns;
+		if ((uint64_t)n < len)
+			return;
+	}
+}
+
+/* Read */
+
+static bool reading_paused(const struct sim_world *w, const struct sim_side_plan *sp,
+			   const struct sim_end *e)
+{
+	uint64_t from = e->born_ns + sp->stall_at_ns;
+
+	if (sp->read == SIM_READ_STALL && w->now >= from && w->now < from + sp->stall_ns)
+		return true;
+	return sp->read == SIM_READ_SLOW && w->now < e->next_read_ns;
+}
+
+static void end_read(struct sim_world *w, unsigned k, unsigned s)
+{
+	const struct sim_side_plan *sp = &w->plan.conv[k].side[s];
+	const struct sim_side_plan *other = &w->plan.conv[k].side[!s];
+	struct sim_end *e = &w->conv[k].end[s];
+	unsigned calls = sp->read == SIM_READ_SLOW ? 1 : READS_PER_STEP;
+
+	for (unsigned c = 0; c < calls && !e->done && !e->eof && !reading_paused(w, sp, e); c++) {
+		size_t want = sp->read == SIM_READ_SLOW ? sp->read_max : READ_BUF;
+		ssize_t n = us_recv(e->fd, buf, want, 0);
+
+		if (n < 0) {
+			end_error(w, k, s, errno);
+			return;
+		}
+		if (sp->read == SIM_READ_SLOW)
+			e->next_read_ns = w->now + sp->read_every_ns;
+		w->progress = true;
+		if (n == 0) {
+			e->eof = true;
+			return;
+		}
+		if (e->rcvd + (uint64_t)n > other->bytes)
+			sim_fail(w, "conv %u %s: %lu bytes read, the stream has %lu", k,
+				 s ? "server" : "client", (unsigned long)(e->rcvd + (uint64_t)n),
+				 (unsigned long)other->bytes);
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != pattern(k, !s, e->rcvd + (uint64_t)i))
+				sim_fail(w, "conv %u %s: byte %lu is %#x, sent %#x", k,
+					 s ? "server" : "client", (unsigned long)(e->rcvd + (uint64_t)i),
+					 buf[i], pattern(k, !s, e->rcvd + (uint64_t)i));
+		e->rcvd += (uint64_t)n;
+		w->n.bytes += (uint64_t)n;
+	}
+}
+
+/* Ends */
+
+static void end_abort(struct sim_world *w, unsigned k, unsigned s)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sim_end *e = &w->conv[k].end[s];
+
+	if (us_setsockopt(e->fd, US_SOL_SOCKET, US_SO_LINGER, &lg, sizeof(lg)) != 0)
+		sim_fail(w, "SO_LINGER: %s", strerror(errno));
+	w->conv[k].aborted = true;
+	end_close(w, e);
+}
+
+/* What ends this end, once its stream is out: the plan's way for the
+ * client, "the client's stream read to its end and ours sent" for the
+ * server. */
+static void end_finish(struct sim_world *w, unsigned k, unsigned s)
+{
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	struct sim_end *e = &w->conv[k].end[s];
+	bool all_out = e->sent == cp->side[s].bytes;
+	bool all_in = e->rcvd == cp->side[!s].bytes;
+
+	if (e->done)
+		return;
+	if (cp->end == SIM_END_ABORT && cp->abort_side == s && e->rcvd >= cp->abort_after) {
+		end_abort(w, k, s);
+		return;
+	}
+	if (e->eof && !all_in && !w->conv[k].aborted && !e->lost)
+		sim_fail(w, "conv %u %s: end of stream after %lu of %lu bytes", k,
+			 s ? "server" : "client", (unsigned long)e->rcvd,
+			 (unsigned long)cp->side[!s].bytes);
+	if (s == 0 && cp->end == SIM_END_HALF && all_out && !e->shut) {
+		if (us_shutdown(e->fd, US_SHUT_WR) != 0) {
+			end_error(w, k, s, errno);
+			return;
+		}
+		e->shut = true;
+		w->progress = true;
+	}
+	if (!all_out)
+		return;
+	if ((s == 0 && cp->end != SIM_END_HALF && all_in) || (e->eof && all_in))
+		end_close(w, e);
+}
+
+static void end_migrate(struct sim_world *w, unsigned k)
+{
+	struct sim_end *e = &w->conv[k].end[1];
+
+	if (!w->plan.conv[k].migrate || e->moved || e->done ||
+	    w->now < e->born_ns + w->plan.conv[k].migrate_after_ns)
+		return;
+	if (us_migrate(e->fd, 1 - e->eng) != 0) {
+		if (errno == EBUSY)
+			return;
+		e->moved = true; /* not in a state that moves: stays */
+		return;
+	}
+	e->moved = e->moving = true;
+	e->fd = -1;
+	e->eng = 1 - e->eng;
+	w->n.migrations++;
+	w->progress = true;
+}
+
+static void end_step(struct sim_world *w, unsigned k, unsigned s)
+{
+	struct sim_end *e = &w->conv[k].end[s];
+
+	if (!e->open || e->done || e->moving)
+		return;
+	sim_bind(w, end_stack(&w->plan, k, s), e->eng);
+	end_send(w, k, s);
+	end_read(w, k, s);
+	end_finish(w, k, s);
+	if (s == 1 && !e->done)
+		end_migrate(w, k);
+}
+
+static void client_start(struct sim_world *w, unsigned k)
+{
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	struct sim_conv *c = &w->conv[k];
+	struct sim_end *e = &c->end[0];
+	struct sockaddr_in dst = addr_of(sim_ip(cp->srv), SIM_TCP_PORT), me;
+	socklen_t mlen = sizeof(me);
+	int one = 1, rc;
+
+	c->started = true;
+	w->n.convs++;
+	if (!w->st[cp->cli].up) { /* its stack is down: nobody to start it */
+		e->lost = true;
+		e->done = true;
+		return;
+	}
+	sim_bind(w, cp->cli, cp->cli_eng);
+	*e = (struct sim_end){ .fd = us_socket(AF_INET, SOCK_STREAM, 0), .eng = cp->cli_eng,
+			       .epoch = w->st[cp->cli].epoch, .open = true, .born_ns = w->now };
+	if (e->fd < 0)
+		sim_fail(w, "us_socket: %s", strerror(errno));
+	if (cp->side[0].nodelay)
+		us_setsockopt(e->fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	if (cp->side[0].keepalive || cp->idle_ns)
+		us_setsockopt(e->fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
+	if (cp->tfo && cp->side[0].bytes > 0) {
+		uint64_t len = cp->side[0].bytes < cp->side[0].chunk ? cp->side[0].bytes : cp->side[0].chunk;
+		ssize_t n;
+
+		for (uint64_t i = 0; i < len; i++)
+			buf[i] = pattern(k, 0, i);
+		n = us_sendto(e->fd, buf, (size_t)len, US_MSG_FASTOPEN, (struct sockaddr *)&dst,
+			      sizeof(dst));
+		rc = n < 0 ? -1 : 0;
+		if (n > 0)
+			e->sent = (uint64_t)n;
+		w->n.tfo++;
+	} else {
+		rc = us_connect(e->fd, (struct sockaddr *)&dst, sizeof(dst));
+	}
+	if (rc != 0 && errno != EINPROGRESS) {
+		end_error(w, k, 0, errno);
+		return;
+	}
+	if (us_getsockname(e->fd, (struct sockaddr *)&me, &mlen) != 0)
+		sim_fail(w, "us_getsockname: %s", strerror(errno));
+	c->cport = ntohs(me.sin_port);
+	w->progress = true;
+}
+
+/* The conversation an accepted connection belongs to: the latest one from
+ * that client port not yet accepted (or moving here); -1 if none. */
+static int conv_of(struct sim_world *w, unsigned stack, uint32_t ip, uint16_t port, bool *dup)
+{
+	int found = -1;
+
+	*dup = false;
+	for (unsigned k = 0; k < w->plan.nconvs; k++) {
+		const struct sim_conv *c = &w->conv[k];
+		const struct sim_conv_plan *cp = &w->plan.conv[k];
+
+		if (cp->off || !c->started || cp->srv != stack || sim_ip(cp->cli) != ip ||
+		    c->cport != port)
+			continue;
+		if (!c->end[1].open || c->end[1].moving)
+			found = (int)k;
+		else
+			*dup = true;
+	}
+	if (found >= 0)
+		*dup = false;
+	return found;
+}
+
+static void server_accept(struct sim_world *w, unsigned i, unsigned g)
+{
+	struct sim_eng *eng = &w->st[i].eng[g];
+	struct sockaddr_in peer;
+	socklen_t plen = sizeof(peer);
+	bool dup;
+	int fd, k;
+
+	if (eng->lfd < 0)
+		return;
+	sim_bind(w, i, g);
+	while ((fd = us_accept(eng->lfd, (struct sockaddr *)&peer, &plen)) >= 0) {
+		struct sim_end *e;
+
+		w->progress = true;
+		k = conv_of(w, i, ntohl(peer.sin_addr.s_addr), ntohs(peer.sin_port), &dup);
+		if (k < 0 && dup) { /* a replayed SYN (Fast Open data again): not ours */
+			us_close(fd);
+			continue;
+		}
+		if (k < 0)
+			sim_fail(w, "stack %u accepted %#x:%u, which no application opened", i,
+				 ntohl(peer.sin_addr.s_addr), ntohs(peer.sin_port));
+		e = &w->conv[k].end[1];
+		if (e->moving) {
+			if (e->eng != g)
+				sim_fail(w, "conv %d moved to engine %u, arrived on %u", k, e->eng, g);
+			e->fd = fd;
+			e->moving = false;
+			continue;
+		}
+		*e = (struct sim_end){ .fd = fd, .eng = g, .epoch = w->st[i].epoch, .open = true,
+				       .born_ns = w->now };
+		if (w->plan.conv[k].side[1].nodelay) {
+			int one = 1;
+
+			us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+		}
+		if (w->plan.conv[k].side[1].keepalive || w->plan.conv[k].idle_ns) {
+			int one = 1;
+
+			us_setsockopt(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
+		}
+		plen = sizeof(peer);
+	}
+	if (errno != EAGAIN)
+		sim_fail(w, "us_accept: %s", strerror(errno));
+}
+
+/* UDP */
+
+static uint32_t udp_size(const struct sim_udp_plan *u, unsigned k, unsigned seq)
+{
+	uint32_t h = (k * 2654435761u) ^ (seq * 40503u);
+
+	return 3 + h % (u->size_max > 3 ? u->size_max - 2 : 1);
+}
+
+static uint8_t udp_byte(unsigned k, unsigned seq, uint32_t off)
+{
+	return (uint8_t)(off * 13 + seq * 7 + k * 101);
+}
+
+static void udp_send(struct sim_world *w, unsigned k)
+{
+	const struct sim_udp_plan *u = &w->plan.udp[k];
+	struct sim_udp *x = &w->udp[k];
+	struct sockaddr_in dst = addr_of(sim_ip(u->dst), SIM_UDP_PORT);
+
+	if (x->next_ns == 0)
+		x->next_ns = w->t0 + u->start_ns;
+	while (x->sent < u->count && w->now >= x->next_ns) {
+		uint32_t len = udp_size(u, k, x->sent);
+
+		buf[0] = (uint8_t)k;
+		buf[1] = (uint8_t)(x->sent >> 8);
+		buf[2] = (uint8_t)x->sent;
+		for (uint32_t o = 3; o < len; o++)
+			buf[o] = udp_byte(k, x->sent, o);
+		if (w->st[u->src].up) {
+			sim_bind(w, u->src, 0);
+			us_sendto(w->st[u->src].eng[0].ufd, buf, len, 0, (struct sockaddr *)&dst,
+				  sizeof(dst)); /* may fail (ARP queue full): a lost datagram */
+		}
+		x->sent++;
+		x->next_ns = w->now + u->gap_ns;
+		w->n.udp_sent++;
+		w->progress = true;
+	}
+}
+
+static void udp_check(struct sim_world *w, unsigned i, uint32_t from, ssize_t n)
+{
+	unsigned k = buf[0], seq = (unsigned)buf[1] << 8 | buf[2];
+	const struct sim_udp_plan *u = &w->plan.udp[k];
+
+	if (n < 3 || k >= w->plan.nudp || u->off || u->dst != i || sim_ip(u->src) != from ||
+	    (uint32_t)n != udp_size(u, k, seq))
+		sim_fail(w, "stack %u: a datagram of %zd bytes from %#x that nobody sent", i, n, from);
+	for (uint32_t o = 3; o < (uint32_t)n; o++)
+		if (buf[o] != udp_byte(k, seq, o))
+			sim_fail(w, "udp %u datagram %u: byte %u corrupt", k, seq, o);
+	w->udp[k].rcvd++;
+	w->n.udp_rcvd++;
+}
+
+static void udp_receive(struct sim_world *w, unsigned i)
+{
+	struct sockaddr_in from;
+	socklen_t flen = sizeof(from);
+	ssize_t n;
+
+	if (w->st[i].eng[0].ufd < 0)
+		return;
+	sim_bind(w, i, 0);
+	while ((n = us_recvfrom(w->st[i].eng[0].ufd, buf, READ_BUF, 0, (struct sockaddr *)&from,
+				&flen)) >= 0) {
+		udp_check(w, i, ntohl(from.sin_addr.s_addr), n);
+		w->progress = true;
+		flen = sizeof(from);
+	}
+}
+
+/* The world's calls */
+
+void sim_apps_start(struct sim_world *w)
+{
+	for (unsigned k = 0; k < SIM_CONVS_MAX; k++)
+		w->conv[k].end[0].fd = w->conv[k].end[1].fd = -1;
+}
+
+void sim_apps_stack_up(struct sim_world *w, unsigned i)
+{
+	struct sockaddr_in any = addr_of(0, SIM_TCP_PORT), uany = addr_of(0, SIM_UDP_PORT);
+
+	for (unsigned g = 0; g < w->plan.stack[i].engines; g++) {
+		struct sim_eng *eng = &w->st[i].eng[g];
+
+		sim_bind(w, i, g);
+		eng->lfd = us_socket(AF_INET, SOCK_STREAM, 0);
+		if (eng->lfd < 0 || us_bind(eng->lfd, (struct sockaddr *)&any, sizeof(any)) != 0 ||
+		    us_listen(eng->lfd, (int)w->plan.stack[i].tcp.backlog) != 0)
+			sim_fail(w, "stack %u engine %u: listen: %s", i, g, strerror(errno));
+		eng->ufd = -1;
+		if (g == 0 && ((eng->ufd = us_socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+			       us_bind(eng->ufd, (struct sockaddr *)&uany, sizeof(uany)) != 0))
+			sim_fail(w, "stack %u: udp: %s", i, strerror(errno));
+	}
+}
+
+void sim_apps_stack_down(struct sim_world *w, unsigned i)
+{
+	for (unsigned k = 0; k < w->plan.nconvs; k++)
+		for (unsigned s = 0; s < 2; s++) {
+			struct sim_end *e = &w->conv[k].end[s];
+
+			if (w->plan.conv[k].off || end_stack(&w->plan, k, s) != i || !e->open || e->done)
+				continue;
+			e->lost = true;
+			e->done = true;
+			e->fd = -1;
+		}
+	for (unsigned g = 0; g < w->plan.stack[i].engines; g++)
+		w->st[i].eng[g].lfd = w->st[i].eng[g].ufd = -1;
+}
+
+static void conv_update(struct sim_world *w, unsigned k)
+{
+	struct sim_conv *c = &w->conv[k];
+
+	if (c->done || !c->started)
+		return;
+	/* A server end that never opened: its client is done, and what may
+	 * still be queued for accept belongs to no one waiting. */
+	if (c->end[0].done && (c->end[1].done || !c->end[1].open)) {
+		c->done = true;
+		c->done_ns = w->now;
+		if (w->verbose)
+			fprintf(stderr, "  conv %u done at %.6fs: client %lu/%lu bytes in, server %lu/%lu\n",
+				k, (w->now - w->t0) / 1e9, (unsigned long)c->end[0].rcvd,
+				(unsigned long)w->plan.conv[k].side[1].bytes, (unsigned long)c->end[1].rcvd,
+				(unsigned long)w->plan.conv[k].side[0].bytes);
+	}
+}
+
+void sim_apps_step(struct sim_world *w)
+{
+	for (unsigned k = 0; k < w->plan.nconvs; k++) {
+		if (w->plan.conv[k].off)
+			continue;
+		if (!w->conv[k].started && w->now >= w->t0 + w->plan.conv[k].start_ns)
+			client_start(w, k);
+		end_step(w, k, 0);
+	}
+	for (unsigned i = 0; i < w->plan.nstacks; i++)
+		for (unsigned g = 0; w->st[i].up && g < w->plan.stack[i].engines; g++)
+			server_accept(w, i, g);
+	for (unsigned k = 0; k < w->plan.nconvs; k++)
+		if (!w->plan.conv[k].off) {
+			end_step(w, k, 1);
+			conv_update(w, k);
+		}
+	for (unsigned k = 0; k < w->plan.nudp; k++)
+		if (!w->plan.udp[k].off)
+			udp_send(w, k);
+	for (unsigned i = 0; i < w->plan.nstacks; i++)
+		if (w->st[i].up)
+			udp_receive(w, i);
+}
+
+static void next_min(uint64_t *next, uint64_t t, uint64_t now)
+{
+	if (t > now && t < *next)
+		*next = t;
+}
+
+uint64_t sim_apps_next(const struct sim_world *w)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned k = 0; k < w->plan.nconvs; k++) {
+		const struct sim_conv *c = &w->conv[k];
+		const struct sim_conv_plan *cp = &w->plan.conv[k];
+
+		if (cp->off)
+			continue;
+		if (!c->started)
+			next_min(&next, w->t0 + cp->start_ns, w->now);
+		for (unsigned s = 0; s < 2; s++) {
+			const struct sim_end *e = &c->end[s];
+			const struct sim_side_plan *sp = &cp->side[s];
+
+			if (!e->open || e->done)
+				continue;
+			next_min(&next, e->next_send_ns, w->now);
+			next_min(&next, e->next_read_ns, w->now);
+			if (sp->read == SIM_READ_STALL)
+				next_min(&next, e->born_ns + sp->stall_at_ns + sp->stall_ns, w->now);
+			if (s == 1 && cp->migrate && !e->moved)
+				next_min(&next, e->born_ns + cp->migrate_after_ns, w->now);
+		}
+	}
+	for (unsigned k = 0; k < w->plan.nudp; k++) {
+		const struct sim_udp *x = &w->udp[k];
+
+		if (!w->plan.udp[k].off && x->sent < w->plan.udp[k].count)
+			next_min(&next, x->next_ns ? x->next_ns : w->t0 + w->plan.udp[k].start_ns, w->now);
+	}
+	return next;
+}
+
+bool sim_apps_done(const struct sim_world *w)
+{
+	for (unsigned k = 0; k < w->plan.nconvs; k++) {
+		const struct sim_conv *c = &w->conv[k];
+
+		if (w->plan.conv[k].off)
+			continue;
+		if (!c->done || (c->end[1].open && !c->end[1].done))
+			return false;
+	}
+	for (unsigned k = 0; k < w->plan.nudp; k++)
+		if (!w->plan.udp[k].off && w->udp[k].sent < w->plan.udp[k].count)
+			return false;
+	return true;
+}
+
+/* A fault that touched conversation k while it lived: a restart of either
+ * stack, or a partition or loss burst on the path between them. */
+static bool fault_explains(const struct sim_world *w, unsigned k)
+{
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	uint64_t from = w->t0 + cp->start_ns, to = w->conv[k].done_ns;
+
+	if (w->conv[k].end[0].lost || w->conv[k].end[1].lost)
+		return true;
+	for (unsigned f = 0; f < w->plan.nfaults; f++) {
+		const struct sim_fault_plan *x = &w->plan.fault[f];
+		uint64_t a = w->t0 + x->at_ns, b = a + x->dur_ns;
+		bool path = (x->a == cp->cli && x->b == cp->srv) || (x->a == cp->srv && x->b == cp->cli);
+
+		if (x->off || b < from || a > to)
+			continue;
+		if (x->kind == SIM_F_RESTART && (x->a == cp->cli || x->a == cp->srv))
+			return true;
+		if ((x->kind == SIM_F_PARTITION || x->kind == SIM_F_LOSS) && path)
+			return true;
+	}
+	return false;
+}
+
+void sim_apps_finish(struct sim_world *w)
+{
+	for (unsigned k = 0; k < w->plan.nconvs; k++) {
+		const struct sim_conv *c = &w->conv[k];
+		const struct sim_conv_plan *cp = &w->plan.conv[k];
+		bool err = c->end[0].err || c->end[1].err || c->end[0].lost || c->end[1].lost;
+
+		if (cp->off)
+			continue;
+		if (c->aborted) {
+			w->n.convs_aborted++;
+			continue;
+		}
+		if (err) {
+			if (!fault_explains(w, k))
+				sim_fail(w, "conv %u: client %s, server %s, and no fault explains it", k,
+					 c->end[0].err ? strerror(c->end[0].err) : "ok",
+					 c->end[1].err ? strerror(c->end[1].err) : "ok");
+			w->n.convs_err++;
+			continue;
+		}
+		if (c->end[0].rcvd != cp->side[1].bytes || c->end[1].rcvd != cp->side[0].bytes)
+			sim_fail(w, "conv %u: %lu of %lu and %lu of %lu bytes delivered", k,
+				 (unsigned long)c->end[1].rcvd, (unsigned long)cp->side[0].bytes,
+				 (unsigned long)c->end[0].rcvd, (unsigned long)cp->side[1].bytes);
+		w->n.convs_ok++;
+	}
+}

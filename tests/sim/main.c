@@ -1,0 +1,316 @@
+/* tests/sim/main.c: us-sim, the driver of the deterministic simulation.
+ *
+ *   us-sim --seed S [--count N]       worlds S, S+1, ... S+N-1
+ *   us-sim --seeds FILE               the seeds listed (CI: tests/sim/seeds.txt)
+ *   us-sim --replay ...               each world twice: the digests must match
+ *   us-sim --secs T --jobs J          random seeds for T seconds on J processes
+ *   us-sim --shrink --seed S          cut a failing world down, print its command
+ *   cuts: --cut-stacks M --cut-convs M --cut-udp M --cut-faults M (bit masks),
+ *         --max-events E, --no-impair;   --plan prints the world, -v its errors
+ *
+ * Exit 0 when every world passed, 1 on a failure (its line says the seed
+ * and the event; the command that replays it follows), 2 on usage errors.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "tcp/tcb.h"
+#include "tcp/tcp.h"
+#include "tests/common/test_eal.h"
+#include "tests/sim/sim_main.h"
+
+#define SIM_MBUFS 65535u /* the whole world's memory, shared by its stacks */
+
+struct opts {
+	uint64_t seed;
+	uint64_t count;
+	const char *seeds_file;
+	bool replay, shrink, plan, verbose, quiet;
+	double secs;
+	unsigned jobs;
+	struct sim_cut cut;
+};
+
+static struct rte_mempool *pool;
+static struct sim_world world; /* large: static */
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sim_eal_start(void)
+{
+	static char prefix_arg[96];
+	char prefix[64];
+
+	test_eal_prefix(prefix, sizeof(prefix), "sim");
+	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", prefix);
+	char *argv[] = { "us-sim", "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
+			 "--log-level=error", prefix_arg };
+	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0) {
+		fprintf(stderr, "us-sim: rte_eal_init failed\n");
+		exit(2);
+	}
+	atexit(test_eal_remove_runtime_dir);
+	pool = rte_pktmbuf_pool_create("sim", SIM_MBUFS, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	if (pool == NULL) {
+		fprintf(stderr, "us-sim: mbuf pool: %s\n", rte_strerror(rte_errno));
+		exit(2);
+	}
+}
+
+/* The command line that replays a world with its cut. */
+void sim_print_command(FILE *f, uint64_t seed, const struct sim_cut *c)
+{
+	fprintf(f, "us-sim --seed %" PRIu64, seed);
+	if (c->stacks)
+		fprintf(f, " --cut-stacks %#x", c->stacks);
+	if (c->convs)
+		fprintf(f, " --cut-convs %#x", c->convs);
+	if (c->udp)
+		fprintf(f, " --cut-udp %#x", c->udp);
+	if (c->faults)
+		fprintf(f, " --cut-faults %#x", c->faults);
+	if (c->no_impair)
+		fprintf(f, " --no-impair");
+	if (c->max_events)
+		fprintf(f, " --max-events %" PRIu64, c->max_events);
+	fprintf(f, "\n");
+}
+
+/* Coverage over many worlds */
+
+void sim_counts_add(struct sim_counts *t, const struct sim_counts *n)
+{
+#define SIM_X_ADD(name, desc) t->name += n->name;
+	SIM_COUNTS(SIM_X_ADD)
+#undef SIM_X_ADD
+	for (unsigned c = 0; c < SIM_CTRS; c++)
+		t->ctr[c] += n->ctr[c];
+	for (unsigned a = 0; a < TCP_REC_ALG_COUNT; a++)
+		t->rec_episodes[a] += n->rec_episodes[a];
+	t->states_seen |= n->states_seen;
+	t->trans_seen[0] |= n->trans_seen[0];
+	t->trans_seen[1] |= n->trans_seen[1];
+}
+
+void sim_print_summary(FILE *f, uint64_t worlds, const struct sim_counts *t, double secs)
+{
+	unsigned nstates = 0, ntrans = 0;
+
+	fprintf(f, "worlds %" PRIu64 ", simulated %.2f h, wall %.1f s, %.0f simulated s per wall s\n",
+		worlds, t->sim_ns / 3.6e12, secs, secs > 0 ? t->sim_ns / 1e9 / secs : 0);
+#define SIM_X_PRINT(name, desc) fprintf(f, "  %-24s %14" PRIu64 "  # %s\n", #name, t->name, desc);
+	SIM_COUNTS(SIM_X_PRINT)
+#undef SIM_X_PRINT
+	fprintf(f, "  TCP states reached:");
+	for (unsigned s = 0; s < TCP_STATE_COUNT; s++)
+		if (t->states_seen >> s & 1) {
+			fprintf(f, " %s", tcp_state_str((uint8_t)s));
+			nstates++;
+		}
+	fprintf(f, " (%u)\n  transitions seen (%%s -> %%s):", nstates);
+	for (unsigned a = 0; a < TCP_STATE_COUNT; a++)
+		for (unsigned b = 0; b < TCP_STATE_COUNT; b++) {
+			unsigned bit = a * TCP_STATE_COUNT + b;
+
+			if (t->trans_seen[bit / 64] >> (bit % 64) & 1) {
+				fprintf(f, "%s%s>%s", ntrans % 6 ? " " : "\n    ", tcp_state_str((uint8_t)a),
+					tcp_state_str((uint8_t)b));
+				ntrans++;
+			}
+		}
+	fprintf(f, "\n  (%u transitions)\n  recovery episodes by variant:", ntrans);
+	for (unsigned a = 0; a < TCP_REC_ALG_COUNT; a++)
+		fprintf(f, " %s %" PRIu64, tcp_rec_alg_name((enum tcp_rec_alg)a), t->rec_episodes[a]);
+	fprintf(f, "\n  stack counters summed:\n");
+	for (unsigned c = 0; c < SIM_CTRS; c++)
+		fprintf(f, "    %-30s %" PRIu64 "\n", sim_ctr_names[c], t->ctr[c]);
+}
+
+/* One world; its result in world. */
+int sim_run_one(uint64_t seed, const struct sim_cut *cut, bool verbose, bool print_plan)
+{
+	struct sim_plan plan;
+	int rc;
+
+	sim_plan_draw(&plan, seed);
+	if (print_plan) {
+		struct sim_plan shown = plan;
+
+		sim_plan_cut(&shown, cut);
+		printf("seed %" PRIu64 ":\n", seed);
+		sim_plan_print(&shown, stdout);
+	}
+	world.verbose = verbose;
+	rc = sim_world_run(&world, &plan, cut, pool);
+	return rc;
+}
+
+struct sim_world *sim_last_world(void)
+{
+	return &world;
+}
+
+static int read_seeds(const char *path, uint64_t **out, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t cap = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "us-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	*n = 0;
+	*out = NULL;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *end;
+		unsigned long long v = strtoull(line, &end, 0);
+
+		if (end == line || line[0] == '#')
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			*out = realloc(*out, cap * sizeof(**out));
+			if (*out == NULL)
+				abort();
+		}
+		(*out)[(*n)++] = v;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The worlds of a list: each once (twice with --replay). */
+static int run_list(const struct opts *o, const uint64_t *seeds, size_t n)
+{
+	struct sim_counts total = {0};
+	double t0 = wall();
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t digest;
+
+		if (sim_run_one(seeds[i], &o->cut, o->verbose, o->plan) != 0) {
+			printf("FAIL %s\n  replay: ", world.fail);
+			sim_print_command(stdout, seeds[i], &o->cut);
+			printf("  shrink: us-sim --shrink --seed %" PRIu64 "\n", seeds[i]);
+			return 1;
+		}
+		sim_counts_add(&total, &world.n);
+		digest = world.digest;
+		if (o->verbose || o->plan)
+			printf("seed %" PRIu64 ": pass, %" PRIu64 " events, %.1f s simulated, digest %016" PRIx64 "\n",
+			       seeds[i], world.n.events, world.n.sim_ns / 1e9, digest);
+		if (o->replay) {
+			if (sim_run_one(seeds[i], &o->cut, false, false) != 0) {
+				printf("FAIL replay of seed %" PRIu64 " failed where the first run passed: %s\n",
+				       seeds[i], world.fail);
+				return 1;
+			}
+			if (world.digest != digest) {
+				printf("FAIL seed %" PRIu64 ": replay digest %016" PRIx64 " differs from %016" PRIx64 "\n",
+				       seeds[i], world.digest, digest);
+				return 1;
+			}
+		}
+	}
+	if (!o->quiet)
+		sim_print_summary(stdout, n, &total, wall() - t0);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: us-sim (--seed S [--count N] | --seeds FILE | --secs T [--jobs J] [--seed S]) "
+			"[--replay] [--shrink] [--plan] [-v] [-q]\n"
+			"       [--cut-stacks M] [--cut-convs M] [--cut-udp M] [--cut-faults M] [--max-events E] [--no-impair]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "seed", 1, NULL, 's' }, { "count", 1, NULL, 'n' }, { "seeds", 1, NULL, 'f' },
+		{ "replay", 0, NULL, 'r' }, { "shrink", 0, NULL, 'k' }, { "plan", 0, NULL, 'p' },
+		{ "secs", 1, NULL, 't' }, { "jobs", 1, NULL, 'j' }, { "cut-stacks", 1, NULL, 'S' },
+		{ "cut-convs", 1, NULL, 'C' }, { "cut-udp", 1, NULL, 'U' },
+		{ "cut-faults", 1, NULL, 'F' }, { "max-events", 1, NULL, 'E' },
+		{ "no-impair", 0, NULL, 'I' }, { "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct opts){ .count = 1, .jobs = 1, .seed = UINT64_MAX };
+	while ((c = getopt_long(argc, argv, "vq", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': o->seed = strtoull(optarg, NULL, 0); break;
+		case 'n': o->count = strtoull(optarg, NULL, 0); break;
+		case 'f': o->seeds_file = optarg; break;
+		case 'r': o->replay = true; break;
+		case 'k': o->shrink = true; break;
+		case 'p': o->plan = true; break;
+		case 't': o->secs = atof(optarg); break;
+		case 'j': o->jobs = (unsigned)atoi(optarg); break;
+		case 'S': o->cut.stacks = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'C': o->cut.convs = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'U': o->cut.udp = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'F': o->cut.faults = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'E': o->cut.max_events = strtoull(optarg, NULL, 0); break;
+		case 'I': o->cut.no_impair = true; break;
+		case 'v': o->verbose = true; break;
+		case 'q': o->quiet = true; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || (o->seed == UINT64_MAX && o->seeds_file == NULL && o->secs <= 0) ||
+	    o->jobs == 0 || (o->shrink && o->seed == UINT64_MAX))
+		usage();
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	uint64_t *seeds;
+	size_t n;
+	int rc;
+
+	parse(argc, argv, &o);
+	if (o.secs > 0)
+		return sim_long_run(argv[0], o.seed, o.secs, o.jobs);
+	if (o.shrink)
+		return sim_shrink(argv[0], o.seed, &o.cut);
+	sim_eal_start();
+	if (o.seeds_file != NULL) {
+		if (read_seeds(o.seeds_file, &seeds, &n) != 0)
+			return 2;
+	} else {
+		n = o.count;
+		seeds = calloc(n, sizeof(*seeds));
+		if (seeds == NULL)
+			return 2;
+		for (size_t i = 0; i < n; i++)
+			seeds[i] = o.seed + i;
+	}
+	rc = run_list(&o, seeds, n);
+	free(seeds);
+	return rc;
+}

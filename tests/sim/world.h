@@ -1,0 +1,230 @@
+/* tests/sim/world.h: a world of 2-6 stacks in one process, in virtual time.
+ *
+ * Each stack has 1-2 engines over fake ports (stack/engine/engine.h), its own
+ * descriptor tables, and (with 2 engines) the hand-off rings and a software
+ * NIC that sorts frames into queues.  The stacks share one Ethernet segment:
+ * a switch forwards each frame by destination MAC (broadcasts to all) into
+ * the link from its stack to the destination, a seeded emulator
+ * (nic/impair.h) per direction, plus the faults of the plan (a partition,
+ * a burst of loss, a path MTU with ICMP "fragmentation needed" from a router,
+ * a stack that restarts with all state gone).
+ *
+ * Time: the clock jumps to the next event (a link's next departure, an
+ * engine's next timer, an application's next action, a fault), so a world of
+ * keepalive idles and 60 s TIME-WAITs runs in milliseconds.  At one instant
+ * the world polls every engine and runs every application until nothing
+ * moves; each such round is an event, numbered for failure reports.
+ *
+ * Determinism: the plan comes from the seed; the stacks' random source
+ * (stack/base/rand.h) is seeded from it too; nothing reads a real clock.  A
+ * digest of every frame sent (time, stack, engine, bytes) proves a replay is
+ * bit for bit.
+ */
+#ifndef US_SIM_WORLD_H
+#define US_SIM_WORLD_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ether.h>
+
+#include "config/config.h"
+#include "nic/rss.h"
+#include "nic/steer_model.h"
+#include "stack/engine/engine.h"
+#include "tests/sim/plan.h"
+#include "tests/sim/rng.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+struct us_handoff;
+struct us_sock_table;
+struct nic_impair;
+
+/* Types */
+
+#define SIM_RXQ 8192u
+
+struct sim_rxq {
+	struct rte_mbuf *m[SIM_RXQ];
+	unsigned head, n;
+};
+
+struct sim_stack;
+
+struct sim_eng {
+	struct sim_stack *st;
+	unsigned k;                /* engine index in its stack */
+	unsigned slot;             /* descriptor table slot */
+	struct us_port_ops ops;
+	struct us_engine *e;
+	struct us_sock_table *tab;
+	struct sim_rxq rx;
+	int lfd;                   /* the TCP listener */
+	int ufd;                   /* UDP (engine 0 only, else -1) */
+	unsigned timers0;          /* armed timers after start: the baseline */
+};
+
+struct sim_stack {
+	struct sim_world *w;
+	unsigned i;
+	bool up;
+	unsigned epoch;            /* restarts so far */
+	uint32_t ip;
+	struct rte_ether_addr mac;
+	struct us_config cfg;
+	struct us_rss sym;         /* the engines' owner rule */
+	struct us_rss nic_rss;     /* the NIC's (may disagree: hand-off) */
+	struct us_steer_model nic;
+	struct us_handoff *ho;
+	struct sim_eng eng[SIM_ENGINES_MAX];
+};
+
+/* One end of a conversation, as its application sees it. */
+struct sim_end {
+	int fd;                    /* -1: none (not yet, closed, moving) */
+	unsigned eng;
+	unsigned epoch;            /* its stack's epoch when it was opened */
+	bool open, done;
+	bool connected;
+	uint64_t sent, rcvd;
+	bool eof, shut;
+	int err;                   /* errno of the failure reported, 0 none */
+	bool lost;                 /* its stack restarted under it */
+	uint64_t born_ns;
+	uint64_t next_send_ns, next_read_ns;
+	bool moving;               /* us_migrate done, not yet accepted again */
+	bool moved;
+};
+
+struct sim_conv {
+	struct sim_end end[2];     /* [0] client, [1] server */
+	uint16_t cport;            /* the client's port, once known */
+	bool started, done, aborted;
+	uint64_t done_ns;
+};
+
+struct sim_udp {
+	unsigned sent, rcvd, bad;
+	uint64_t next_ns;
+};
+
+/* Coverage and counts of one world (summed over many by the driver). */
+#define SIM_COUNTS(X) \
+	X(events, "rounds of the world (polls of every engine at one instant)") \
+	X(frames, "frames sent by the stacks") \
+	X(sim_ns, "simulated time") \
+	X(drop_partition, "frames lost to a partition") \
+	X(drop_loss_fault, "frames lost to a loss burst") \
+	X(drop_mtu, "frames over a path MTU (ICMP sent back when DF)") \
+	X(drop_down, "frames to or from a stack that was down") \
+	X(drop_rxq, "frames dropped by a full NIC queue") \
+	X(drop_no_mbuf, "frames not copied onto the wire: mbuf pool empty") \
+	X(restarts, "stacks restarted") \
+	X(convs, "conversations") \
+	X(convs_ok, "conversations complete, every byte checked") \
+	X(convs_err, "conversations ended by an error the world explains") \
+	X(convs_aborted, "conversations reset by an application on purpose") \
+	X(tfo, "conversations opened with Fast Open") \
+	X(migrations, "server ends moved to the other engine") \
+	X(bytes, "bytes delivered and checked") \
+	X(udp_sent, "UDP datagrams sent") \
+	X(udp_rcvd, "UDP datagrams received and checked")
+
+/* Engine counters summed over a world's stacks (us_engine_counter names):
+ * the coverage report's timers fired and paths taken. */
+#define SIM_STACK_COUNTERS(X) \
+	X(tcp_rto_fired) X(tcp_fast_retransmits) X(tcp_recovery_episodes) \
+	X(tcp_partial_acks) X(tcp_rec_rescue) X(tcp_spurious_recoveries) X(tcp_dsack_rcvd) \
+	X(tcp_limited_transmits) X(tcp_delayed_acks) X(tcp_persist_probes) \
+	X(tcp_persist_timeouts) X(tcp_keepalive_probes) X(tcp_keepalive_timeouts) \
+	X(tcp_conns_timed_out) X(tcp_embryos_timed_out) X(tcp_sws_overrides) \
+	X(tcp_ooo_queued) X(tcp_drop_paws) X(tcp_challenge_acks) X(tcp_resets_sent) \
+	X(tcp_resets_rcvd) X(tcp_syncookies_sent) X(tcp_timewait_reused) \
+	X(tcp_icmp_frag_needed_applied) X(tcp_pmtu_resends) X(tcp_rcvbuf_grown) \
+	X(tcp_tx_gso_segs) X(tcp_rx_coalesced_segs) X(tcp_drop_rcvbuf_full) \
+	X(tcp_drop_no_mbuf) X(tcp_exit_resets) X(ip_frag_reassembled) X(ip_frag_timeout)
+
+enum sim_ctr {
+#define SIM_X_ENUM(name) SIM_C_##name,
+	SIM_STACK_COUNTERS(SIM_X_ENUM)
+#undef SIM_X_ENUM
+	SIM_CTRS
+};
+
+struct sim_counts {
+#define SIM_X_FIELD(name, desc) uint64_t name;
+	SIM_COUNTS(SIM_X_FIELD)
+#undef SIM_X_FIELD
+	uint64_t ctr[SIM_CTRS];
+	uint64_t rec_episodes[TCP_REC_ALG_COUNT]; /* recovery episodes by variant */
+	uint64_t states_seen;      /* bit per TCP state seen at some event */
+	uint64_t trans_seen[2]; /* bit per (from, to) transition */
+};
+
+struct sim_world {
+	struct sim_plan plan;
+	struct sim_cut cut;
+	struct rte_mempool *pool;
+	uint64_t now, t0;
+	uint64_t digest;
+	struct sim_counts n;
+	struct sim_stack st[SIM_STACKS_MAX];
+	struct nic_impair *link[SIM_STACKS_MAX][SIM_STACKS_MAX];
+	bool partitioned[SIM_STACKS_MAX][SIM_STACKS_MAX];
+	unsigned loss_pct[SIM_STACKS_MAX][SIM_STACKS_MAX];
+	uint16_t path_mtu[SIM_STACKS_MAX][SIM_STACKS_MAX]; /* 0: none */
+	bool fault_on[SIM_FAULTS_MAX], fault_over[SIM_FAULTS_MAX];
+	struct sim_rng rng;        /* the world's own draws while it runs */
+	struct sim_conv conv[SIM_CONVS_MAX];
+	struct sim_udp udp[SIM_UDP_MAX];
+	bool progress;             /* something moved in this round */
+	struct sim_check *check;   /* invariants' state (check.c) */
+	jmp_buf fail_jmp;
+	char fail[1024];
+	bool verbose;
+};
+
+/* Prototypes */
+
+/* Runs one world; 0 when every invariant held, else 1 with w->fail set
+ * ("seed S event E: what").  The counts and digest are in w either way.
+ * pool: every stack's mbufs (must be empty before and is after a pass). */
+int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct sim_cut *cut,
+		  struct rte_mempool *pool);
+/* Stops the world: records the failure and jumps out of sim_world_run. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void sim_fail(struct sim_world *w, const char *fmt, ...);
+
+/* world.c, for the applications */
+void sim_bind(struct sim_world *w, unsigned stack, unsigned eng);
+extern const char *const sim_ctr_names[SIM_CTRS];
+uint32_t sim_ip(unsigned stack);
+
+/* app.c */
+void sim_apps_start(struct sim_world *w);
+/* One pass over every application; sets w->progress when one moved. */
+void sim_apps_step(struct sim_world *w);
+/* Earliest time an application wants to act (UINT64_MAX: none). */
+uint64_t sim_apps_next(const struct sim_world *w);
+bool sim_apps_done(const struct sim_world *w);
+/* Stack i went down: its ends are lost. */
+void sim_apps_stack_down(struct sim_world *w, unsigned i);
+/* Stack i (re)started: its listeners and UDP socket. */
+void sim_apps_stack_up(struct sim_world *w, unsigned i);
+/* The end-of-world checks of every conversation. */
+void sim_apps_finish(struct sim_world *w);
+
+/* check.c */
+void sim_check_init(struct sim_world *w);
+void sim_check_free(struct sim_world *w);
+/* The cheap invariants over every TCB of every engine. */
+void sim_check_event(struct sim_world *w);
+/* Non-listener TCBs left in all stacks. */
+unsigned sim_check_tcbs(const struct sim_world *w);
+/* One line per TCB left (state, tuple, timers), for a stuck report. */
+void sim_check_print_tcbs(const struct sim_world *w, FILE *f);
+
+#endif
