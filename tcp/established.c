@@ -359,7 +359,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		return 0;
 	switch (c->state) {
 	case TCP_FIN_WAIT_1:
-		c->state = TCP_FIN_WAIT_2;
+		tcb_set_state(c, TCP_FIN_WAIT_2);
 		/* An orphan waits for the peer's FIN no longer than 2 MSL. */
 		if (c->app_closed)
 			tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
@@ -418,13 +418,13 @@ static void input_fin(struct tcp_conn *c)
 	switch (c->state) {
 	case TCP_SYN_RECEIVED:
 	case TCP_ESTABLISHED:
-		c->state = TCP_CLOSE_WAIT;
+		tcb_set_state(c, TCP_CLOSE_WAIT);
 		break;
 	case TCP_FIN_WAIT_1:
 		if (fin_acked(c))
 			tcp_enter_time_wait(c);
 		else
-			c->state = TCP_CLOSING;
+			tcb_set_state(c, TCP_CLOSING);
 		break;
 	case TCP_FIN_WAIT_2:
 		tcp_enter_time_wait(c);

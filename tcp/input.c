@@ -192,7 +192,6 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
 	tcp_table_insert(ts, c);
-	ts->nconns++;
 	return c;
 }
 
@@ -243,10 +242,8 @@ void tcp_handshake_done(struct tcp_conn *c, uint32_t ack)
 		c->rto_ms = RTE_MIN(TCP_SYN_FALLBACK_RTO_MS, c->ts->cfg.rto_max_ms);
 	c->snd_una = ack;
 	tcp_timer_stop(c, TCP_T_RTO);
-	c->state = TCP_ESTABLISHED;
 	/* A FIN queued before synchronization goes out now (RFC 9293 3.10.4). */
-	if (c->fin_queued)
-		c->state = TCP_FIN_WAIT_1;
+	tcb_set_state(c, c->fin_queued ? TCP_FIN_WAIT_1 : TCP_ESTABLISHED);
 	tcp_tfo_established(c); /* RFC 7413: data sent during the handshake */
 }
 
@@ -281,7 +278,7 @@ void tcp_input_syn_sent(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *
 		tcp_tfo_client_synack(c, seg); /* RFC 7413 4.1.3: cookie cache */
 	if (!ack) {
 		/* Simultaneous open: SYN-RECEIVED, SYN-ACK at the same ISS. */
-		c->state = TCP_SYN_RECEIVED;
+		tcb_set_state(c, TCP_SYN_RECEIVED);
 		tcp_send_syn(c);
 		tcp_rto_start(c, true);
 		goto drop;

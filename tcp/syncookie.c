@@ -236,7 +236,6 @@ static struct tcp_conn *cookie_conn(struct tcp_conn *l, const struct tcp_seg *se
 	c->snd_wl1 = seg->seq;
 	c->snd_wl2 = seg->ack;
 	tcp_table_insert(ts, c);
-	ts->nconns++;
 	ts->stats.passive_opens++;
 	c->ev |= TCP_EV_ACCEPT;
 	return c;

@@ -64,6 +64,8 @@ void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c)
 {
 	c->hash = tuple_hash(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
 	LIST_INSERT_HEAD(&ts->buckets[c->hash & (ts->nbuckets - 1)], c, hash_link);
+	ts->nconns++;
+	ts->nstate[c->state]++;
 	if (ts->env.conn_event != NULL)
 		ts->env.conn_event(ts->env.ctx, c->local_ip, c->local_port, c->remote_ip,
 				   c->remote_port, true);
@@ -74,6 +76,8 @@ void tcp_table_remove(struct tcp_conn *c)
 	const struct tcp_env *env = &c->ts->env;
 
 	LIST_REMOVE(c, hash_link);
+	c->ts->nconns--;
+	c->ts->nstate[c->state]--;
 	if (env->conn_event != NULL)
 		env->conn_event(env->ctx, c->local_ip, c->local_port, c->remote_ip,
 				c->remote_port, false);
@@ -98,6 +102,13 @@ struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, uint32_t lip, uint16_
 void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l)
 {
 	LIST_INSERT_HEAD(&ts->listeners[l->local_port % TCP_LISTEN_BUCKETS], l, hash_link);
+	ts->nstate[TCP_LISTEN]++;
+}
+
+void tcp_listener_remove(struct tcp_conn *l)
+{
+	LIST_REMOVE(l, hash_link);
+	l->ts->nstate[TCP_LISTEN]--;
 }
 
 /* Next free local port for (local_ip, *, rip, rport), round robin over the

@@ -148,7 +148,7 @@ void tcb_drop(struct tcp_conn *c)
 		return;
 	tcp_timer_stop_all(c);
 	if (c->state == TCP_LISTEN) {
-		LIST_REMOVE(c, hash_link);
+		tcp_listener_remove(c);
 	} else {
 		tcp_table_remove(c);
 		if (c->listener) {
@@ -157,7 +157,6 @@ void tcb_drop(struct tcp_conn *c)
 			c->listener->embryos--;
 			c->listener = NULL;
 		}
-		ts->nconns--;
 	}
 	/* Queued data is useless from here on: give the mbufs back now. */
 	tcp_mq_free(&c->sndq);

@@ -323,6 +323,9 @@ struct tcp_stack {
 	struct tcp_conn_list listeners[64];
 	struct tcp_conn_list dead;      /* closed, freed when depth returns to 0 */
 	unsigned nconns;                /* connection TCBs (listeners excluded) */
+	/* TCBs in the tables by state, listeners included (tcp.h
+	 * TCP_STATE_GAUGES): moved by table.c and tcb_set_state only. */
+	uint32_t nstate[TCP_STATE_COUNT];
 	unsigned depth;                 /* nesting of entry points */
 	uint16_t next_ephemeral;
 	uint8_t syncookie_key[16];      /* crypto_shorthash key (syncookie.c) */
@@ -376,7 +379,9 @@ void tcp_mq_free(struct tcp_mq *q);
 uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
 		 uint16_t rport);
 
-/* table.c */
+/* table.c.  A TCB is counted (nconns, nstate) from its insert to its
+ * remove: its state is set directly before the one, and after the other
+ * (tcb_drop's CLOSED); in between only through tcb_set_state. */
 int tcp_table_init(struct tcp_stack *ts);
 void tcp_table_fini(struct tcp_stack *ts);
 struct tcp_conn *tcp_table_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t lport,
@@ -385,6 +390,7 @@ void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c);
 void tcp_table_remove(struct tcp_conn *c);
 struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t port);
 void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l);
+void tcp_listener_remove(struct tcp_conn *l);
 int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port);
 
 /* options.c */
@@ -525,6 +531,15 @@ void tcp_handshake_done(struct tcp_conn *c, uint32_t ack);
 void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg);
 /* Frees queued send data below SND.UNA (RFC 7413: SYN data acknowledged). */
 void tcp_sndq_release_to_una(struct tcp_conn *c);
+
+/* Every state change of a TCB in its stack's tables: the state gauges
+ * move with it (tcp.h TCP_STATE_GAUGES). */
+static inline void tcb_set_state(struct tcp_conn *c, enum tcp_state s)
+{
+	c->ts->nstate[c->state]--;
+	c->ts->nstate[s]++;
+	c->state = s;
+}
 
 static inline uint64_t tcp_now(const struct tcp_conn *c)
 {

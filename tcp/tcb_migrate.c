@@ -3,15 +3,15 @@
  *
  * The parcel is the TCB itself, taken out of everything its stack keeps
  * about it: the 4-tuple table (whose conn_event hook takes the flow rule
- * away), the connection count and the wheel (its deadlines are kept as
- * they are; attach shifts them).  Nothing else of an ESTABLISHED or
- * CLOSE-WAIT TCB belongs to the stack: no listener (embryo lists end at
- * ESTABLISHED), no dead list, no Fast Open slot.  Its queues (send,
- * receive, out-of-order) travel with it: mbufs of the source engine's pool,
- * which is a ring_mp_mc mempool (rte_pktmbuf_pool_create's default), so the
- * target engine may free them on its own lcore; the source's TX path may
- * still hold indirect mbufs referencing the send queue, whose reference
- * counts are atomic.
+ * away; table.c moves the connection count and the state gauge with it)
+ * and the wheel (its deadlines are kept as they are; attach shifts them).
+ * Nothing else of an ESTABLISHED or CLOSE-WAIT TCB belongs to the stack:
+ * no listener (embryo lists end at ESTABLISHED), no dead list, no Fast
+ * Open slot.  Its queues (send, receive, out-of-order) travel with it:
+ * mbufs of the source engine's pool, which is a ring_mp_mc mempool
+ * (rte_pktmbuf_pool_create's default), so the target engine may free them
+ * on its own lcore; the source's TX path may still hold indirect mbufs
+ * referencing the send queue, whose reference counts are atomic.
  *
  * Time: every absolute time in the TCB is the source wheel's clock.  Attach
  * moves each one by (target now - source now at detach), so an RTO with
@@ -46,7 +46,6 @@ int tcp_migrate_detach(struct tcp_conn *c, struct tcp_parcel **out)
 	p->from_ns = tcp_now(c);
 	us_timer_cancel(ts->env.wheel, &c->timer);
 	tcp_table_remove(c);
-	ts->nconns--;
 	c->ts = NULL;
 	c->cb = (struct tcp_callbacks){ 0 };
 	c->ctx = NULL;
@@ -118,7 +117,6 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p, const struct 
 	c->ctx = ctx;
 	us_timer_init(&c->timer, c->timer.fn);
 	tcp_table_insert(ts, c);
-	ts->nconns++;
 	migrate_retime(c, p->from_ns, us_timer_now(ts->env.wheel));
 	free(p);
 	*out = c;

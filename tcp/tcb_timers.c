@@ -134,7 +134,7 @@ void tcp_ack_hold(struct tcp_conn *c)
 
 void tcp_enter_time_wait(struct tcp_conn *c)
 {
-	c->state = TCP_TIME_WAIT;
+	tcb_set_state(c, TCP_TIME_WAIT);
 	tcp_timer_stop(c, TCP_T_RTO);
 	tcp_timer_stop(c, TCP_T_PERSIST);
 	tcp_timer_stop(c, TCP_T_KEEPALIVE);

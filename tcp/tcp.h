@@ -196,6 +196,34 @@ struct tcp_stats {
 #undef TCP_X_FIELD
 };
 
+/* Gauges: the TCBs in each RFC 9293 3.3.2 state now.  tcp/ moves them
+ * where a TCB enters or leaves its stack's tables (tcp/table.c: creation,
+ * migration, every end) and where it changes state (tcb_set_state), so a
+ * read is a copy, not a walk; tcp_state_gauges_check recounts.  Listeners
+ * are counted under LISTEN only (tcp_conn_count leaves them out).  A
+ * SYN-cookie handshake has no TCB until its ACK; a Fast Open child accepted
+ * at its SYN stays under SYN-RECEIVED until the handshake's ACK.  CLOSED
+ * has no gauge: a TCB leaves the tables as it closes.
+ * X(name, STATE, description), STATE naming enum tcp_state (tcp/tcb.h);
+ * printed and looked up as "tcbs_<name>". */
+#define TCP_STATE_GAUGES(X) \
+	X(listen, LISTEN, "listeners now (gauge)") \
+	X(syn_sent, SYN_SENT, "TCBs in SYN-SENT now: awaiting the SYN-ACK (gauge)") \
+	X(syn_received, SYN_RECEIVED, "TCBs in SYN-RECEIVED now: embryos, Fast Open children (gauge)") \
+	X(established, ESTABLISHED, "TCBs in ESTABLISHED now (gauge)") \
+	X(fin_wait_1, FIN_WAIT_1, "TCBs in FIN-WAIT-1 now: our FIN not yet ACKed (gauge)") \
+	X(fin_wait_2, FIN_WAIT_2, "TCBs in FIN-WAIT-2 now: awaiting the peer's FIN (gauge)") \
+	X(close_wait, CLOSE_WAIT, "TCBs in CLOSE-WAIT now: the application not closed (gauge)") \
+	X(closing, CLOSING, "TCBs in CLOSING now: FINs crossed, ours not yet ACKed (gauge)") \
+	X(last_ack, LAST_ACK, "TCBs in LAST-ACK now: our FIN not yet ACKed (gauge)") \
+	X(time_wait, TIME_WAIT, "TCBs in TIME-WAIT now (gauge)")
+
+struct tcp_state_gauges {
+#define TCP_X_GAUGE_FIELD(name, state, desc) uint32_t name;
+	TCP_STATE_GAUGES(TCP_X_GAUGE_FIELD)
+#undef TCP_X_GAUGE_FIELD
+};
+
 /* A tcp_info-like snapshot of one connection. */
 struct tcp_conn_info {
 	uint8_t state;           /* enum tcp_state in tcp/tcb.h */
@@ -251,6 +279,13 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_h
 void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
 		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len);
 const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);
+/* The state gauges now (a copy of what tcp/ keeps: no walk). */
+void tcp_stack_state_gauges(const struct tcp_stack *ts, struct tcp_state_gauges *out);
+/* Recounts the TCBs of every state by walking the tables (engine core;
+ * one pass over the table) and compares with the gauges and tcp_conn_count:
+ * 0, or -EINVAL with the first difference written to why (when not NULL),
+ * e.g. "tcbs_fin_wait_1: gauge 2, table 1".  For tests and simulators. */
+int tcp_state_gauges_check(const struct tcp_stack *ts, char *why, size_t len);
 /* Live TCBs (every state, TIME_WAIT included): leak checks and stats.
  * Listeners are not counted (they are not connections). */
 unsigned tcp_conn_count(const struct tcp_stack *ts);

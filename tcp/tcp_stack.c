@@ -89,6 +89,17 @@ unsigned tcp_conn_count(const struct tcp_stack *ts)
 	return ts->nconns;
 }
 
+/* Every state but CLOSED has its gauge (a new state needs one). */
+_Static_assert(sizeof(struct tcp_state_gauges) == (TCP_STATE_COUNT - 1) * sizeof(uint32_t),
+	       "TCP_STATE_GAUGES: one per enum tcp_state but TCP_CLOSED");
+
+void tcp_stack_state_gauges(const struct tcp_stack *ts, struct tcp_state_gauges *out)
+{
+#define TCP_X_GAUGE_COPY(name, state, desc) out->name = ts->nstate[TCP_##state];
+	TCP_STATE_GAUGES(TCP_X_GAUGE_COPY)
+#undef TCP_X_GAUGE_COPY
+}
+
 uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts)
 {
 	return ts->syn_sent_closed_ns;
@@ -297,7 +308,6 @@ static int connect_alloc(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_por
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
 	c->mss = tcp_our_mss(ts);
 	tcp_table_insert(ts, c);
-	ts->nconns++;
 	ts->stats.active_opens++;
 	*out = c;
 	return 0;

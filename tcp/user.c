@@ -173,10 +173,10 @@ static int queue_fin(struct tcp_conn *c)
 	case TCP_SYN_RECEIVED:
 		break; /* sent once ESTABLISHED (tcp_handshake_done) */
 	case TCP_ESTABLISHED:
-		c->state = TCP_FIN_WAIT_1;
+		tcb_set_state(c, TCP_FIN_WAIT_1);
 		break;
 	case TCP_CLOSE_WAIT:
-		c->state = TCP_LAST_ACK;
+		tcb_set_state(c, TCP_LAST_ACK);
 		break;
 	default:
 		return -ENOTCONN;

@@ -302,6 +302,7 @@ uint32_t us_engine_addr(const struct us_engine *e)
 void us_engine_print_stats(const struct us_engine *e, FILE *out)
 {
 	const struct tcp_stats *ts = e->tcp ? tcp_stack_stats(e->tcp) : NULL;
+	struct tcp_state_gauges g;
 
 #define US_X_PRINT(name, desc) \
 	fprintf(out, "%s %" PRIu64 "  # %s\n", #name, e->net.stats.name, desc);
@@ -314,7 +315,29 @@ void us_engine_print_stats(const struct us_engine *e, FILE *out)
 	fprintf(out, "tcp_%s %" PRIu64 "  # %s\n", #name, ts->name, desc);
 	TCP_COUNTERS(US_X_PRINT_TCP)
 #undef US_X_PRINT_TCP
+	tcp_stack_state_gauges(e->tcp, &g);
+#define US_X_PRINT_GAUGE(name, state, desc) \
+	fprintf(out, "tcbs_%s %" PRIu32 "  # %s\n", #name, g.name, desc);
+	TCP_STATE_GAUGES(US_X_PRINT_GAUGE)
+#undef US_X_PRINT_GAUGE
 	us_stages_print(&e->stages, false, out);
+}
+
+/* The state gauges, named "tcbs_<state>" as printed; -1 if unknown. */
+static int64_t engine_gauge(const struct us_engine *e, const char *name)
+{
+	struct tcp_state_gauges g;
+
+	if (strncmp(name, "tcbs_", 5) != 0 || e->tcp == NULL)
+		return -1;
+	tcp_stack_state_gauges(e->tcp, &g);
+	name += 5;
+#define US_X_FIND_GAUGE(n, state, desc) \
+	if (strcmp(name, #n) == 0) \
+		return (int64_t)g.n;
+	TCP_STATE_GAUGES(US_X_FIND_GAUGE)
+#undef US_X_FIND_GAUGE
+	return -1;
 }
 
 int64_t us_engine_counter(const struct us_engine *e, const char *name)
@@ -328,6 +351,8 @@ int64_t us_engine_counter(const struct us_engine *e, const char *name)
 	STACK_COUNTERS(US_X_FIND)
 #undef US_X_FIND
 	if ((v = us_stages_counter(&e->stages, name)) >= 0)
+		return v;
+	if ((v = engine_gauge(e, name)) >= 0)
 		return v;
 	/* TCP counters are named with a "tcp_" prefix, as printed. */
 	if (strncmp(name, "tcp_", 4) != 0 || e->tcp == NULL)

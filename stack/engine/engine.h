@@ -85,8 +85,9 @@ struct rte_mempool *us_engine_pool(const struct us_engine *e);
 const struct tcp_config *us_engine_tcp_config(const struct us_engine *e);
 struct us_timer_wheel *us_engine_wheel(struct us_engine *e);
 uint32_t us_engine_addr(const struct us_engine *e);
-/* Every counter of the engine (stack, ARP, IP, ICMP, UDP, TCP), one per line
- * "name value", followed by its description. */
+/* Every counter of the engine (stack, ARP, IP, ICMP, UDP, TCP) and the TCP
+ * state gauges ("tcbs_established", ...), one per line "name value",
+ * followed by its description. */
 void us_engine_print_stats(const struct us_engine *e, FILE *out);
 /* Look up one counter by name (tests); -1 if unknown. */
 int64_t us_engine_counter(const struct us_engine *e, const char *name);

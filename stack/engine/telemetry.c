@@ -33,6 +33,7 @@ struct telem_snap {
 	unsigned nconns;          /* TCBs (tcp_conn_count) */
 	struct us_stack_stats stack;
 	struct tcp_stats tcp;
+	struct tcp_state_gauges tcbs;
 	bool has_port;
 	uint16_t port_id;
 	uint16_t mtu;
@@ -138,6 +139,7 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	s->now_ns = e->wheel.now_ns;
 	s->stack = e->net.stats;
 	memset(&s->tcp, 0, sizeof(s->tcp));
+	memset(&s->tcbs, 0, sizeof(s->tcbs));
 	s->nconns = 0;
 	s->conn_start = slot->conn_start;
 	s->conn_rows = 0;
@@ -146,6 +148,7 @@ static void telem_fill(struct telem_slot *slot, struct us_engine *e, unsigned id
 	s->curr_estab = 0;
 	if (e->tcp != NULL) {
 		s->tcp = *tcp_stack_stats(e->tcp);
+		tcp_stack_state_gauges(e->tcp, &s->tcbs);
 		s->nconns = tcp_conn_count(e->tcp);
 		s->conn_total = tcp_conn_walk(e->tcp, telem_walk_row, &w);
 	}
@@ -337,7 +340,7 @@ static void telem_add_impair(struct rte_tel_data *d, const struct telem_snap *s)
 
 static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 {
-	struct rte_tel_data *st = telem_dict(), *tc = telem_dict();
+	struct rte_tel_data *st = telem_dict(), *tc = telem_dict(), *tb = telem_dict();
 	struct rte_tel_data *nc = s->has_port ? telem_dict() : NULL;
 	struct rte_tel_data *cc = s->has_capture ? telem_dict() : NULL;
 
@@ -346,17 +349,21 @@ static int telem_build_stats(struct rte_tel_data *d, const struct telem_snap *s)
 #define TELEM_X_TCP(n, desc) if (tc) rte_tel_data_add_dict_u64(tc, #n, s->tcp.n);
 #define TELEM_X_NIC(n, desc) if (nc) rte_tel_data_add_dict_u64(nc, #n, s->nic.n);
 #define TELEM_X_CAP(n, desc) if (cc) rte_tel_data_add_dict_u64(cc, #n, s->capture.n);
+#define TELEM_X_TCBS(n, state, desc) if (tb) rte_tel_data_add_dict_u64(tb, #n, s->tcbs.n);
 	STACK_COUNTERS(TELEM_X_STACK)
 	TCP_COUNTERS(TELEM_X_TCP)
+	TCP_STATE_GAUGES(TELEM_X_TCBS)
 	NIC_COUNTERS(TELEM_X_NIC)
 	NIC_CAPTURE_COUNTERS(TELEM_X_CAP)
 #undef TELEM_X_CAP
+#undef TELEM_X_TCBS
 #undef TELEM_X_STACK
 #undef TELEM_X_TCP
 #undef TELEM_X_NIC
 	telem_add_child(d, "stack", st);
 	telem_add_child(d, "mib", telem_mib(s));
 	telem_add_child(d, "tcp", tc);
+	telem_add_child(d, "tcbs", tb);
 	telem_add_child(d, "nic", nc);
 	telem_add_child(d, "capture", cc);
 	telem_add_impair(d, s);
@@ -531,7 +538,8 @@ static void telem_register(void)
 		const char *help;
 	} cmds[] = {
 		{ "/userstack/stats", telem_cmd_stats,
-		  "Every userstack counter (stack, tcp, nic). Parameters: engine id (default 0)" },
+		  "Every userstack counter (stack, tcp, nic) and the TCBs per state (tcbs). "
+		  "Parameters: engine id (default 0)" },
 		{ "/userstack/drops", telem_cmd_drops,
 		  "userstack drop counters and their total. Parameters: engine id (default 0)" },
 		{ "/userstack/port", telem_cmd_port,

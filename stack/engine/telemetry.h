@@ -4,8 +4,9 @@
  *
  * Commands (every one takes an optional engine id, default 0):
  *   /userstack/stats,E       every stack and TCP counter, grouped (and the
- *                            capture file's when [capture] pcap is on), and
- *                            RFC 4022 TCP-MIB scalars under "mib"
+ *                            capture file's when [capture] pcap is on),
+ *                            RFC 4022 TCP-MIB scalars under "mib", and the
+ *                            TCBs in each state now under "tcbs"
  *   /userstack/drops,E       only the counters of dropped packets (non-zero)
  *   /userstack/port,E        rte_eth_stats of the engine's port, nic/ counters
  *   /userstack/conns,E[,S]   listeners and connections like `ss -ti`, 16 rows

@@ -247,6 +247,7 @@ static void fuzz_engine_start(void)
 static void fuzz_check_bound(void)
 {
 	unsigned used;
+	char why[96];
 
 	us_engine_flush(g_eng);
 	used = rte_mempool_in_use_count(g_pool);
@@ -254,6 +255,11 @@ static void fuzz_check_bound(void)
 		fprintf(stderr, "fuzz_rx_frame: %u mbufs in use after %u inputs, bound %u "
 			"(%u TCBs): mbuf leak?\n", used, g_inputs, (unsigned)FUZZ_MBUF_BOUND,
 			tcp_conn_count(us_engine_tcp(g_eng)));
+		abort();
+	}
+	if (tcp_state_gauges_check(us_engine_tcp(g_eng), why, sizeof(why)) != 0) {
+		fprintf(stderr, "fuzz_rx_frame: state gauges after %u inputs: %s\n", g_inputs,
+			why);
 		abort();
 	}
 }

@@ -104,6 +104,7 @@ def check_stats_shape(st):
                         ("mib", ("tcpActiveOpens", "tcpPassiveOpens", "tcpCurrEstab",
                                  "tcpInErrs", "tcpOutRsts")),
                         ("tcp", ("rx_segs", "passive_opens", "drop_bad_csum", "retrans_segs")),
+                        ("tcbs", ("listen", "syn_received", "established", "time_wait")),
                         ("nic", ("rx_pkts", "tx_pkts", "tx_dropped_full"))):
         check(isinstance(st.get(group), dict), f"/userstack/stats has no '{group}': {st}")
         missing = [k for k in keys if k not in st[group]]
@@ -194,8 +195,12 @@ def case_telemetry(env):
         peer = "%s:%d" % sock.getsockname()
         sent = sum(keepalive_request(env, sock, f"t{i}") for i in range(3))
         check_conn_listing(env, peer, sent)
-        mib = tel_query(env, "/userstack/stats")["mib"]
+        st = tel_query(env, "/userstack/stats")
+        mib, tcbs = st["mib"], st["tcbs"]
         check(mib["tcpCurrEstab"] == 1, f"tcpCurrEstab with one connection open: {mib}")
+        # The gauges against the walk behind tcpCurrEstab, from one snapshot.
+        check(tcbs["established"] + tcbs["close_wait"] == mib["tcpCurrEstab"]
+              and tcbs["listen"] == mib["listeners"], f"tcbs {tcbs} disagree with mib {mib}")
         out = run_us_stat(env)
         say("us-stat:\n" + out)
         line = [ln for ln in out.splitlines() if peer in ln]

@@ -612,11 +612,15 @@ void pkt_expect_nothing(struct pkt_t *t, const char *file, int line)
 
 void pkt_finish(struct pkt_t *t, unsigned tcbs, const char *file, int line)
 {
+	char why[96];
+
 	if (t->cap_overflow)
 		PKT_FAIL(file, line, "capture queue overflowed");
 	pkt_expect_nothing(t, file, line);
 	if (tcp_conn_count(t->ts) != tcbs)
 		PKT_FAIL(file, line, "%u TCBs alive, want %u", tcp_conn_count(t->ts), tcbs);
+	if (tcp_state_gauges_check(t->ts, why, sizeof(why)) != 0)
+		PKT_FAIL(file, line, "state gauges disagree with the table: %s", why);
 	tcp_stack_destroy(t->ts);
 	t->ts = NULL;
 	if (rte_mempool_in_use_count(t->pool) != 0)

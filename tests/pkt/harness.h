@@ -22,8 +22,9 @@
  * checksum, always); a payload without .data must be our stream's pattern.
  *
  * Every script ends with FINISH(t, tcbs): no segment left unasserted, the
- * expected TCB count, then tcp_stack_destroy must leave the mbuf pool with
- * nothing in use and the wheel with no armed timer.
+ * expected TCB count, the state gauges equal to a recount of the table
+ * (tcp_state_gauges_check), then tcp_stack_destroy must leave the mbuf pool
+ * with nothing in use and the wheel with no armed timer.
  */
 #ifndef US_PKT_HARNESS_H
 #define US_PKT_HARNESS_H

@@ -399,20 +399,29 @@ static void test_frag_needed_for_tcp_goes_to_tcp(void **state)
 
 static void test_counters_printed_and_looked_up(void **state)
 {
+	static const struct tcp_callbacks none;
 	struct harness *h = *state;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	learn(h, &h_peer_mac, H_PEER_IP);
+	assert_int_equal(tcp_listen(us_engine_tcp(h->e), H_OUR_IP, 80, &none, NULL), 0);
 	us_engine_print_stats(h->e, f);
 	fclose(f);
 	assert_non_null(strstr(text, "arp_rx_requests 1  # ARP requests received\n"));
 	assert_non_null(strstr(text, "tcp_rx_segs 0  # "));
+	assert_non_null(strstr(text, "\ntcbs_listen 1  # listeners now (gauge)\n"));
+	assert_non_null(strstr(text, "\ntcbs_time_wait 0  # "));
 	free(text);
 	assert_int_equal(us_engine_counter(h->e, "arp_tx_replies"), 1);
 	assert_int_equal(us_engine_counter(h->e, "tcp_rx_segs"), 0);
+	assert_int_equal(us_engine_counter(h->e, "tcbs_listen"), 1);
+	assert_int_equal(us_engine_counter(h->e, "tcbs_established"), 0);
+	assert_int_equal(us_engine_counter(h->e, "tcbs_no_such_state"), -1);
 	assert_int_equal(us_engine_counter(h->e, "no_such_counter"), -1);
+	assert_int_equal(tcp_unlisten(us_engine_tcp(h->e), 80), 0);
+	assert_int_equal(us_engine_counter(h->e, "tcbs_listen"), 0);
 }
 
 static void test_no_route_dropped(void **state)

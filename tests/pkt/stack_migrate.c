@@ -222,9 +222,12 @@ static void run(unsigned ms)
 }
 
 /* FINISH: sockets closed, TIME-WAIT over, then no TCB, no migration entry
- * and no armed TCP timer is left; engines gone, every mbuf back. */
+ * and no armed TCP timer is left, and the state gauges agree with the
+ * table; engines gone, every mbuf back. */
 static void world_finish(void)
 {
+	char why[96];
+
 	for (unsigned k = 0; k < NSIDES; k++) {
 		us_sock_table_destroy(w.s[k].tab);
 		w.s[k].tab = NULL;
@@ -232,6 +235,8 @@ static void world_finish(void)
 	run(3000);
 	for (unsigned k = 0; k < NSIDES; k++) {
 		assert_int_equal(tcp_conn_count(us_engine_tcp(w.s[k].e)), 0);
+		if (tcp_state_gauges_check(us_engine_tcp(w.s[k].e), why, sizeof(why)) != 0)
+			fail_msg("engine %u: %s", k, why);
 		if (k != PEER)
 			assert_int_equal(us_migrate_count(w.s[k].e), 0);
 	}
@@ -634,13 +639,17 @@ static void test_migrate_keeps_timers(void **state)
 	rem = c->deadline[TCP_T_RTO] - t0;
 	assert_true(c->deadline[TCP_T_RTO] > t0);
 	tsval = (uint32_t)(t0 / US_MS(1)) + c->ts_off;
+	assert_int_equal(ctr(home, "tcbs_established"), 1);
 	assert_int_equal(tcp_migrate_detach(c, &p), 0);
 	assert_int_equal(tcp_conn_count(us_engine_tcp(w.s[home].e)), 0);
+	assert_int_equal(ctr(home, "tcbs_established"), 0);
 	sock_of(srv.fd)->tc = NULL;
 	assert_int_equal(us_close(srv.fd), 0);
 	us_engine_advance(w.s[1 - home].e, t0 + US_SEC(7));
+	assert_int_equal(ctr(1 - home, "tcbs_established"), 0);
 	assert_int_equal(tcp_migrate_attach(us_engine_tcp(w.s[1 - home].e), p, &none, NULL, &c2), 0);
 	assert_ptr_equal(c2, c);
+	assert_int_equal(ctr(1 - home, "tcbs_established"), 1);
 	assert_int_equal(c->deadline[TCP_T_RTO] - (t0 + US_SEC(7)), rem);
 	assert_int_equal(c->timer.expire_ns, c->deadline[TCP_T_RTO]);
 	assert_int_equal((uint32_t)((t0 + US_SEC(7)) / US_MS(1)) + c->ts_off, tsval);
