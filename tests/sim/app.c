@@ -19,6 +19,12 @@
 #include "tests/sim/world.h"
 
 #define READ_BUF 65536u
+/* An application gives up on a connection where nothing moved for this
+ * long (as services time out idle peers): a peer a partition cut off may
+ * be gone for good while our TCB, with nothing to send, has no timer to
+ * notice (a half-open connection, RFC 9293 3.5.1).  Far beyond a stall,
+ * an idle pause or an RTO backed off to rto_max. */
+#define SIM_PATIENCE US_SEC(1200)
 #define READS_PER_STEP 64u /* a fast reader's calls per pass */
 
 static uint8_t buf[READ_BUF];
@@ -89,6 +95,7 @@ static void end_send(struct sim_world *w, unsigned k, unsigned s)
 			return;
 		}
 		e->sent += (uint64_t)n;
+		e->last_move_ns = w->now;
 		w->progress = true;
 		if (s == 0 && cp->idle_ns && e->sent == cp->idle_at)
 			e->next_send_ns = w->now + cp->idle_ns; /* keepalive's turn */
@@ -131,6 +138,7 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 		w->progress = true;
 		if (n == 0) {
 			e->eof = true;
+			e->last_move_ns = w->now;
 			return;
 		}
 		if (e->rcvd + (uint64_t)n > other->bytes)
@@ -143,6 +151,7 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 					 s ? "server" : "client", (unsigned long)(e->rcvd + (uint64_t)i),
 					 buf[i], pattern(k, !s, e->rcvd + (uint64_t)i));
 		e->rcvd += (uint64_t)n;
+		e->last_move_ns = w->now;
 		w->n.bytes += (uint64_t)n;
 	}
 }
@@ -214,6 +223,27 @@ static void end_migrate(struct sim_world *w, unsigned k)
 	w->progress = true;
 }
 
+static bool fault_explains(const struct sim_world *w, unsigned k);
+
+/* Nothing moved for SIM_PATIENCE: the application resets the connection
+ * when a fault explains the silence, else the world is stuck. */
+static void end_patience(struct sim_world *w, unsigned k, unsigned s)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sim_end *e = &w->conv[k].end[s];
+
+	if (w->now < e->last_move_ns + SIM_PATIENCE)
+		return;
+	if (!fault_explains(w, k))
+		sim_fail(w, "conv %u %s: nothing moved for %.0f s (%lu bytes sent, %lu read)", k,
+			 s ? "server" : "client", SIM_PATIENCE / 1e9, (unsigned long)e->sent,
+			 (unsigned long)e->rcvd);
+	us_setsockopt(e->fd, US_SOL_SOCKET, US_SO_LINGER, &lg, sizeof(lg));
+	e->err = ETIMEDOUT;
+	w->n.convs_gave_up++;
+	end_close(w, e);
+}
+
 static void end_step(struct sim_world *w, unsigned k, unsigned s)
 {
 	struct sim_end *e = &w->conv[k].end[s];
@@ -221,6 +251,9 @@ static void end_step(struct sim_world *w, unsigned k, unsigned s)
 	if (!e->open || e->done || e->moving)
 		return;
 	sim_bind(w, end_stack(&w->plan, k, s), e->eng);
+	end_patience(w, k, s);
+	if (e->done)
+		return;
 	end_send(w, k, s);
 	end_read(w, k, s);
 	end_finish(w, k, s);
@@ -246,7 +279,8 @@ static void client_start(struct sim_world *w, unsigned k)
 	}
 	sim_bind(w, cp->cli, cp->cli_eng);
 	*e = (struct sim_end){ .fd = us_socket(AF_INET, SOCK_STREAM, 0), .eng = cp->cli_eng,
-			       .epoch = w->st[cp->cli].epoch, .open = true, .born_ns = w->now };
+			       .epoch = w->st[cp->cli].epoch, .open = true, .born_ns = w->now,
+			       .last_move_ns = w->now };
 	if (e->fd < 0)
 		sim_fail(w, "us_socket: %s", strerror(errno));
 	if (cp->side[0].nodelay)
@@ -334,7 +368,7 @@ static void server_accept(struct sim_world *w, unsigned i, unsigned g)
 			continue;
 		}
 		*e = (struct sim_end){ .fd = fd, .eng = g, .epoch = w->st[i].epoch, .open = true,
-				       .born_ns = w->now };
+				       .born_ns = w->now, .last_move_ns = w->now };
 		if (w->plan.conv[k].side[1].nodelay) {
 			int one = 1;
 
@@ -538,6 +572,7 @@ uint64_t sim_apps_next(const struct sim_world *w)
 				continue;
 			next_min(&next, e->next_send_ns, w->now);
 			next_min(&next, e->next_read_ns, w->now);
+			next_min(&next, e->last_move_ns + SIM_PATIENCE, w->now);
 			if (sp->read == SIM_READ_STALL)
 				next_min(&next, e->born_ns + sp->stall_at_ns + sp->stall_ns, w->now);
 			if (s == 1 && cp->migrate && !e->moved)
@@ -569,14 +604,29 @@ bool sim_apps_done(const struct sim_world *w)
 	return true;
 }
 
-/* A fault that touched conversation k while it lived: a restart of either
- * stack, or a partition or loss burst on the path between them. */
+/* A path whose loss can beat the retry budget: the emulator's bursts
+ * (Gilbert-Elliott) advance per packet, so a bad state outlasts a whole
+ * chain of backed-off retransmissions, and a few percent of random loss
+ * over thousands of round trips meets data_retries failures in a row. */
+static bool path_lossy(const struct sim_world *w, unsigned a, unsigned b)
+{
+	const struct nic_impair_params *x = &w->plan.link[a][b], *y = &w->plan.link[b][a];
+
+	return !w->cut.no_impair && (x->ge || y->ge || x->loss_pct >= 1 || y->loss_pct >= 1);
+}
+
+/* What explains conversation k's failure: a fault that touched it while it
+ * lived (a restart of either stack, a partition or loss burst on the path
+ * between them), or for a timeout a lossy path. */
 static bool fault_explains(const struct sim_world *w, unsigned k)
 {
 	const struct sim_conv_plan *cp = &w->plan.conv[k];
-	uint64_t from = w->t0 + cp->start_ns, to = w->conv[k].done_ns;
+	const struct sim_conv *c = &w->conv[k];
+	uint64_t from = w->t0 + cp->start_ns, to = c->done ? c->done_ns : w->now;
 
-	if (w->conv[k].end[0].lost || w->conv[k].end[1].lost)
+	if (c->end[0].lost || c->end[1].lost)
+		return true;
+	if ((c->end[0].err == ETIMEDOUT || c->end[1].err == ETIMEDOUT) && path_lossy(w, cp->cli, cp->srv))
 		return true;
 	for (unsigned f = 0; f < w->plan.nfaults; f++) {
 		const struct sim_fault_plan *x = &w->plan.fault[f];

@@ -6,7 +6,8 @@
  *   us-sim --secs T --jobs J          random seeds for T seconds on J processes
  *   us-sim --shrink --seed S          cut a failing world down, print its command
  *   cuts: --cut-stacks M --cut-convs M --cut-udp M --cut-faults M (bit masks),
- *         --max-events E, --no-impair;   --plan prints the world, -v its errors
+ *         --max-events E, --no-impair;   --plan prints the world, -v its errors,
+ *         --pcap FILE writes every frame sent, stamped with simulated time
  *
  * Exit 0 when every world passed, 1 on a failure (its line says the seed
  * and the event; the command that replays it follows), 2 on usage errors.
@@ -21,6 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <pcap/pcap.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -39,6 +42,7 @@ struct opts {
 	uint64_t count;
 	const char *seeds_file;
 	bool replay, shrink, plan, verbose, quiet;
+	const char *pcap;
 	double secs;
 	unsigned jobs;
 	struct sim_cut cut;
@@ -254,7 +258,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "secs", 1, NULL, 't' }, { "jobs", 1, NULL, 'j' }, { "cut-stacks", 1, NULL, 'S' },
 		{ "cut-convs", 1, NULL, 'C' }, { "cut-udp", 1, NULL, 'U' },
 		{ "cut-faults", 1, NULL, 'F' }, { "max-events", 1, NULL, 'E' },
-		{ "no-impair", 0, NULL, 'I' }, { "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' },
+		{ "no-impair", 0, NULL, 'I' }, { "pcap", 1, NULL, 'P' }, { "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -276,6 +280,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'F': o->cut.faults = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->cut.max_events = strtoull(optarg, NULL, 0); break;
 		case 'I': o->cut.no_impair = true; break;
+		case 'P': o->pcap = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'q': o->quiet = true; break;
 		default: usage();
@@ -299,6 +304,17 @@ int main(int argc, char **argv)
 	if (o.shrink)
 		return sim_shrink(argv[0], o.seed, &o.cut);
 	sim_eal_start();
+	if (o.pcap != NULL) {
+		/* Every frame the stacks send, at its simulated time (the
+		 * receiver's copy may be lost or late: the link decides). */
+		pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+
+		world.pcap = pcap_dump_open(dead, o.pcap);
+		if (world.pcap == NULL) {
+			fprintf(stderr, "us-sim: %s: %s\n", o.pcap, pcap_geterr(dead));
+			return 2;
+		}
+	}
 	if (o.seeds_file != NULL) {
 		if (read_seeds(o.seeds_file, &seeds, &n) != 0)
 			return 2;
@@ -311,6 +327,8 @@ int main(int argc, char **argv)
 			seeds[i] = o.seed + i;
 	}
 	rc = run_list(&o, seeds, n);
+	if (world.pcap != NULL)
+		pcap_dump_close(world.pcap);
 	free(seeds);
 	return rc;
 }

@@ -118,6 +118,16 @@ static void draw_side(struct sim_rng *r, struct sim_side_plan *s)
 	s->keepalive = sim_pct(r, 30);
 }
 
+/* A stream paced in small chunks would hold the world for hours: the
+ * pauses of one stream add up to a minute at most. */
+static void bound_pacing(struct sim_side_plan *s)
+{
+	uint64_t calls = s->bytes / s->chunk + 1;
+
+	if (s->gap_ns > US_SEC(60) / calls)
+		s->gap_ns = US_SEC(60) / calls;
+}
+
 /* A slow reader of a big stream would hold the world for hours: a reader
  * slower than the stream's length per minute reads fast instead. */
 static void bound_slow(struct sim_side_plan *reader, uint64_t incoming)
@@ -138,6 +148,8 @@ static void draw_conv(struct sim_plan *p, unsigned k)
 	c->start_ns = US_MS(sim_below(&r, 5000));
 	draw_side(&r, &c->side[0]);
 	draw_side(&r, &c->side[1]);
+	bound_pacing(&c->side[0]);
+	bound_pacing(&c->side[1]);
 	bound_slow(&c->side[0], c->side[1].bytes);
 	bound_slow(&c->side[1], c->side[0].bytes);
 	c->tfo = sim_pct(&r, 30);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include <pcap/pcap.h>
+
 #include <rte_byteorder.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
@@ -251,6 +253,15 @@ static uint16_t port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		w->n.frames++;
 		digest_frame(w, g, m);
+		if (w->pcap != NULL) {
+			struct pcap_pkthdr h = { .caplen = rte_pktmbuf_data_len(m),
+						 .len = rte_pktmbuf_data_len(m) };
+			uint64_t rel = w->now - w->t0;
+
+			h.ts.tv_sec = (time_t)(rel / US_SEC(1));
+			h.ts.tv_usec = (suseconds_t)(rel % US_SEC(1) / 1000);
+			pcap_dump((u_char *)w->pcap, &h, rte_pktmbuf_mtod(m, const u_char *));
+		}
 		if (!g->st->up) { /* a crashing stack's last words never leave */
 			w->n.drop_down++;
 			rte_pktmbuf_free(m);
@@ -644,10 +655,12 @@ int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct
 		  struct rte_mempool *pool)
 {
 	bool verbose = w->verbose;
+	struct pcap_dumper *pcap = w->pcap;
 	int jumped;
 
 	memset(w, 0, sizeof(*w));
 	w->verbose = verbose;
+	w->pcap = pcap;
 	w->plan = *plan;
 	w->cut = *cut;
 	sim_plan_cut(&w->plan, cut);

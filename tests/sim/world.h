@@ -42,6 +42,7 @@ struct rte_mempool;
 struct us_handoff;
 struct us_sock_table;
 struct nic_impair;
+struct pcap_dumper;
 
 /* Types */
 
@@ -95,6 +96,7 @@ struct sim_end {
 	bool lost;                 /* its stack restarted under it */
 	uint64_t born_ns;
 	uint64_t next_send_ns, next_read_ns;
+	uint64_t last_move_ns;     /* when a byte last moved either way */
 	bool moving;               /* us_migrate done, not yet accepted again */
 	bool moved;
 };
@@ -127,6 +129,7 @@ struct sim_udp {
 	X(convs_ok, "conversations complete, every byte checked") \
 	X(convs_err, "conversations ended by an error the world explains") \
 	X(convs_aborted, "conversations reset by an application on purpose") \
+	X(convs_gave_up, "ends whose application gave up on a peer a fault cut off") \
 	X(tfo, "conversations opened with Fast Open") \
 	X(migrations, "server ends moved to the other engine") \
 	X(bytes, "bytes delivered and checked") \
@@ -185,6 +188,7 @@ struct sim_world {
 	jmp_buf fail_jmp;
 	char fail[1024];
 	bool verbose;
+	struct pcap_dumper *pcap;  /* every frame sent, in simulated time (--pcap) */
 };
 
 /* Prototypes */
