@@ -13,6 +13,7 @@ void us_timer_wheel_init(struct us_timer_wheel *w, uint64_t tick_ns, uint64_t no
 	w->now_ns = now_ns;
 	w->next_tick = now_ns / w->tick_ns;
 	w->armed = 0;
+	w->next_hint = UINT64_MAX;
 	for (unsigned i = 0; i < US_WHEEL_SLOTS; i++) {
 		TAILQ_INIT(&w->slots[i]);
 		w->slot_min[i] = UINT64_MAX;
@@ -48,6 +49,8 @@ void us_timer_arm(struct us_timer_wheel *w, struct us_timer *t, uint64_t expire_
 	t->list = &w->slots[i];
 	if (t->expire_ns < w->slot_min[i])
 		w->slot_min[i] = t->expire_ns;
+	if (t->expire_ns < w->next_hint)
+		w->next_hint = t->expire_ns;
 	TAILQ_INSERT_TAIL(t->list, t, link);
 	t->armed = true;
 	w->armed++;
@@ -115,14 +118,17 @@ unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns)
 	return fired;
 }
 
-uint64_t us_timer_next(const struct us_timer_wheel *w)
+uint64_t us_timer_next(struct us_timer_wheel *w)
 {
 	uint64_t min = UINT64_MAX;
 
 	if (w->armed == 0)
 		return min;
+	if (w->next_hint > w->now_ns)
+		return w->next_hint;
 	for (unsigned i = 0; i < US_WHEEL_SLOTS; i++)
 		if (w->slot_min[i] < min)
 			min = w->slot_min[i];
+	w->next_hint = min;
 	return min;
 }

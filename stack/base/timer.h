@@ -47,6 +47,9 @@ struct us_timer_wheel {
 	 * timers whole revolutions away (TIME-WAIT's 60 s is ~59 of them): the
 	 * run scans it only when one may be due. */
 	uint64_t slot_min[US_WHEEL_SLOTS];
+	/* No armed timer expires before next_hint: lowered on arm, recomputed
+	 * by us_timer_next once the wheel's time has passed it. */
+	uint64_t next_hint;
 };
 
 /* Prototypes */
@@ -60,10 +63,11 @@ void us_timer_cancel(struct us_timer_wheel *w, struct us_timer *t);
  * Callbacks may arm or cancel any timer, including the one firing. */
 unsigned us_timer_run(struct us_timer_wheel *w, uint64_t now_ns);
 /* No armed timer expires before the time returned (UINT64_MAX: none armed).
- * A lower bound, not always a deadline: a cancel leaves its slot's bound
- * low until the wheel next visits that slot.  A virtual clock jumps to it
- * instead of stepping tick by tick; scans every slot, so not per frame. */
-uint64_t us_timer_next(const struct us_timer_wheel *w);
+ * A lower bound, not always a deadline: a cancel leaves the bound low until
+ * the wheel's time passes it.  A virtual clock jumps to it instead of
+ * stepping tick by tick.  Scans every slot when the cached bound has
+ * passed, so once per wheel run at most. */
+uint64_t us_timer_next(struct us_timer_wheel *w);
 
 static inline uint64_t us_timer_now(const struct us_timer_wheel *w) { return w->now_ns; }
 static inline bool us_timer_armed(const struct us_timer *t) { return t->armed; }

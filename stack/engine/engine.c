@@ -221,7 +221,7 @@ unsigned us_engine_poll(struct us_engine *e, uint64_t now_ns)
 	return n + handed;
 }
 
-uint64_t us_engine_next_timer(const struct us_engine *e)
+uint64_t us_engine_next_timer(struct us_engine *e)
 {
 	return us_timer_next(&e->wheel);
 }

@@ -62,7 +62,7 @@ void us_engine_input(struct us_engine *e, struct rte_mbuf *m);
 void us_engine_advance(struct us_engine *e, uint64_t now_ns);
 /* No timer of the engine fires before this time (us_timer_next): where a
  * virtual clock may jump to when no frame is on its way. */
-uint64_t us_engine_next_timer(const struct us_engine *e);
+uint64_t us_engine_next_timer(struct us_engine *e);
 /* Send queued frames now. */
 void us_engine_flush(struct us_engine *e);
 /* Send a gratuitous ARP for our address. */

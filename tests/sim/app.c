@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 
 #include "stack/include/us_socket.h"
+#include "stack/sock/socket_priv.h"
+#include "tcp/tcp.h"
 #include "tests/sim/world.h"
 
 #define READ_BUF 65536u
@@ -51,6 +53,10 @@ static unsigned end_stack(const struct sim_plan *p, unsigned k, unsigned s)
 /* The end is over: its socket closed (if still open), done. */
 static void end_close(struct sim_world *w, struct sim_end *e)
 {
+	if (w->verbose)
+		fprintf(stderr, "  close fd %d at %.6fs: sent %lu read %lu eof %d err %d\n", e->fd,
+			(w->now - w->t0) / 1e9, (unsigned long)e->sent, (unsigned long)e->rcvd, e->eof,
+			e->err);
 	if (e->fd >= 0 && us_close(e->fd) != 0)
 		sim_fail(w, "us_close(%d): %s", e->fd, strerror(errno));
 	e->fd = -1;
@@ -73,6 +79,20 @@ static void end_error(struct sim_world *w, unsigned k, unsigned s, int err)
 
 /* Send */
 
+/* What a send would take now (the socket layer's own view): filling a
+ * pattern buffer only to be told EAGAIN, event after event, would cost
+ * more than the whole stack.  SIZE_MAX when the socket is not sending
+ * yet (connecting) or already failed: the send call says what it is. */
+static size_t send_room(int fd)
+{
+	struct us_sock *s;
+
+	if (us_sock_lookup(fd, &s) != 0 || s->tc == NULL || s->state != US_SS_CONNECTED ||
+	    s->so_error)
+		return SIZE_MAX;
+	return tcp_send_space(s->tc);
+}
+
 static void end_send(struct sim_world *w, unsigned k, unsigned s)
 {
 	const struct sim_conv_plan *cp = &w->plan.conv[k];
@@ -81,8 +101,13 @@ static void end_send(struct sim_world *w, unsigned k, unsigned s)
 
 	while (!e->done && e->sent < sp->bytes && w->now >= e->next_send_ns) {
 		uint64_t len = sp->bytes - e->sent;
+		size_t room = send_room(e->fd);
 		ssize_t n;
 
+		if (room == 0)
+			return;
+		if (len > room)
+			len = room;
 		if (s == 0 && cp->idle_ns && e->sent < cp->idle_at && e->sent + len > cp->idle_at)
 			len = cp->idle_at - e->sent;
 		if (len > sp->chunk)
@@ -158,6 +183,16 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 
 /* Ends */
 
+/* A client that closes in SYN-SENT deletes its TCB (RFC 9293 3.10.4) and
+ * its server never hears of it: the applications here finish only what
+ * they started, so they close once the handshake is over. */
+static bool handshake_over(int fd)
+{
+	struct us_sock *s;
+
+	return us_sock_lookup(fd, &s) != 0 || s->state >= US_SS_CONNECTED;
+}
+
 static void end_abort(struct sim_world *w, unsigned k, unsigned s)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
@@ -197,7 +232,7 @@ static void end_finish(struct sim_world *w, unsigned k, unsigned s)
 		e->shut = true;
 		w->progress = true;
 	}
-	if (!all_out)
+	if (!all_out || !handshake_over(e->fd))
 		return;
 	if ((s == 0 && cp->end != SIM_END_HALF && all_in) || (e->eof && all_in))
 		end_close(w, e);
@@ -224,6 +259,7 @@ static void end_migrate(struct sim_world *w, unsigned k)
 }
 
 static bool fault_explains(const struct sim_world *w, unsigned k);
+static bool path_lossy(const struct sim_world *w, unsigned a, unsigned b);
 
 /* Nothing moved for SIM_PATIENCE: the application resets the connection
  * when a fault explains the silence, else the world is stuck. */
@@ -508,9 +544,22 @@ static void conv_update(struct sim_world *w, unsigned k)
 
 	if (c->done || !c->started)
 		return;
-	/* A server end that never opened: its client is done, and what may
-	 * still be queued for accept belongs to no one waiting. */
-	if (c->end[0].done && (c->end[1].done || !c->end[1].open)) {
+	/* The server end must open and finish, unless the client failed (or
+	 * reset on purpose): then nobody may come to accept.  A client that
+	 * closed with data in flight waits for its server; one that never
+	 * comes within SIM_PATIENCE is given up on when a fault or a lossy
+	 * path explains it (the orphaned connection failed), else stuck. */
+	const struct sim_end *cl = &c->end[0], *sv = &c->end[1];
+	bool client_failed = cl->err || cl->lost || c->aborted;
+
+	if (cl->done && !sv->open && !client_failed &&
+	    w->now >= w->t0 + w->plan.conv[k].start_ns + SIM_PATIENCE) {
+		if (!fault_explains(w, k) && !path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv))
+			sim_fail(w, "conv %u: the server never accepted the client's connection", k);
+		w->n.convs_gave_up++;
+		client_failed = true;
+	}
+	if (cl->done && (sv->done || (!sv->open && client_failed))) {
 		c->done = true;
 		c->done_ns = w->now;
 		if (w->verbose)
@@ -564,6 +613,8 @@ uint64_t sim_apps_next(const struct sim_world *w)
 			continue;
 		if (!c->started)
 			next_min(&next, w->t0 + cp->start_ns, w->now);
+		if (c->started && !c->done)
+			next_min(&next, w->t0 + cp->start_ns + SIM_PATIENCE, w->now);
 		for (unsigned s = 0; s < 2; s++) {
 			const struct sim_end *e = &c->end[s];
 			const struct sim_side_plan *sp = &cp->side[s];
@@ -661,6 +712,16 @@ void sim_apps_finish(struct sim_world *w)
 				sim_fail(w, "conv %u: client %s, server %s, and no fault explains it", k,
 					 c->end[0].err ? strerror(c->end[0].err) : "ok",
 					 c->end[1].err ? strerror(c->end[1].err) : "ok");
+			w->n.convs_err++;
+			continue;
+		}
+		/* A stream cut short without an error nobody saw: a client that
+		 * closed with data still in flight, whose orphaned connection
+		 * then failed (no socket left to report it), as a kernel's
+		 * would.  Only a fault or a lossy path explains it (an early
+		 * end of stream already failed in end_finish). */
+		if ((c->end[0].rcvd != cp->side[1].bytes || c->end[1].rcvd != cp->side[0].bytes) &&
+		    (fault_explains(w, k) || path_lossy(w, cp->cli, cp->srv))) {
 			w->n.convs_err++;
 			continue;
 		}

@@ -33,6 +33,9 @@ struct track {
 
 struct sim_check {
 	struct track t[TRACK_SLOTS];
+	/* Segments in and out per engine at its last check: a TCB's sequence
+	 * numbers, window and cwnd change only with a segment. */
+	uint64_t segs[SIM_STACKS_MAX][SIM_ENGINES_MAX];
 };
 
 struct walk_ctx {
@@ -150,8 +153,14 @@ void sim_check_event(struct sim_world *w)
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
 			struct walk_ctx x = { .w = w, .stack = i, .eng = k };
+			struct tcp_stack *ts = us_engine_tcp(w->st[i].eng[k].e);
+			const struct tcp_stats *st = tcp_stack_stats(ts);
+			uint64_t segs = st->rx_segs + st->tx_segs;
 
-			tcp_conn_walk(us_engine_tcp(w->st[i].eng[k].e), check_one, &x);
+			if (segs == w->check->segs[i][k] || tcp_conn_count(ts) == 0)
+				continue;
+			w->check->segs[i][k] = segs;
+			tcp_conn_walk(ts, check_one, &x);
 		}
 }
 

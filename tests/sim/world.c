@@ -532,7 +532,7 @@ static void instant(struct sim_world *w)
 	}
 }
 
-static uint64_t next_time(const struct sim_world *w)
+static uint64_t next_time(struct sim_world *w)
 {
 	uint64_t next = faults_next(w), t;
 
