@@ -491,6 +491,10 @@ static uint64_t faults_next(const struct sim_world *w)
 		const struct sim_fault_plan *f = &w->plan.fault[k];
 		uint64_t t = w->t0 + f->at_ns + (w->fault_on[k] ? f->dur_ns : 0);
 
+		/* A restart due while its stack is down waits for the stack to
+		 * come back, which another fault's end brings. */
+		if (f->kind == SIM_F_RESTART && !w->fault_on[k] && !w->st[f->a].up)
+			continue;
 		if (!f->off && !w->fault_over[k] && t < next)
 			next = t;
 	}
@@ -552,6 +556,8 @@ static uint64_t next_time(struct sim_world *w)
 /* Runs until `until` returns true or time reaches limit; false on the limit. */
 static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit)
 {
+	unsigned still = 0;
+
 	for (;;) {
 		uint64_t next;
 
@@ -561,7 +567,13 @@ static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world 
 		next = next_time(w);
 		if (next >= limit)
 			return false;
-		/* The wheel's bound can be stale-low: never stand still. */
+		/* Every source names a time after now once the instant is
+		 * over; one that keeps naming the past would spin the world. */
+		if (next <= w->now && ++still == 1000)
+			sim_fail(w, "time stands still: the next event is due at %.6fs",
+				 (next - w->t0) / 1e9);
+		if (next > w->now)
+			still = 0;
 		w->now = next > w->now ? next : w->now + US_US(1);
 	}
 }
