@@ -61,6 +61,7 @@ static void end_close(struct sim_world *w, struct sim_end *e)
 		sim_fail(w, "us_close(%d): %s", e->fd, strerror(errno));
 	e->fd = -1;
 	e->done = true;
+	e->closed_ns = w->now;
 	w->progress = true;
 }
 
@@ -71,6 +72,7 @@ static void end_error(struct sim_world *w, unsigned k, unsigned s, int err)
 	if (err == EAGAIN)
 		return;
 	e->err = err;
+	e->err_ns = w->now;
 	if (w->verbose)
 		fprintf(stderr, "  conv %u %s: %s at %.6fs\n", k, s ? "server" : "client",
 			strerror(err), (w->now - w->t0) / 1e9);
@@ -677,6 +679,18 @@ static bool fault_explains(const struct sim_world *w, unsigned k)
 
 	if (c->end[0].lost || c->end[1].lost)
 		return true;
+	/* A reset from a peer whose application had closed cleanly, at
+	 * least its FIN-WAIT-2 bound earlier: the orphaned TCB timed out
+	 * (Linux's tcp_fin_timeout), and the next segment this end sent (a
+	 * keepalive probe of a reader that stalled) met a closed port. */
+	for (unsigned s = 0; s < 2; s++) {
+		const struct sim_end *e = &c->end[s], *peer = &c->end[!s];
+		unsigned ps = s ? cp->cli : cp->srv;
+
+		if (e->err == ECONNRESET && peer->done && !peer->err && !peer->lost &&
+		    e->err_ns >= peer->closed_ns + US_MS(w->plan.stack[ps].tcp.time_wait_ms))
+			return true;
+	}
 	if ((c->end[0].err == ETIMEDOUT || c->end[1].err == ETIMEDOUT) && path_lossy(w, cp->cli, cp->srv))
 		return true;
 	for (unsigned f = 0; f < w->plan.nfaults; f++) {

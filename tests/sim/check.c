@@ -200,6 +200,14 @@ void sim_check_print_tcbs(const struct sim_world *w, FILE *f)
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
 			struct print_ctx p = { .f = f, .stack = i, .eng = k };
+			struct tcp_state_gauges g;
+
+			tcp_stack_state_gauges(us_engine_tcp(w->st[i].eng[k].e), &g);
+			fprintf(f, "  stack %u engine %u gauges:", i, k);
+#define SIM_X_GAUGE(name, state, desc) fprintf(f, " " #name " %u", g.name);
+			TCP_STATE_GAUGES(SIM_X_GAUGE)
+#undef SIM_X_GAUGE
+			fprintf(f, "\n");
 
 			tcp_conn_walk(us_engine_tcp(w->st[i].eng[k].e), print_one, &p);
 		}

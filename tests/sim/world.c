@@ -16,6 +16,7 @@
 #include "stack/base/rand.h"
 #include "stack/engine/handoff.h"
 #include "stack/sock/sock_table.h"
+#include "tcp/tcp.h"
 #include "tests/sim/world.h"
 
 #define SIM_ROUTER_IP 0x0a0000feu /* 10.0.0.254: the router that reports MTUs */
@@ -613,6 +614,17 @@ static bool never(const struct sim_world *w)
 	return false;
 }
 
+/* The per-state gauges every engine keeps against a walk of its table. */
+static void check_gauges(struct sim_world *w)
+{
+	char why[128];
+
+	for (unsigned i = 0; i < w->plan.nstacks; i++)
+		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++)
+			if (tcp_state_gauges_check(us_engine_tcp(w->st[i].eng[k].e), why, sizeof(why)) != 0)
+				sim_fail(w, "stack %u engine %u: %s", i, k, why);
+}
+
 /* The end: the applications have closed everything; every TCB must go
  * within the bound its timers give; then the listeners close and the
  * stacks must be back to their baseline (timers) before they are
@@ -620,6 +632,7 @@ static bool never(const struct sim_world *w)
 static void world_end(struct sim_world *w)
 {
 	sim_apps_finish(w);
+	check_gauges(w);
 	if (!run_until(w, no_tcbs, w->now + drain_bound(w))) {
 		sim_check_print_tcbs(w, stderr);
 		sim_fail(w, "%u TCBs left past the bound their timers give", sim_check_tcbs(w));

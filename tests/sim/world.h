@@ -97,6 +97,7 @@ struct sim_end {
 	uint64_t born_ns;
 	uint64_t next_send_ns, next_read_ns;
 	uint64_t last_move_ns;     /* when a byte last moved either way */
+	uint64_t closed_ns, err_ns; /* when its application closed, when it failed */
 	bool moving;               /* us_migrate done, not yet accepted again */
 	bool moved;
 };
