@@ -272,9 +272,25 @@ int tcp_send_segment(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint32_t l
 	return send_segment(c, flags, seq, len, is_retransmission(c, flags, seq, len));
 }
 
+/* The sequence number of a segment without data (an ACK, an RST): RFC
+ * 9293's SND.NXT, the next new byte, which is our snd_max: after an RTO
+ * our snd_nxt goes back to SND.UNA to resend, and an ACK numbered there
+ * lies below what the peer has received, so the peer finds it unacceptable,
+ * drops it unread and answers with an ACK of its own.  Two ends both
+ * resending after RTOs then answer each other's ACKs at line rate, neither
+ * ever reading the other's acknowledgement (an ACK storm, found by the
+ * simulator).  Capped at the right edge of the peer's window, which a
+ * zero-window probe's byte lies beyond (Linux's tcp_acceptable_seq). */
+static uint32_t acceptable_seq(const struct tcp_conn *c)
+{
+	uint32_t wnd_end = c->snd_una + c->snd_wnd;
+
+	return SEQ_LT(wnd_end, c->snd_max) ? wnd_end : c->snd_max;
+}
+
 int tcp_send_ack(struct tcp_conn *c)
 {
-	return tcp_send_segment(c, TH_ACK, c->snd_nxt, 0);
+	return tcp_send_segment(c, TH_ACK, acceptable_seq(c), 0);
 }
 
 int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
@@ -286,7 +302,7 @@ int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
 	struct seg_spec sp = {
 		.lip = c->local_ip, .rip = c->remote_ip,
 		.lport = c->local_port, .rport = c->remote_port,
-		.seq = c->snd_nxt, .ack = ack, .flags = TH_ACK, .opt = opt,
+		.seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
 		.wnd = (uint16_t)RTE_MIN(wnd, TCP_MAX_WIN),
 	};
 	struct rte_mbuf *h;
@@ -313,10 +329,10 @@ int tcp_send_syn(struct tcp_conn *c)
 	return rc;
 }
 
-/* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>. */
+/* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>, SND.NXT as for an ACK. */
 int tcp_send_rst(struct tcp_conn *c)
 {
-	return tcp_send_segment(c, TH_RST, c->snd_nxt, 0);
+	return tcp_send_segment(c, TH_RST, acceptable_seq(c), 0);
 }
 
 /* RFC 9293 3.10.7.1: if the ACK bit is off, <SEQ=0><ACK=SEG.SEQ+SEG.LEN>

@@ -349,6 +349,32 @@ static void test_rto_goes_back_to_snd_una(void **state)
 	FINISH(t, 1);
 }
 
+/* After an RTO snd_nxt is back at SND.UNA, but an ACK carries the next new
+ * byte (RFC 9293's SND.NXT, our snd_max): the peer has received data beyond
+ * SND.UNA (its ACKs were lost), and an ACK numbered below that would be
+ * unacceptable to it, dropped unread and answered; two ends resending after
+ * RTOs answered each other's ACKs forever (found by the simulator). */
+static void test_ack_after_rto_carries_snd_max(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	assert_int_equal(pkt_app_send(t, 2 * 1460), 2 * 1460);
+	EXPECT(t, SEG(.seq = 1, .len = 1460));
+	EXPECT(t, SEG(.seq = 1461, .len = 1460));
+	ADVANCE(t, 200);
+	EXPECT(t, SEG(.seq = 1, .len = 1460)); /* go-back-N from SND.UNA */
+	EXPECT_NOTHING(t);
+	/* The peer's data (its ACK of ours still lost): ours says 2921. */
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .len = 100, .flags = TH_ACK | TH_PSH));
+	ADVANCE(t, 40);
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 2921, .ack = 1101, .len = 0));
+	INJECT(t, SEG(.seq = 1101, .ack = 2921));
+	APP_READ(t);
+	FINISH(t, 1);
+}
+
 /* A retransmission references the send queue's mbuf (indirect mbufs,
  * refcount), never a copy. */
 static void test_retransmission_references_payload(void **state)
@@ -507,6 +533,7 @@ int main(void)
 		PKT_TEST(test_rto_retransmits_and_backs_off),
 		PKT_TEST(test_rto_min_is_configurable),
 		PKT_TEST(test_rto_goes_back_to_snd_una),
+		PKT_TEST(test_ack_after_rto_carries_snd_max),
 		PKT_TEST(test_retransmission_references_payload),
 		PKT_TEST(test_data_retries_exhausted_etimedout),
 		PKT_TEST(test_ack_of_unsent_data_gets_ack),
