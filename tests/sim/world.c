@@ -247,6 +247,12 @@ static uint16_t port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct sim_eng *g = ctx;
 	struct sim_world *w = g->st->w;
 
+	/* Even a stream sent a byte per segment, each acknowledged, stays
+	 * below this; an ACK storm does not. */
+	if (w->n.frames > w->frame_budget)
+		sim_fail(w, "frame storm: %lu frames sent, the plan's streams explain %lu at most",
+			 (unsigned long)w->n.frames, (unsigned long)w->frame_budget);
+
 	for (uint16_t k = 0; k < n; k++) {
 		struct rte_mbuf *m = wire_copy(w, pkts[k]);
 
@@ -700,6 +706,9 @@ int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct
 		return jumped == 2 ? 0 : 1; /* 2: cut short at max_events */
 	}
 	sim_check_init(w);
+	w->frame_budget = 2000000;
+	for (unsigned k = 0; k < w->plan.nconvs; k++)
+		w->frame_budget += 4 * (w->plan.conv[k].side[0].bytes + w->plan.conv[k].side[1].bytes);
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned j = 0; j < w->plan.nstacks; j++)
 			if (i != j && !w->plan.stack[i].off && !w->plan.stack[j].off &&

@@ -185,6 +185,7 @@ struct sim_world {
 	struct sim_conv conv[SIM_CONVS_MAX];
 	struct sim_udp udp[SIM_UDP_MAX];
 	bool progress;             /* something moved in this round */
+	uint64_t frame_budget;     /* more frames than this is a storm */
 	struct sim_check *check;   /* invariants' state (check.c) */
 	jmp_buf fail_jmp;
 	char fail[1024];
