@@ -16,6 +16,7 @@
 #include "stack/base/rand.h"
 #include "stack/engine/handoff.h"
 #include "stack/sock/sock_table.h"
+#include "stack/sock/socket_priv.h"
 #include "tcp/tcp.h"
 #include "tests/sim/world.h"
 
@@ -322,6 +323,11 @@ static void stack_config(struct sim_world *w, struct sim_stack *st)
 	c->tcp = sp->tcp;
 }
 
+static unsigned socks_open(const struct sim_eng *g)
+{
+	return g->tab->cap - g->tab->nfree;
+}
+
 static void stack_start(struct sim_world *w, unsigned i)
 {
 	struct sim_stack *st = &w->st[i];
@@ -361,6 +367,8 @@ static void stack_start(struct sim_world *w, unsigned i)
 	for (unsigned k = 0; k < n; k++)
 		us_engine_announce(st->eng[k].e);
 	sim_apps_stack_up(w, i);
+	for (unsigned k = 0; k < n; k++)
+		st->eng[k].socks0 = socks_open(&st->eng[k]);
 }
 
 const char *const sim_ctr_names[SIM_CTRS] = {
@@ -645,6 +653,9 @@ static void world_end(struct sim_world *w)
 	}
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
+			if (socks_open(&w->st[i].eng[k]) != w->st[i].eng[k].socks0)
+				sim_fail(w, "stack %u engine %u: %u descriptors open at the end, %u at start",
+					 i, k, socks_open(&w->st[i].eng[k]), w->st[i].eng[k].socks0);
 			us_sock_table_destroy(w->st[i].eng[k].tab);
 			w->st[i].eng[k].tab = NULL;
 			w->st[i].eng[k].lfd = w->st[i].eng[k].ufd = -1;

@@ -66,6 +66,7 @@ struct sim_eng {
 	int lfd;                   /* the TCP listener */
 	int ufd;                   /* UDP (engine 0 only, else -1) */
 	unsigned timers0;          /* armed timers after start: the baseline */
+	unsigned socks0;           /* descriptors open after start (listener, UDP) */
 };
 
 struct sim_stack {
