@@ -8,7 +8,8 @@
  * mid-stream with keepalive on, and ends by a half-close, a close, or one
  * side resets on purpose; the server may move its end to the other engine.
  * Every call is non-blocking; an end that cannot move waits for the next
- * instant something arrives.  UDP flows send checked datagrams one way.
+ * instant something arrives.  The UDP flows are in udp.c, the verdict on
+ * each conversation at the end in verdict.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,12 +38,6 @@ static inline uint8_t pattern(unsigned k, unsigned dir, uint64_t o)
 	uint32_t x = (uint32_t)o * 2654435761u;
 
 	return (uint8_t)((x >> 24) ^ (o >> 12) ^ (k * 31 + dir * 7));
-}
-
-static struct sockaddr_in addr_of(uint32_t ip, uint16_t port)
-{
-	return (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
-				     .sin_addr.s_addr = htonl(ip) };
 }
 
 static unsigned end_stack(const struct sim_plan *p, unsigned k, unsigned s)
@@ -260,8 +255,6 @@ static void end_migrate(struct sim_world *w, unsigned k)
 	w->progress = true;
 }
 
-static bool fault_explains(const struct sim_world *w, unsigned k);
-static bool path_lossy(const struct sim_world *w, unsigned a, unsigned b);
 
 /* Nothing moved for SIM_PATIENCE: the application resets the connection
  * when a fault explains the silence, else the world is stuck. */
@@ -274,7 +267,7 @@ static void end_patience(struct sim_world *w, unsigned k, unsigned s)
 		return;
 	/* The other end reset on purpose: an RST is sent once, never
 	 * retransmitted, and a lost one leaves this end half-open. */
-	if (!fault_explains(w, k) && !w->conv[k].aborted)
+	if (!sim_explained(w, k) && !w->conv[k].aborted)
 		sim_fail(w, "conv %u %s: nothing moved for %.0f s (%lu bytes sent, %lu read)", k,
 			 s ? "server" : "client", SIM_PATIENCE / 1e9, (unsigned long)e->sent,
 			 (unsigned long)e->rcvd);
@@ -306,7 +299,7 @@ static void client_start(struct sim_world *w, unsigned k)
 	const struct sim_conv_plan *cp = &w->plan.conv[k];
 	struct sim_conv *c = &w->conv[k];
 	struct sim_end *e = &c->end[0];
-	struct sockaddr_in dst = addr_of(sim_ip(cp->srv), SIM_TCP_PORT), me;
+	struct sockaddr_in dst = sim_addr(sim_ip(cp->srv), SIM_TCP_PORT), me;
 	socklen_t mlen = sizeof(me);
 	int one = 1, rc;
 
@@ -425,80 +418,6 @@ static void server_accept(struct sim_world *w, unsigned i, unsigned g)
 		sim_fail(w, "us_accept: %s", strerror(errno));
 }
 
-/* UDP */
-
-static uint32_t udp_size(const struct sim_udp_plan *u, unsigned k, unsigned seq)
-{
-	uint32_t h = (k * 2654435761u) ^ (seq * 40503u);
-
-	return 3 + h % (u->size_max > 3 ? u->size_max - 2 : 1);
-}
-
-static uint8_t udp_byte(unsigned k, unsigned seq, uint32_t off)
-{
-	return (uint8_t)(off * 13 + seq * 7 + k * 101);
-}
-
-static void udp_send(struct sim_world *w, unsigned k)
-{
-	const struct sim_udp_plan *u = &w->plan.udp[k];
-	struct sim_udp *x = &w->udp[k];
-	struct sockaddr_in dst = addr_of(sim_ip(u->dst), SIM_UDP_PORT);
-
-	if (x->next_ns == 0)
-		x->next_ns = w->t0 + u->start_ns;
-	while (x->sent < u->count && w->now >= x->next_ns) {
-		uint32_t len = udp_size(u, k, x->sent);
-
-		buf[0] = (uint8_t)k;
-		buf[1] = (uint8_t)(x->sent >> 8);
-		buf[2] = (uint8_t)x->sent;
-		for (uint32_t o = 3; o < len; o++)
-			buf[o] = udp_byte(k, x->sent, o);
-		if (w->st[u->src].up) {
-			sim_bind(w, u->src, 0);
-			us_sendto(w->st[u->src].eng[0].ufd, buf, len, 0, (struct sockaddr *)&dst,
-				  sizeof(dst)); /* may fail (ARP queue full): a lost datagram */
-		}
-		x->sent++;
-		x->next_ns = w->now + u->gap_ns;
-		w->n.udp_sent++;
-		w->progress = true;
-	}
-}
-
-static void udp_check(struct sim_world *w, unsigned i, uint32_t from, ssize_t n)
-{
-	unsigned k = buf[0], seq = (unsigned)buf[1] << 8 | buf[2];
-	const struct sim_udp_plan *u = &w->plan.udp[k];
-
-	if (n < 3 || k >= w->plan.nudp || u->off || u->dst != i || sim_ip(u->src) != from ||
-	    (uint32_t)n != udp_size(u, k, seq))
-		sim_fail(w, "stack %u: a datagram of %zd bytes from %#x that nobody sent", i, n, from);
-	for (uint32_t o = 3; o < (uint32_t)n; o++)
-		if (buf[o] != udp_byte(k, seq, o))
-			sim_fail(w, "udp %u datagram %u: byte %u corrupt", k, seq, o);
-	w->udp[k].rcvd++;
-	w->n.udp_rcvd++;
-}
-
-static void udp_receive(struct sim_world *w, unsigned i)
-{
-	struct sockaddr_in from;
-	socklen_t flen = sizeof(from);
-	ssize_t n;
-
-	if (w->st[i].eng[0].ufd < 0)
-		return;
-	sim_bind(w, i, 0);
-	while ((n = us_recvfrom(w->st[i].eng[0].ufd, buf, READ_BUF, 0, (struct sockaddr *)&from,
-				&flen)) >= 0) {
-		udp_check(w, i, ntohl(from.sin_addr.s_addr), n);
-		w->progress = true;
-		flen = sizeof(from);
-	}
-}
-
 /* The world's calls */
 
 void sim_apps_start(struct sim_world *w)
@@ -509,7 +428,7 @@ void sim_apps_start(struct sim_world *w)
 
 void sim_apps_stack_up(struct sim_world *w, unsigned i)
 {
-	struct sockaddr_in any = addr_of(0, SIM_TCP_PORT), uany = addr_of(0, SIM_UDP_PORT);
+	struct sockaddr_in any = sim_addr(0, SIM_TCP_PORT), uany = sim_addr(0, SIM_UDP_PORT);
 
 	for (unsigned g = 0; g < w->plan.stack[i].engines; g++) {
 		struct sim_eng *eng = &w->st[i].eng[g];
@@ -558,7 +477,7 @@ static void conv_update(struct sim_world *w, unsigned k)
 
 	if (cl->done && !sv->open && !client_failed &&
 	    w->now >= w->t0 + w->plan.conv[k].start_ns + SIM_PATIENCE) {
-		if (!fault_explains(w, k) && !path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv))
+		if (!sim_explained(w, k) && !sim_path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv))
 			sim_fail(w, "conv %u: the server never accepted the client's connection", k);
 		w->n.convs_gave_up++;
 		client_failed = true;
@@ -591,12 +510,7 @@ void sim_apps_step(struct sim_world *w)
 			end_step(w, k, 1);
 			conv_update(w, k);
 		}
-	for (unsigned k = 0; k < w->plan.nudp; k++)
-		if (!w->plan.udp[k].off)
-			udp_send(w, k);
-	for (unsigned i = 0; i < w->plan.nstacks; i++)
-		if (w->st[i].up)
-			udp_receive(w, i);
+	sim_udp_step(w);
 }
 
 static void next_min(uint64_t *next, uint64_t t, uint64_t now)
@@ -634,12 +548,7 @@ uint64_t sim_apps_next(const struct sim_world *w)
 				next_min(&next, e->born_ns + cp->migrate_after_ns, w->now);
 		}
 	}
-	for (unsigned k = 0; k < w->plan.nudp; k++) {
-		const struct sim_udp *x = &w->udp[k];
-
-		if (!w->plan.udp[k].off && x->sent < w->plan.udp[k].count)
-			next_min(&next, x->next_ns ? x->next_ns : w->t0 + w->plan.udp[k].start_ns, w->now);
-	}
+	next_min(&next, sim_udp_next(w), w->now);
 	return next;
 }
 
@@ -653,98 +562,5 @@ bool sim_apps_done(const struct sim_world *w)
 		if (!c->done || (c->end[1].open && !c->end[1].done))
 			return false;
 	}
-	for (unsigned k = 0; k < w->plan.nudp; k++)
-		if (!w->plan.udp[k].off && w->udp[k].sent < w->plan.udp[k].count)
-			return false;
-	return true;
-}
-
-/* A path whose loss can beat the retry budget: the emulator's bursts
- * (Gilbert-Elliott) advance per packet, so a bad state outlasts a whole
- * chain of backed-off retransmissions, and a few percent of random loss
- * over thousands of round trips meets data_retries failures in a row. */
-static bool path_lossy(const struct sim_world *w, unsigned a, unsigned b)
-{
-	const struct nic_impair_params *x = &w->plan.link[a][b], *y = &w->plan.link[b][a];
-
-	return !w->cut.no_impair && (x->ge || y->ge || x->loss_pct >= 1 || y->loss_pct >= 1);
-}
-
-/* What explains conversation k's failure: a fault that touched it while it
- * lived (a restart of either stack, a partition or loss burst on the path
- * between them), or for a timeout a lossy path. */
-static bool fault_explains(const struct sim_world *w, unsigned k)
-{
-	const struct sim_conv_plan *cp = &w->plan.conv[k];
-	const struct sim_conv *c = &w->conv[k];
-	uint64_t from = w->t0 + cp->start_ns, to = c->done ? c->done_ns : w->now;
-
-	if (c->end[0].lost || c->end[1].lost)
-		return true;
-	/* A reset from a peer whose application had closed cleanly, at
-	 * least its FIN-WAIT-2 bound earlier: the orphaned TCB timed out
-	 * (Linux's tcp_fin_timeout), and the next segment this end sent (a
-	 * keepalive probe of a reader that stalled) met a closed port. */
-	for (unsigned s = 0; s < 2; s++) {
-		const struct sim_end *e = &c->end[s], *peer = &c->end[!s];
-		unsigned ps = s ? cp->cli : cp->srv;
-
-		if (e->err == ECONNRESET && peer->done && !peer->err && !peer->lost &&
-		    e->err_ns >= peer->closed_ns + US_MS(w->plan.stack[ps].tcp.time_wait_ms))
-			return true;
-	}
-	if ((c->end[0].err == ETIMEDOUT || c->end[1].err == ETIMEDOUT) && path_lossy(w, cp->cli, cp->srv))
-		return true;
-	for (unsigned f = 0; f < w->plan.nfaults; f++) {
-		const struct sim_fault_plan *x = &w->plan.fault[f];
-		uint64_t a = w->t0 + x->at_ns, b = a + x->dur_ns;
-		bool path = (x->a == cp->cli && x->b == cp->srv) || (x->a == cp->srv && x->b == cp->cli);
-
-		if (x->off || b < from || a > to)
-			continue;
-		if (x->kind == SIM_F_RESTART && (x->a == cp->cli || x->a == cp->srv))
-			return true;
-		if ((x->kind == SIM_F_PARTITION || x->kind == SIM_F_LOSS) && path)
-			return true;
-	}
-	return false;
-}
-
-void sim_apps_finish(struct sim_world *w)
-{
-	for (unsigned k = 0; k < w->plan.nconvs; k++) {
-		const struct sim_conv *c = &w->conv[k];
-		const struct sim_conv_plan *cp = &w->plan.conv[k];
-		bool err = c->end[0].err || c->end[1].err || c->end[0].lost || c->end[1].lost;
-
-		if (cp->off)
-			continue;
-		if (c->aborted) {
-			w->n.convs_aborted++;
-			continue;
-		}
-		if (err) {
-			if (!fault_explains(w, k))
-				sim_fail(w, "conv %u: client %s, server %s, and no fault explains it", k,
-					 c->end[0].err ? strerror(c->end[0].err) : "ok",
-					 c->end[1].err ? strerror(c->end[1].err) : "ok");
-			w->n.convs_err++;
-			continue;
-		}
-		/* A stream cut short without an error nobody saw: a client that
-		 * closed with data still in flight, whose orphaned connection
-		 * then failed (no socket left to report it), as a kernel's
-		 * would.  Only a fault or a lossy path explains it (an early
-		 * end of stream already failed in end_finish). */
-		if ((c->end[0].rcvd != cp->side[1].bytes || c->end[1].rcvd != cp->side[0].bytes) &&
-		    (fault_explains(w, k) || path_lossy(w, cp->cli, cp->srv))) {
-			w->n.convs_err++;
-			continue;
-		}
-		if (c->end[0].rcvd != cp->side[1].bytes || c->end[1].rcvd != cp->side[0].bytes)
-			sim_fail(w, "conv %u: %lu of %lu and %lu of %lu bytes delivered", k,
-				 (unsigned long)c->end[1].rcvd, (unsigned long)cp->side[0].bytes,
-				 (unsigned long)c->end[0].rcvd, (unsigned long)cp->side[1].bytes);
-		w->n.convs_ok++;
-	}
+	return sim_udp_done(w);
 }

@@ -48,6 +48,12 @@ void sim_fail(struct sim_world *w, const char *fmt, ...)
 	longjmp(w->fail_jmp, 1);
 }
 
+struct sockaddr_in sim_addr(uint32_t ip, uint16_t port)
+{
+	return (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
+				     .sin_addr.s_addr = htonl(ip) };
+}
+
 void sim_bind(struct sim_world *w, unsigned stack, unsigned eng)
 {
 	us_sock_table_bind_thread(w->st[stack].eng[eng].tab);
@@ -645,7 +651,7 @@ static void check_gauges(struct sim_world *w)
  * destroyed and the pool is empty again. */
 static void world_end(struct sim_world *w)
 {
-	sim_apps_finish(w);
+	sim_verdict(w);
 	check_gauges(w);
 	if (!run_until(w, no_tcbs, w->now + drain_bound(w))) {
 		sim_check_print_tcbs(w, stderr);

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <netinet/in.h>
 
 #include <rte_ether.h>
 
@@ -207,6 +208,7 @@ void sim_fail(struct sim_world *w, const char *fmt, ...);
 
 /* world.c, for the applications */
 void sim_bind(struct sim_world *w, unsigned stack, unsigned eng);
+struct sockaddr_in sim_addr(uint32_t ip, uint16_t port);
 extern const char *const sim_ctr_names[SIM_CTRS];
 uint32_t sim_ip(unsigned stack);
 
@@ -221,8 +223,19 @@ bool sim_apps_done(const struct sim_world *w);
 void sim_apps_stack_down(struct sim_world *w, unsigned i);
 /* Stack i (re)started: its listeners and UDP socket. */
 void sim_apps_stack_up(struct sim_world *w, unsigned i);
-/* The end-of-world checks of every conversation. */
-void sim_apps_finish(struct sim_world *w);
+
+/* udp.c */
+void sim_udp_step(struct sim_world *w);
+uint64_t sim_udp_next(const struct sim_world *w);
+bool sim_udp_done(const struct sim_world *w);
+
+/* verdict.c */
+/* Loss on the path a<->b that can beat the retry budget. */
+bool sim_path_lossy(const struct sim_world *w, unsigned a, unsigned b);
+/* Something in the world explains conversation k's failure. */
+bool sim_explained(const struct sim_world *w, unsigned k);
+/* The end-of-world verdict on every conversation. */
+void sim_verdict(struct sim_world *w);
 
 /* check.c */
 void sim_check_init(struct sim_world *w);
