@@ -222,8 +222,8 @@ static int run_list(const struct opts *o, const uint64_t *seeds, size_t n)
 		sim_counts_add(&total, &world.n);
 		digest = world.digest;
 		if (o->verbose || o->plan)
-			printf("seed %" PRIu64 ": pass, %" PRIu64 " events, %.1f s simulated, digest %016" PRIx64 "\n",
-			       seeds[i], world.n.events, world.n.sim_ns / 1e9, digest);
+			printf("seed %" PRIu64 ": pass, %" PRIu64 " events, %" PRIu64 " frames, %.1f s simulated, digest %016" PRIx64 "\n",
+			       seeds[i], world.n.events, world.n.frames, world.n.sim_ns / 1e9, digest);
 		if (o->replay) {
 			if (sim_run_one(seeds[i], &o->cut, false, false) != 0) {
 				printf("FAIL replay of seed %" PRIu64 " failed where the first run passed: %s\n",

@@ -120,10 +120,18 @@ static void draw_side(struct sim_rng *r, struct sim_side_plan *s)
 }
 
 /* A stream paced in small chunks would hold the world for hours: the
- * pauses of one stream add up to a minute at most. */
+ * pauses of one stream add up to a minute at most, and its writes to a
+ * few thousand. */
 static void bound_pacing(struct sim_side_plan *s)
 {
-	uint64_t calls = s->bytes / s->chunk + 1;
+	uint64_t calls;
+
+	/* At most ~2000 send calls per stream: a megabyte written a byte at a
+	 * time with Nagle off is a million segments, all cost and no new
+	 * path (small writes stay common on the small streams). */
+	if (s->chunk < s->bytes / 2000)
+		s->chunk = (uint32_t)(s->bytes / 2000);
+	calls = s->bytes / s->chunk + 1;
 
 	if (s->gap_ns > US_SEC(60) / calls)
 		s->gap_ns = US_SEC(60) / calls;

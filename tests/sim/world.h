@@ -75,6 +75,7 @@ struct sim_stack {
 	unsigned i;
 	bool up;
 	unsigned epoch;            /* restarts so far */
+	bool touched;              /* poll it again in this instant (world.c stack_due) */
 	uint32_t ip;
 	struct rte_ether_addr mac;
 	struct us_config cfg;
