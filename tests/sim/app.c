@@ -266,8 +266,14 @@ static void end_patience(struct sim_world *w, unsigned k, unsigned s)
 	if (w->now < e->last_move_ns + SIM_PATIENCE)
 		return;
 	/* The other end reset on purpose: an RST is sent once, never
-	 * retransmitted, and a lost one leaves this end half-open. */
-	if (!sim_explained(w, k) && !w->conv[k].aborted)
+	 * retransmitted, and a lost one leaves this end half-open.  Or its
+	 * application closed with data in flight and, on a lossy path, its
+	 * orphaned connection ran out of retries where no one could see. */
+	const struct sim_end *peer = &w->conv[k].end[!s];
+	bool orphan_lost = peer->done && !peer->err &&
+			   sim_path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv);
+
+	if (!sim_explained(w, k) && !w->conv[k].aborted && !orphan_lost)
 		sim_fail(w, "conv %u %s: nothing moved for %.0f s (%lu bytes sent, %lu read)", k,
 			 s ? "server" : "client", SIM_PATIENCE / 1e9, (unsigned long)e->sent,
 			 (unsigned long)e->rcvd);
