@@ -38,9 +38,22 @@ void us_timer_cancel(struct us_timer_wheel *w, struct us_timer *t)
 	w->armed--;
 }
 
+/* An empty wheel's slots are empty, but their bounds may be stale-low
+ * (cancels leave them so, and runs skip an empty wheel's slots): forget
+ * them before the first timer goes in, or us_timer_next would name a
+ * past time forever. */
+static void forget_bounds(struct us_timer_wheel *w)
+{
+	for (unsigned i = 0; i < US_WHEEL_SLOTS; i++)
+		w->slot_min[i] = UINT64_MAX;
+	w->next_hint = UINT64_MAX;
+}
+
 void us_timer_arm(struct us_timer_wheel *w, struct us_timer *t, uint64_t expire_ns)
 {
 	us_timer_cancel(w, t);
+	if (w->armed == 0)
+		forget_bounds(w);
 	/* A deadline in an already-processed tick goes to the next tick to visit,
 	 * so it fires on the next run instead of one revolution later. */
 	uint64_t first = w->next_tick * w->tick_ns;

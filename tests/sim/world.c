@@ -605,6 +605,29 @@ static uint64_t next_time(struct sim_world *w)
 	return next;
 }
 
+static double rel_s(const struct sim_world *w, uint64_t t)
+{
+	return t == UINT64_MAX ? -1 : (double)(t - w->t0) / 1e9;
+}
+
+/* Which engine's timer names the past, for a failure report. */
+static const char *timers_due(struct sim_world *w)
+{
+	static char out[256];
+	size_t n = 0;
+
+	out[0] = 0;
+	for (unsigned i = 0; i < w->plan.nstacks; i++)
+		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
+			uint64_t t = us_engine_next_timer(w->st[i].eng[k].e);
+
+			if (t <= w->now && n < sizeof(out) - 64)
+				n += (size_t)snprintf(out + n, sizeof(out) - n, "stack %u engine %u timer at %.6f; ",
+						      i, k, rel_s(w, t));
+		}
+	return n ? out : "no timer in the past";
+}
+
 /* Runs until `until` returns true or time reaches limit; false on the limit. */
 static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit)
 {
@@ -622,8 +645,9 @@ static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world 
 		/* Every source names a time after now once the instant is
 		 * over; one that keeps naming the past would spin the world. */
 		if (next <= w->now && ++still == 1000)
-			sim_fail(w, "time stands still: the next event is due at %.6fs",
-				 (next - w->t0) / 1e9);
+			sim_fail(w, "time stands still: the next event is due at %.6fs (faults %.6f, applications %.6f, %s)",
+				 (next - w->t0) / 1e9, rel_s(w, faults_next(w)), rel_s(w, sim_apps_next(w)),
+				 timers_due(w));
 		if (next > w->now)
 			still = 0;
 		w->now = next > w->now ? next : w->now + US_US(1);

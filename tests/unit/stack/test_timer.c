@@ -181,6 +181,28 @@ static void test_next_jumps_to_each_deadline(void **state)
 	assert_int_equal(runs, 3);
 }
 
+/* A cancel that empties the wheel, then time passing while it is empty (a
+ * run visits no slot), must not leave the cancelled deadline as the next
+ * one once another timer is armed. */
+static void test_next_forgets_bounds_of_an_empty_wheel(void **state)
+{
+	(void)state;
+	struct us_timer_wheel w;
+	struct probe a = {0}, b = {0};
+
+	us_timer_wheel_init(&w, US_MS(1), 0);
+	us_timer_init(&a.t, probe_fn);
+	us_timer_init(&b.t, probe_fn);
+	us_timer_arm(&w, &a.t, US_MS(300));
+	us_timer_cancel(&w, &a.t);
+	us_timer_run(&w, US_SEC(5));
+	us_timer_arm(&w, &b.t, US_SEC(6));
+	assert_true(us_timer_next(&w) == US_SEC(6));
+	us_timer_run(&w, US_SEC(6));
+	assert_int_equal(b.fired, 1);
+	assert_true(us_timer_next(&w) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_large_jump_fires_everything_due),
 		cmocka_unit_test(test_callback_cancels_other_due_timer),
 		cmocka_unit_test(test_next_jumps_to_each_deadline),
+		cmocka_unit_test(test_next_forgets_bounds_of_an_empty_wheel),
 	};
 	return cmocka_run_group_tests_name("timer", tests, NULL, NULL);
 }
