@@ -499,13 +499,13 @@ static void udp_receive(struct sim_world *w, unsigned i)
 
 /* The world's calls */
 
-void sim_apps_start(struct sim_world *w)
+static void sim_apps_start(struct sim_world *w)
 {
 	for (unsigned k = 0; k < SIM_CONVS_MAX; k++)
 		w->conv[k].end[0].fd = w->conv[k].end[1].fd = -1;
 }
 
-void sim_apps_stack_up(struct sim_world *w, unsigned i)
+static void sim_apps_stack_up(struct sim_world *w, unsigned i)
 {
 	struct sockaddr_in any = addr_of(0, SIM_TCP_PORT), uany = addr_of(0, SIM_UDP_PORT);
 
@@ -524,7 +524,7 @@ void sim_apps_stack_up(struct sim_world *w, unsigned i)
 	}
 }
 
-void sim_apps_stack_down(struct sim_world *w, unsigned i)
+static void sim_apps_stack_down(struct sim_world *w, unsigned i)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++)
 		for (unsigned s = 0; s < 2; s++) {
@@ -572,7 +572,7 @@ static void conv_update(struct sim_world *w, unsigned k)
 	}
 }
 
-void sim_apps_step(struct sim_world *w)
+static void sim_apps_step(struct sim_world *w)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		if (w->plan.conv[k].off)
@@ -603,7 +603,7 @@ static void next_min(uint64_t *next, uint64_t t, uint64_t now)
 		*next = t;
 }
 
-uint64_t sim_apps_next(const struct sim_world *w)
+static uint64_t sim_apps_next(const struct sim_world *w)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -641,7 +641,7 @@ uint64_t sim_apps_next(const struct sim_world *w)
 	return next;
 }
 
-bool sim_apps_done(const struct sim_world *w)
+static bool sim_apps_done(const struct sim_world *w)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		const struct sim_conv *c = &w->conv[k];
@@ -708,7 +708,7 @@ static bool fault_explains(const struct sim_world *w, unsigned k)
 	return false;
 }
 
-void sim_apps_finish(struct sim_world *w)
+static void sim_apps_finish(struct sim_world *w)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		const struct sim_conv *c = &w->conv[k];
@@ -746,3 +746,9 @@ void sim_apps_finish(struct sim_world *w)
 		w->n.convs_ok++;
 	}
 }
+
+const struct sim_app_ops sim_apps_conv = {
+	.start = sim_apps_start, .stack_up = sim_apps_stack_up, .stack_down = sim_apps_stack_down,
+	.step = sim_apps_step, .next = sim_apps_next, .done = sim_apps_done,
+	.finish = sim_apps_finish,
+};
