@@ -426,13 +426,13 @@ static void server_accept(struct sim_world *w, unsigned i, unsigned g)
 
 /* The world's calls */
 
-void sim_apps_start(struct sim_world *w)
+static void sim_apps_start(struct sim_world *w)
 {
 	for (unsigned k = 0; k < SIM_CONVS_MAX; k++)
 		w->conv[k].end[0].fd = w->conv[k].end[1].fd = -1;
 }
 
-void sim_apps_stack_up(struct sim_world *w, unsigned i)
+static void sim_apps_stack_up(struct sim_world *w, unsigned i)
 {
 	struct sockaddr_in any = sim_addr(0, SIM_TCP_PORT), uany = sim_addr(0, SIM_UDP_PORT);
 
@@ -451,7 +451,7 @@ void sim_apps_stack_up(struct sim_world *w, unsigned i)
 	}
 }
 
-void sim_apps_stack_down(struct sim_world *w, unsigned i)
+static void sim_apps_stack_down(struct sim_world *w, unsigned i)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++)
 		for (unsigned s = 0; s < 2; s++) {
@@ -499,7 +499,7 @@ static void conv_update(struct sim_world *w, unsigned k)
 	}
 }
 
-void sim_apps_step(struct sim_world *w)
+static void sim_apps_step(struct sim_world *w)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		if (w->plan.conv[k].off)
@@ -525,7 +525,7 @@ static void next_min(uint64_t *next, uint64_t t, uint64_t now)
 		*next = t;
 }
 
-uint64_t sim_apps_next(const struct sim_world *w)
+static uint64_t sim_apps_next(const struct sim_world *w)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -558,7 +558,7 @@ uint64_t sim_apps_next(const struct sim_world *w)
 	return next;
 }
 
-bool sim_apps_done(const struct sim_world *w)
+static bool sim_apps_done(const struct sim_world *w)
 {
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		const struct sim_conv *c = &w->conv[k];
@@ -570,3 +570,9 @@ bool sim_apps_done(const struct sim_world *w)
 	}
 	return sim_udp_done(w);
 }
+
+const struct sim_app_ops sim_apps_conv = {
+	.start = sim_apps_start, .stack_up = sim_apps_stack_up, .stack_down = sim_apps_stack_down,
+	.step = sim_apps_step, .next = sim_apps_next, .done = sim_apps_done,
+	.finish = sim_verdict,
+};

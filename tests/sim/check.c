@@ -12,6 +12,7 @@
  *    3.8.6.2.2: a receiver should not shrink the window), tracked per
  *    connection (stack, ports, address, ISS) across events and engines.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@
 #include "tcp/tcp.h"
 #include "tests/sim/world.h"
 
-#define TRACK_SLOTS 1024u
+#define TRACK_SLOTS 1024u /* connections tracked, unless the world's options say */
 
 struct track {
 	bool used;
@@ -32,7 +33,8 @@ struct track {
 };
 
 struct sim_check {
-	struct track t[TRACK_SLOTS];
+	unsigned slots;
+	struct track *t;
 	/* Segments in and out per engine at its last check: a TCB's sequence
 	 * numbers, window and cwnd change only with a segment. */
 	uint64_t segs[SIM_STACKS_MAX][SIM_ENGINES_MAX];
@@ -45,13 +47,18 @@ struct walk_ctx {
 
 void sim_check_init(struct sim_world *w)
 {
+	unsigned slots = w->opts.check_slots ? w->opts.check_slots : TRACK_SLOTS;
+
 	w->check = calloc(1, sizeof(*w->check));
-	if (w->check == NULL)
+	if (w->check == NULL || (w->check->t = calloc(slots, sizeof(struct track))) == NULL)
 		sim_fail(w, "out of memory");
+	w->check->slots = slots;
 }
 
 void sim_check_free(struct sim_world *w)
 {
+	if (w->check != NULL)
+		free(w->check->t);
 	free(w->check);
 	w->check = NULL;
 }
@@ -60,8 +67,8 @@ static struct track *track_of(struct sim_world *w, unsigned stack, const struct 
 {
 	uint32_t h = (c->iss * 2654435761u) ^ c->remote_port ^ ((uint32_t)c->local_port << 16) ^ stack;
 
-	for (unsigned i = 0; i < TRACK_SLOTS; i++) {
-		struct track *t = &w->check->t[(h + i) % TRACK_SLOTS];
+	for (unsigned i = 0; i < w->check->slots; i++) {
+		struct track *t = &w->check->t[(h + i) % w->check->slots];
 
 		if (!t->used) {
 			*t = (struct track){ .used = true, .state = (uint8_t)c->state,
@@ -177,6 +184,7 @@ unsigned sim_check_tcbs(const struct sim_world *w)
 struct print_ctx {
 	FILE *f;
 	unsigned stack, eng;
+	unsigned left;             /* lines still to print (UINT_MAX: all) */
 };
 
 static int print_one(void *arg, const struct tcp_conn *c)
@@ -185,6 +193,9 @@ static int print_one(void *arg, const struct tcp_conn *c)
 
 	if (c->state == TCP_LISTEN)
 		return 0;
+	if (p->left == 0)
+		return 1;
+	p->left--;
 	fprintf(p->f, "  stack %u engine %u: %s %u -> %#x:%u una %u nxt %u max %u sndq %u rcvq %u app_closed %d timers",
 		p->stack, p->eng, tcp_state_str((uint8_t)c->state), c->local_port, c->remote_ip,
 		c->remote_port, c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
@@ -195,11 +206,11 @@ static int print_one(void *arg, const struct tcp_conn *c)
 	return 0;
 }
 
-void sim_check_print_tcbs(const struct sim_world *w, FILE *f)
+void sim_check_print_tcbs(const struct sim_world *w, FILE *f, unsigned max)
 {
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
-			struct print_ctx p = { .f = f, .stack = i, .eng = k };
+			struct print_ctx p = { .f = f, .stack = i, .eng = k, .left = max ? max : UINT_MAX };
 			struct tcp_state_gauges g;
 
 			tcp_stack_state_gauges(us_engine_tcp(w->st[i].eng[k].e), &g);

@@ -49,7 +49,7 @@ static void child_batch(struct slot *s, uint64_t seed, uint64_t stride, double d
 {
 	static const struct sim_cut none;
 
-	sim_eal_start();
+	sim_eal_start(SIM_EAL_MB, SIM_MBUFS);
 	for (; wall() < deadline; seed += stride) {
 		s->seed = seed;
 		if (sim_run_one(seed, &none, false, false) != 0) {
@@ -154,7 +154,7 @@ static int candidate(struct slot *s, uint64_t seed, const struct sim_cut *cut)
 	if (p == 0) {
 		int rc;
 
-		sim_eal_start();
+		sim_eal_start(SIM_EAL_MB, SIM_MBUFS);
 		rc = sim_run_one(seed, cut, false, false);
 		if (rc != 0) {
 			snprintf(s->fail, sizeof(s->fail), "%s", sim_last_world()->fail);

@@ -5,6 +5,9 @@
  *   us-sim --replay ...               each world twice: the digests must match
  *   us-sim --secs T --jobs J          random seeds for T seconds on J processes
  *   us-sim --shrink --seed S          cut a failing world down, print its command
+ *   us-sim --storm N [--seed S] [--close-rate R] [--open-rate R] [--rxq Q]
+ *          [--rx-ns NS] [--bytes B] [--link SPEC | --impair] [--mbufs M]
+ *          [--check-every E]         a close storm (storm.c): N connections closed at once
  *   cuts: --cut-stacks M --cut-convs M --cut-udp M --cut-faults M (bit masks),
  *         --max-events E, --no-impair;   --plan prints the world, -v its errors,
  *         --pcap FILE writes every frame sent, stamped with simulated time
@@ -35,8 +38,6 @@
 #include "tests/common/test_eal.h"
 #include "tests/sim/sim_main.h"
 
-#define SIM_MBUFS 65535u /* the whole world's memory, shared by its stacks */
-
 struct opts {
 	uint64_t seed;
 	uint64_t count;
@@ -46,12 +47,13 @@ struct opts {
 	double secs;
 	unsigned jobs;
 	struct sim_cut cut;
+	struct sim_storm_params storm; /* n > 0: a storm */
 };
 
 static struct rte_mempool *pool;
 static struct sim_world world; /* large: static */
 
-static double wall(void)
+double sim_wall(void)
 {
 	struct timespec ts;
 
@@ -59,26 +61,35 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void sim_eal_start(void)
+static struct rte_mempool *pool_create(const char *name, unsigned n)
 {
-	static char prefix_arg[96];
+	struct rte_mempool *p = rte_pktmbuf_pool_create(name, n, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+							SOCKET_ID_ANY);
+
+	if (p == NULL) {
+		fprintf(stderr, "us-sim: mbuf pool %s of %u: %s\n", name, n, rte_strerror(rte_errno));
+		exit(2);
+	}
+	return p;
+}
+
+struct rte_mempool *sim_eal_start(unsigned mem_mb, unsigned mbufs)
+{
+	static char prefix_arg[96], mem_arg[16];
 	char prefix[64];
 
 	test_eal_prefix(prefix, sizeof(prefix), "sim");
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", prefix);
-	char *argv[] = { "us-sim", "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
+	snprintf(mem_arg, sizeof(mem_arg), "%u", mem_mb);
+	char *argv[] = { "us-sim", "--no-huge", "--no-pci", "--no-shconf", "-m", mem_arg,
 			 "--log-level=error", prefix_arg };
 	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0) {
 		fprintf(stderr, "us-sim: rte_eal_init failed\n");
 		exit(2);
 	}
 	atexit(test_eal_remove_runtime_dir);
-	pool = rte_pktmbuf_pool_create("sim", SIM_MBUFS, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
-	if (pool == NULL) {
-		fprintf(stderr, "us-sim: mbuf pool: %s\n", rte_strerror(rte_errno));
-		exit(2);
-	}
+	pool = pool_create("sim", mbufs);
+	return pool;
 }
 
 /* The command line that replays a world with its cut. */
@@ -208,7 +219,7 @@ static int read_seeds(const char *path, uint64_t **out, size_t *n)
 static int run_list(const struct opts *o, const uint64_t *seeds, size_t n)
 {
 	struct sim_counts total = {0};
-	double t0 = wall();
+	double t0 = sim_wall();
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t digest;
@@ -238,7 +249,21 @@ static int run_list(const struct opts *o, const uint64_t *seeds, size_t n)
 		}
 	}
 	if (!o->quiet)
-		sim_print_summary(stdout, n, &total, wall() - t0);
+		sim_print_summary(stdout, n, &total, sim_wall() - t0);
+	return 0;
+}
+
+/* Every frame the stacks send, at its simulated time (the receiver's copy
+ * may be lost or late: the link decides). */
+static int open_pcap(const char *path)
+{
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+
+	world.pcap = pcap_dump_open(dead, path);
+	if (world.pcap == NULL) {
+		fprintf(stderr, "us-sim: %s: %s\n", path, pcap_geterr(dead));
+		return -1;
+	}
 	return 0;
 }
 
@@ -246,8 +271,29 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: us-sim (--seed S [--count N] | --seeds FILE | --secs T [--jobs J] [--seed S]) "
 			"[--replay] [--shrink] [--plan] [-v] [-q]\n"
-			"       [--cut-stacks M] [--cut-convs M] [--cut-udp M] [--cut-faults M] [--max-events E] [--no-impair]\n");
+			"       [--cut-stacks M] [--cut-convs M] [--cut-udp M] [--cut-faults M] [--max-events E] [--no-impair]\n"
+			"       us-sim --storm N [--seed S] [--close-rate R] [--open-rate R] [--rxq Q] [--rx-ns NS]\n"
+			"              [--bytes B] [--link SPEC | --impair] [--mbufs M] [--check-every E] [--pcap F] [-v]\n");
 	exit(2);
+}
+
+/* The storm's options; false when c is not one of them. */
+static bool parse_storm(int c, struct sim_storm_params *p)
+{
+	switch (c) {
+	case 'N': p->n = (unsigned)strtoul(optarg, NULL, 0); break;
+	case 'R': p->close_rate = atof(optarg); break;
+	case 'O': p->open_rate = atof(optarg); break;
+	case 'Q': p->rxq = (unsigned)strtoul(optarg, NULL, 0); break;
+	case 'X': p->rx_frame_ns = strtoull(optarg, NULL, 0); break;
+	case 'B': p->bytes = (uint32_t)strtoul(optarg, NULL, 0); break;
+	case 'L': p->link = optarg; break;
+	case 'i': p->impair = true; break;
+	case 'M': p->mbufs = (unsigned)strtoul(optarg, NULL, 0); break;
+	case 'e': p->check_every = (unsigned)strtoul(optarg, NULL, 0); break;
+	default: return false;
+	}
+	return true;
 }
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -259,12 +305,20 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "cut-convs", 1, NULL, 'C' }, { "cut-udp", 1, NULL, 'U' },
 		{ "cut-faults", 1, NULL, 'F' }, { "max-events", 1, NULL, 'E' },
 		{ "no-impair", 0, NULL, 'I' }, { "pcap", 1, NULL, 'P' }, { "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' },
+		{ "storm", 1, NULL, 'N' }, { "close-rate", 1, NULL, 'R' }, { "open-rate", 1, NULL, 'O' },
+		{ "rxq", 1, NULL, 'Q' }, { "rx-ns", 1, NULL, 'X' }, { "bytes", 1, NULL, 'B' },
+		{ "link", 1, NULL, 'L' }, { "impair", 0, NULL, 'i' }, { "mbufs", 1, NULL, 'M' },
+		{ "check-every", 1, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ .count = 1, .jobs = 1, .seed = UINT64_MAX };
+	*o = (struct opts){ .count = 1, .jobs = 1, .seed = UINT64_MAX,
+			    .storm = { .open_rate = 20000, .rxq = SIM_RXQ, .bytes = 100,
+				       .link = "delay=100us", .mbufs = SIM_MBUFS } };
 	while ((c = getopt_long(argc, argv, "vq", lo, NULL)) != -1) {
+		if (parse_storm(c, &o->storm))
+			continue;
 		switch (c) {
 		case 's': o->seed = strtoull(optarg, NULL, 0); break;
 		case 'n': o->count = strtoull(optarg, NULL, 0); break;
@@ -286,9 +340,36 @@ static void parse(int argc, char **argv, struct opts *o)
 		default: usage();
 		}
 	}
+	if (o->storm.n > 0) {
+		o->storm.seed = o->seed == UINT64_MAX ? 1 : o->seed;
+		o->storm.verbose = o->verbose;
+		if (optind != argc || o->storm.rxq == 0 || o->storm.rxq > SIM_RXQ ||
+		    o->storm.open_rate <= 0 || o->storm.close_rate < 0)
+			usage();
+		return;
+	}
 	if (optind != argc || (o->seed == UINT64_MAX && o->seeds_file == NULL && o->secs <= 0) ||
 	    o->jobs == 0 || (o->shrink && o->seed == UINT64_MAX))
 		usage();
+}
+
+/* A storm in this process: the stacks' pool as asked, the wire's own (a
+ * whole burst in flight, each frame up to a full MTU), memory for both. */
+static int run_storm(const struct opts *o)
+{
+	const struct sim_storm_params *p = &o->storm;
+	unsigned wire_n = 2 * p->n + 65536;
+	unsigned mem = SIM_EAL_MB + (unsigned)(((uint64_t)wire_n + p->mbufs) * 2560 >> 20);
+	struct rte_mempool *main_pool = sim_eal_start(mem, p->mbufs);
+	struct rte_mempool *wire = pool_create("simwire", wire_n);
+	int rc;
+
+	if (o->pcap != NULL && open_pcap(o->pcap) != 0)
+		return 2;
+	rc = sim_storm_run(p, main_pool, wire);
+	if (world.pcap != NULL)
+		pcap_dump_close(world.pcap);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -299,22 +380,15 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (o.storm.n > 0)
+		return run_storm(&o);
 	if (o.secs > 0)
 		return sim_long_run(argv[0], o.seed, o.secs, o.jobs);
 	if (o.shrink)
 		return sim_shrink(argv[0], o.seed, &o.cut);
-	sim_eal_start();
-	if (o.pcap != NULL) {
-		/* Every frame the stacks send, at its simulated time (the
-		 * receiver's copy may be lost or late: the link decides). */
-		pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
-
-		world.pcap = pcap_dump_open(dead, o.pcap);
-		if (world.pcap == NULL) {
-			fprintf(stderr, "us-sim: %s: %s\n", o.pcap, pcap_geterr(dead));
-			return 2;
-		}
-	}
+	sim_eal_start(SIM_EAL_MB, SIM_MBUFS);
+	if (o.pcap != NULL && open_pcap(o.pcap) != 0)
+		return 2;
 	if (o.seeds_file != NULL) {
 		if (read_seeds(o.seeds_file, &seeds, &n) != 0)
 			return 2;

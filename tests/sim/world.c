@@ -79,11 +79,16 @@ static void digest_frame(struct sim_world *w, const struct sim_eng *g, const str
 	digest_bytes(&w->digest, rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_data_len(m));
 }
 
-/* The frame as a NIC receives it: one segment (TX chains hold headers and
- * indirect payload apart). */
-static struct rte_mbuf *wire_copy(struct sim_world *w, struct rte_mbuf *m)
+static struct rte_mempool *wire_pool(const struct sim_world *w)
 {
-	struct rte_mbuf *c = rte_pktmbuf_alloc(w->pool);
+	return w->opts.wire_pool != NULL ? w->opts.wire_pool : w->pool;
+}
+
+/* The frame as a NIC receives it: one segment (TX chains hold headers and
+ * indirect payload apart), in pool p. */
+static struct rte_mbuf *wire_copy(struct sim_world *w, struct rte_mempool *p, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_alloc(p);
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	char *d;
 
@@ -94,10 +99,10 @@ static struct rte_mbuf *wire_copy(struct sim_world *w, struct rte_mbuf *m)
 		w->n.drop_no_mbuf++;
 		return NULL;
 	}
-	const void *p = rte_pktmbuf_read(m, 0, len, d);
+	const void *src = rte_pktmbuf_read(m, 0, len, d);
 
-	if (p != d)
-		memcpy(d, p, len);
+	if (src != d)
+		memcpy(d, src, len);
 	rte_pktmbuf_free(m);
 	return c;
 }
@@ -115,13 +120,17 @@ static void nic_receive(struct sim_world *w, unsigned j, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	/* A NIC receives into its host's memory: none left, the frame is lost. */
+	if (w->opts.wire_pool != NULL && (m = wire_copy(w, w->pool, m)) == NULL)
+		return;
 	if (st->cfg.engine_count > 1 &&
 	    us_steer_model_classify_frame(&st->nic, rte_pktmbuf_mtod(m, const void *),
 					  rte_pktmbuf_data_len(m), &q) < 0)
 		q = 0;
 	rx = &st->eng[q].rx;
-	if (rx->n == SIM_RXQ) {
+	if (rx->n == (w->opts.rxq_len ? w->opts.rxq_len : SIM_RXQ)) {
 		w->n.drop_rxq++;
+		st->drop_rxq++;
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -136,7 +145,7 @@ static struct rte_mbuf *frag_needed(struct sim_world *w, unsigned i, const struc
 	const struct rte_ipv4_hdr *oip = rte_pktmbuf_mtod_offset(m, const void *, RTE_ETHER_HDR_LEN);
 	size_t qlen = (size_t)(oip->version_ihl & 0xf) * 4 + 8;
 	size_t ilen = sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr) + qlen;
-	struct rte_mbuf *r = rte_pktmbuf_alloc(w->pool);
+	struct rte_mbuf *r = rte_pktmbuf_alloc(wire_pool(w));
 	uint8_t *d;
 
 	if (r == NULL || (d = (uint8_t *)rte_pktmbuf_append(r, (uint16_t)(RTE_ETHER_HDR_LEN + ilen))) == NULL) {
@@ -211,7 +220,7 @@ static void switch_forward(struct sim_world *w, unsigned i, struct rte_mbuf *m)
 
 			if (j == i || w->plan.stack[j].off)
 				continue;
-			c = rte_pktmbuf_copy(m, w->pool, 0, UINT32_MAX);
+			c = rte_pktmbuf_copy(m, wire_pool(w), 0, UINT32_MAX);
 			if (c == NULL)
 				w->n.drop_no_mbuf++;
 			else
@@ -262,7 +271,7 @@ static uint16_t port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 			 (unsigned long)w->n.frames, (unsigned long)w->frame_budget);
 
 	for (uint16_t k = 0; k < n; k++) {
-		struct rte_mbuf *m = wire_copy(w, pkts[k]);
+		struct rte_mbuf *m = wire_copy(w, wire_pool(w), pkts[k]);
 
 		if (m == NULL)
 			continue;
@@ -291,11 +300,17 @@ static uint16_t port_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 static uint16_t port_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct sim_rxq *q = &((struct sim_eng *)ctx)->rx;
+	struct sim_eng *g = ctx;
+	struct sim_rxq *q = &g->rx;
+	const struct sim_world *w = g->st->w;
 	uint16_t k = 0;
 
+	if (g->busy_until > w->now)
+		return 0; /* the engine is still processing its last burst */
 	for (; k < n && q->n > 0; k++, q->n--, q->head = (q->head + 1) % SIM_RXQ)
 		pkts[k] = q->m[q->head];
+	if (w->opts.rx_frame_ns != 0)
+		g->busy_until = w->now + k * w->opts.rx_frame_ns;
 	return k;
 }
 
@@ -304,10 +319,15 @@ static uint64_t drv_now(void *ctx)
 	return ((struct sim_world *)ctx)->now;
 }
 
-/* The applications never block: a call that would wait is a bug here. */
+/* The applications never block: a call that would wait is a bug here,
+ * except an epoll wait with timeout 0 (its one poll is the world's next
+ * round) from applications that say they use it. */
 static void drv_poll(void *ctx)
 {
-	sim_fail(ctx, "an application call blocked (the simulated applications never wait)");
+	struct sim_world *w = ctx;
+
+	if (!w->app->epoll)
+		sim_fail(w, "an application call blocked (the simulated applications never wait)");
 }
 
 /* Stacks */
@@ -359,6 +379,7 @@ static void stack_start(struct sim_world *w, unsigned i)
 		g->k = k;
 		g->slot = i * SIM_ENGINES_MAX + k;
 		g->rx.head = g->rx.n = 0;
+		g->busy_until = 0;
 		g->ops = (struct us_port_ops){ .rx = port_rx, .tx = port_tx, .ctx = g,
 					       .mtu = w->plan.mtu, .mac = st->mac };
 		g->e = us_engine_create(k, &st->cfg, w->pool, &g->ops, w->now);
@@ -366,7 +387,7 @@ static void stack_start(struct sim_world *w, unsigned i)
 			sim_fail(w, "us_engine_create: %s", strerror(errno));
 		if (st->ho != NULL && us_handoff_attach(g->e, st->ho) != 0)
 			sim_fail(w, "us_handoff_attach failed");
-		g->tab = us_sock_table_create(g->e, g->slot, 1024, &drv);
+		g->tab = us_sock_table_create(g->e, g->slot, w->opts.fds ? w->opts.fds : SIM_FDS, &drv);
 		if (g->tab == NULL)
 			sim_fail(w, "us_sock_table_create: %s", strerror(errno));
 		g->timers0 = us_engine_wheel(g->e)->armed;
@@ -374,7 +395,7 @@ static void stack_start(struct sim_world *w, unsigned i)
 	st->up = true;
 	for (unsigned k = 0; k < n; k++)
 		us_engine_announce(st->eng[k].e);
-	sim_apps_stack_up(w, i);
+	w->app->stack_up(w, i);
 	for (unsigned k = 0; k < n; k++)
 		st->eng[k].socks0 = socks_open(&st->eng[k]);
 }
@@ -408,7 +429,7 @@ static void stack_stop(struct sim_world *w, unsigned i)
 	struct sim_stack *st = &w->st[i];
 
 	st->up = false;
-	sim_apps_stack_down(w, i);
+	w->app->stack_down(w, i);
 	gather_counters(w, i);
 	for (unsigned k = 0; k < w->plan.stack[i].engines; k++) {
 		struct sim_eng *g = &st->eng[k];
@@ -526,11 +547,12 @@ static uint64_t faults_next(const struct sim_world *w)
 
 /* The loop */
 
+/* Frames an engine can take now (not busy with its last burst). */
 static bool any_rx_pending(const struct sim_world *w)
 {
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++)
-			if (w->st[i].eng[k].rx.n > 0)
+			if (w->st[i].eng[k].rx.n > 0 && w->st[i].eng[k].busy_until <= w->now)
 				return true;
 	return false;
 }
@@ -548,7 +570,8 @@ static bool stack_due(struct sim_world *w, unsigned i)
 	if (st->touched)
 		return true;
 	for (unsigned k = 0; k < w->plan.stack[i].engines; k++)
-		if (st->eng[k].rx.n > 0 || us_engine_next_timer(st->eng[k].e) <= w->now)
+		if ((st->eng[k].rx.n > 0 && st->eng[k].busy_until <= w->now) ||
+		    us_engine_next_timer(st->eng[k].e) <= w->now)
 			return true;
 	return false;
 }
@@ -579,8 +602,9 @@ static void instant(struct sim_world *w)
 		for (unsigned i = 0; i < w->plan.nstacks; i++)
 			if (w->st[i].up && (rounds == 0 || stack_due(w, i)))
 				stack_poll(w, i);
-		sim_apps_step(w);
-		sim_check_event(w);
+		w->app->step(w);
+		if (w->opts.check_every <= 1 || w->n.events % w->opts.check_every == 0)
+			sim_check_event(w);
 		if (w->cut.max_events != 0 && w->n.events >= w->cut.max_events)
 			longjmp(w->fail_jmp, 2);
 		if (!w->progress && !any_rx_pending(w))
@@ -596,11 +620,16 @@ static uint64_t next_time(struct sim_world *w)
 		for (unsigned j = 0; j < w->plan.nstacks; j++)
 			if (w->link[i][j] != NULL && (t = nic_impair_next_ns(w->link[i][j])) < next)
 				next = t;
-		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++)
-			if ((t = us_engine_next_timer(w->st[i].eng[k].e)) < next)
+		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
+			const struct sim_eng *g = &w->st[i].eng[k];
+
+			if ((t = us_engine_next_timer(g->e)) < next)
 				next = t;
+			if (g->rx.n > 0 && g->busy_until > w->now && g->busy_until < next)
+				next = g->busy_until;
+		}
 	}
-	if ((t = sim_apps_next(w)) < next)
+	if ((t = w->app->next(w)) < next)
 		next = t;
 	return next;
 }
@@ -628,8 +657,7 @@ static const char *timers_due(struct sim_world *w)
 	return n ? out : "no timer in the past";
 }
 
-/* Runs until `until` returns true or time reaches limit; false on the limit. */
-static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit)
+bool sim_run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit)
 {
 	unsigned still = 0;
 
@@ -646,7 +674,7 @@ static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world 
 		 * over; one that keeps naming the past would spin the world. */
 		if (next <= w->now && ++still == 1000)
 			sim_fail(w, "time stands still: the next event is due at %.6fs (faults %.6f, applications %.6f, %s)",
-				 (next - w->t0) / 1e9, rel_s(w, faults_next(w)), rel_s(w, sim_apps_next(w)),
+				 (next - w->t0) / 1e9, rel_s(w, faults_next(w)), rel_s(w, w->app->next(w)),
 				 timers_due(w));
 		if (next > w->now)
 			still = 0;
@@ -656,7 +684,7 @@ static bool run_until(struct sim_world *w, bool (*until)(const struct sim_world 
 
 static bool apps_done(const struct sim_world *w)
 {
-	return sim_apps_done(w) && faults_next(w) == UINT64_MAX;
+	return w->app->done(w) && faults_next(w) == UINT64_MAX;
 }
 
 static bool no_tcbs(const struct sim_world *w)
@@ -706,10 +734,10 @@ static void check_gauges(struct sim_world *w)
  * destroyed and the pool is empty again. */
 static void world_end(struct sim_world *w)
 {
-	sim_verdict(w);
+	w->app->finish(w);
 	check_gauges(w);
-	if (!run_until(w, no_tcbs, w->now + drain_bound(w))) {
-		sim_check_print_tcbs(w, stderr);
+	if (!sim_run_until(w, no_tcbs, w->now + drain_bound(w))) {
+		sim_check_print_tcbs(w, stderr, w->opts.print_tcbs_max);
 		sim_fail(w, "%u TCBs left past the bound their timers give", sim_check_tcbs(w));
 	}
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
@@ -722,7 +750,7 @@ static void world_end(struct sim_world *w)
 			w->st[i].eng[k].lfd = w->st[i].eng[k].ufd = -1;
 		}
 	/* Past the ARP entries' lifetime: only the engines' own timers stay. */
-	run_until(w, never, w->now + US_SEC(400));
+	sim_run_until(w, never, w->now + US_SEC(400));
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
 			const struct sim_eng *g = &w->st[i].eng[k];
@@ -759,11 +787,14 @@ int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct
 {
 	bool verbose = w->verbose;
 	struct pcap_dumper *pcap = w->pcap;
+	struct sim_world_opts opts = w->opts;
 	int jumped;
 
 	memset(w, 0, sizeof(*w));
 	w->verbose = verbose;
 	w->pcap = pcap;
+	w->opts = opts;
+	w->app = opts.app != NULL ? opts.app : &sim_apps_conv;
 	w->plan = *plan;
 	w->cut = *cut;
 	sim_plan_cut(&w->plan, cut);
@@ -789,18 +820,20 @@ int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		if (!w->plan.stack[i].off)
 			stack_init(w, i);
-	sim_apps_start(w);
-	if (!run_until(w, apps_done, w->t0 + SIM_HORIZON)) {
-		sim_check_print_tcbs(w, stderr);
+	w->app->start(w);
+	if (!sim_run_until(w, apps_done, w->t0 + SIM_HORIZON)) {
+		sim_check_print_tcbs(w, stderr, w->opts.print_tcbs_max);
 		sim_fail(w, "the applications did not finish within %.0f s", SIM_HORIZON / 1e9);
 	}
 	world_end(w);
 	world_free(w);
 	w->n.sim_ns = w->now - w->t0;
 	us_rand_unseed();
-	if (rte_mempool_in_use_count(pool) != 0) {
+	if (rte_mempool_in_use_count(pool) != 0 || rte_mempool_in_use_count(wire_pool(w)) != 0) {
 		snprintf(w->fail, sizeof(w->fail), "seed %lu: %u mbufs in use after the world ended",
-			 (unsigned long)plan->seed, rte_mempool_in_use_count(pool));
+			 (unsigned long)plan->seed,
+			 rte_mempool_in_use_count(pool) +
+			 (wire_pool(w) != pool ? rte_mempool_in_use_count(wire_pool(w)) : 0));
 		return 1;
 	}
 	return 0;

@@ -47,7 +47,8 @@ struct pcap_dumper;
 
 /* Types */
 
-#define SIM_RXQ 8192u
+#define SIM_RXQ 8192u     /* a NIC queue's frames at most (its ring) */
+#define SIM_FDS 1024u     /* descriptors per engine, unless a scenario says */
 
 struct sim_rxq {
 	struct rte_mbuf *m[SIM_RXQ];
@@ -68,6 +69,7 @@ struct sim_eng {
 	int ufd;                   /* UDP (engine 0 only, else -1) */
 	unsigned timers0;          /* armed timers after start: the baseline */
 	unsigned socks0;           /* descriptors open after start (listener, UDP) */
+	uint64_t busy_until;       /* with rx_frame_ns: still on its last burst */
 };
 
 struct sim_stack {
@@ -84,6 +86,7 @@ struct sim_stack {
 	struct us_steer_model nic;
 	struct us_handoff *ho;
 	struct sim_eng eng[SIM_ENGINES_MAX];
+	uint64_t drop_rxq;         /* frames its full NIC queues dropped */
 };
 
 /* One end of a conversation, as its application sees it. */
@@ -171,8 +174,47 @@ struct sim_counts {
 	uint64_t trans_seen[2]; /* bit per (from, to) transition */
 };
 
+/* The applications a world runs: app.c's conversations (sim_apps_conv),
+ * or a scenario's own (storm.c). */
+struct sim_app_ops {
+	void (*start)(struct sim_world *w);
+	/* Stack i (re)started: its listeners; went down: its ends are lost. */
+	void (*stack_up)(struct sim_world *w, unsigned i);
+	void (*stack_down)(struct sim_world *w, unsigned i);
+	/* One pass over every application; sets w->progress when one moved. */
+	void (*step)(struct sim_world *w);
+	/* Earliest time an application wants to act (UINT64_MAX: none). */
+	uint64_t (*next)(const struct sim_world *w);
+	bool (*done)(const struct sim_world *w);
+	/* The end-of-world checks of the applications. */
+	void (*finish)(struct sim_world *w);
+	/* The applications call us_epoll_wait with timeout 0: its engine
+	 * poll is a no-op (the world polls every engine each round). */
+	bool epoll;
+};
+
+/* What a scenario changes about a world; all zero: the random worlds'. */
+struct sim_world_opts {
+	const struct sim_app_ops *app; /* NULL: sim_apps_conv */
+	unsigned rxq_len;              /* each engine's NIC queue (<= SIM_RXQ; 0: SIM_RXQ) */
+	unsigned fds;                  /* descriptors per engine (0: SIM_FDS) */
+	/* Engine time per frame taken from its NIC queue (0: none, the whole
+	 * queue drains at one instant): a poll takes a burst, then the
+	 * engine is busy that long per frame before it polls the queue again. */
+	uint64_t rx_frame_ns;
+	/* Frames on the wire in a pool of their own, copied into the world's
+	 * pool as a NIC receives them (none there: drop_no_mbuf): a burst in
+	 * flight then holds no stack memory.  NULL: the world's pool. */
+	struct rte_mempool *wire_pool;
+	unsigned check_every;          /* the event invariants every that many events (0: 1) */
+	unsigned check_slots;          /* connections tracked by the invariants (0: 1024) */
+	unsigned print_tcbs_max;       /* TCBs listed in a failure report (0: all) */
+};
+
 struct sim_world {
 	struct sim_plan plan;
+	struct sim_world_opts opts;
+	const struct sim_app_ops *app;
 	struct sim_cut cut;
 	struct rte_mempool *pool;
 	uint64_t now, t0;
@@ -200,7 +242,8 @@ struct sim_world {
 
 /* Runs one world; 0 when every invariant held, else 1 with w->fail set
  * ("seed S event E: what").  The counts and digest are in w either way.
- * pool: every stack's mbufs (must be empty before and is after a pass). */
+ * pool: every stack's mbufs (must be empty before and is after a pass).
+ * w->verbose, w->pcap and w->opts are kept; the rest is reset. */
 int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct sim_cut *cut,
 		  struct rte_mempool *pool);
 /* Stops the world: records the failure and jumps out of sim_world_run. */
@@ -210,20 +253,13 @@ void sim_fail(struct sim_world *w, const char *fmt, ...);
 /* world.c, for the applications */
 void sim_bind(struct sim_world *w, unsigned stack, unsigned eng);
 struct sockaddr_in sim_addr(uint32_t ip, uint16_t port);
+/* Runs the world until until(w) or time reaches limit; false on the limit. */
+bool sim_run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit);
 extern const char *const sim_ctr_names[SIM_CTRS];
 uint32_t sim_ip(unsigned stack);
 
-/* app.c */
-void sim_apps_start(struct sim_world *w);
-/* One pass over every application; sets w->progress when one moved. */
-void sim_apps_step(struct sim_world *w);
-/* Earliest time an application wants to act (UINT64_MAX: none). */
-uint64_t sim_apps_next(const struct sim_world *w);
-bool sim_apps_done(const struct sim_world *w);
-/* Stack i went down: its ends are lost. */
-void sim_apps_stack_down(struct sim_world *w, unsigned i);
-/* Stack i (re)started: its listeners and UDP socket. */
-void sim_apps_stack_up(struct sim_world *w, unsigned i);
+/* app.c: the conversations of the plan (and its UDP flows, udp.c) */
+extern const struct sim_app_ops sim_apps_conv;
 
 /* udp.c */
 void sim_udp_step(struct sim_world *w);
@@ -245,7 +281,8 @@ void sim_check_free(struct sim_world *w);
 void sim_check_event(struct sim_world *w);
 /* Non-listener TCBs left in all stacks. */
 unsigned sim_check_tcbs(const struct sim_world *w);
-/* One line per TCB left (state, tuple, timers), for a stuck report. */
-void sim_check_print_tcbs(const struct sim_world *w, FILE *f);
+/* One line per TCB left (state, tuple, timers), for a stuck report; the
+ * first max of them (0: all) after each engine's gauges. */
+void sim_check_print_tcbs(const struct sim_world *w, FILE *f, unsigned max);
 
 #endif
