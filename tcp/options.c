@@ -278,7 +278,11 @@ static unsigned write_sack(struct tcp_conn *c, uint8_t *o, unsigned room)
 unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint8_t *opt)
 {
 	unsigned n = 0, room;
-	uint32_t mtu = c->ts->env.mtu;
+	/* The largest segment this connection may send: its MSS (which the
+	 * timestamps' room was taken from, and which an ICMP "fragmentation
+	 * needed" lowers to the path's MTU) plus the headers and that room,
+	 * not the interface's MTU (RFC 6691: options come out of the MSS). */
+	uint32_t mtu = c->mss + 40 + (c->ts_ok ? TCP_TS_OPT_SPACE : 0);
 
 	if (flags & TH_RST)
 		return 0;
@@ -289,7 +293,7 @@ unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint
 	if (c->ts_ok)
 		n += write_ts(c, flags, opt + n, true);
 	if (c->sack_ok && (flags & TH_ACK)) {
-		/* The blocks must not push a full segment past the MTU. */
+		/* The blocks must not push a full segment past that size. */
 		room = 40 - n;
 		if (len > 0)
 			room = mtu > 40 + len + n ? RTE_MIN(room, mtu - 40 - len - n) : 0;

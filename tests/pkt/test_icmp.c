@@ -89,6 +89,41 @@ static void test_frag_needed_in_flight_lowers_mss(void **state)
 	FINISH(t, 1);
 }
 
+/* After a frag-needed, a full segment must not carry a SACK block that
+ * would push it past the path's MTU (RFC 6691: options come out of the
+ * MSS): the bound is the connection's MSS, not the interface's MTU, or
+ * the router drops every such segment and the connection black-holes. */
+static void test_frag_needed_sack_blocks_fit_path_mtu(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+
+	tcp_config_defaults(&cfg);
+	cfg.wscale = false;
+	t = pkt_start(&cfg);
+	assert_int_equal(pkt_listen(t), 0);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .sack_perm = 1, .ts_val = 100));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1001));
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101));
+	assert_int_equal(pkt_app_send(t, 1448), 1448);
+	EXPECT(t, SEG(.seq = 1, .len = 1448));
+	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 948);
+	EXPECT(t, SEG(.seq = 1, .len = 948));
+	EXPECT(t, SEG(.seq = 949, .len = 500));
+	INJECT(t, SEG(.seq = 1001, .ack = 1449, .ts_val = 102));
+	/* The peer's data after a hole: a block to report from now on. */
+	INJECT(t, SEG(.seq = 1101, .ack = 1449, .len = 100, .ts_val = 103));
+	EXPECT(t, SEG(.flags = TH_ACK, .len = 0, .ack = 1001, .nsack = 1));
+	assert_int_equal(pkt_app_send(t, 948), 948);
+	EXPECT(t, SEG(.seq = 1449, .len = 948, .nsack = 0));
+	INJECT(t, SEG(.seq = 1001, .ack = 2397, .len = 100, .ts_val = 104));
+	EXPECT(t, SEG(.flags = TH_ACK, .len = 0, .ack = 1201));
+	APP_READ(t);
+	FINISH(t, 1);
+}
+
 /* RFC 1122 4.2.3.9 / RFC 5927 4.2 and RFC 9293 3.9.2.2 (MUST-55, MUST-56):
  * unreachables, source quench, time exceeded and parameter problem in
  * flight never abort an established connection; it carries on. */
@@ -171,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		PKT_TEST(test_rfc5927_out_of_window_ignored),
 		PKT_TEST(test_frag_needed_in_flight_lowers_mss),
+		PKT_TEST(test_frag_needed_sack_blocks_fit_path_mtu),
 		PKT_TEST(test_soft_errors_do_not_kill_established),
 		PKT_TEST(test_syn_sent_port_unreachable_refused),
 		PKT_TEST(test_syn_sent_host_unreachable_is_soft),
