@@ -96,25 +96,37 @@ bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, uint32_t lip,
 
 /* RFC 792 / RFC 1122 3.2.2: an ICMP error (unreachable, time exceeded,
  * parameter problem; source quench is obsolete) quotes the IP header and
- * first 8 bytes of a segment WE sent: its owner is the connection's owner
- * (local -> remote in the quote), so path MTU news reaches the right TCB. */
-static bool handoff_icmp_owner(const struct us_handoff *h, const struct rte_mbuf *m,
-			       const struct rte_ipv4_hdr *ip, unsigned ihl, unsigned *owner)
+ * first 8 bytes of a segment WE sent.  Its TCP header (ports only are
+ * sure to be there), with the quoted IPv4 header in *q; NULL when m is
+ * no such error. */
+static const struct rte_tcp_hdr *icmp_quote(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+					    unsigned ihl, const struct rte_ipv4_hdr **q)
 {
 	const uint8_t *icmp = (const uint8_t *)ip + ihl;
-	const struct rte_ipv4_hdr *q = (const struct rte_ipv4_hdr *)(icmp + 8);
-	const struct rte_tcp_hdr *qt;
 	size_t off = sizeof(struct rte_ether_hdr) + ihl + 8;
 	unsigned qihl;
 
-	if (rte_pktmbuf_data_len(m) < off + sizeof(*q) ||
+	*q = (const struct rte_ipv4_hdr *)(icmp + 8);
+	if (rte_pktmbuf_data_len(m) < off + sizeof(**q) ||
 	    (icmp[0] != 3 && icmp[0] != 11 && icmp[0] != 12))
-		return false;
-	qihl = (q->version_ihl & 0x0f) * 4u;
-	if (q->next_proto_id != IPPROTO_TCP || qihl < sizeof(*q) ||
+		return NULL;
+	qihl = ((*q)->version_ihl & 0x0f) * 4u;
+	if ((*q)->next_proto_id != IPPROTO_TCP || qihl < sizeof(**q) ||
 	    rte_pktmbuf_data_len(m) < off + qihl + 4u)
+		return NULL;
+	return (const struct rte_tcp_hdr *)((const uint8_t *)*q + qihl);
+}
+
+/* The error's owner is the connection's owner (local -> remote in the
+ * quote), so path MTU news reaches the right TCB. */
+static bool handoff_icmp_owner(const struct us_handoff *h, const struct rte_mbuf *m,
+			       const struct rte_ipv4_hdr *ip, unsigned ihl, unsigned *owner)
+{
+	const struct rte_ipv4_hdr *q;
+	const struct rte_tcp_hdr *qt = icmp_quote(m, ip, ihl, &q);
+
+	if (qt == NULL)
 		return false;
-	qt = (const struct rte_tcp_hdr *)((const uint8_t *)q + qihl);
 	*owner = us_handoff_owner(h, rte_be_to_cpu_32(q->dst_addr), rte_be_to_cpu_32(q->src_addr),
 				  rte_be_to_cpu_16(qt->dst_port), rte_be_to_cpu_16(qt->src_port));
 	return true;
@@ -147,6 +159,34 @@ const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
 	    rte_pktmbuf_data_len(m) < sizeof(struct rte_ether_hdr) + ihl + 4u)
 		return NULL;
 	return (const struct rte_tcp_hdr *)((const uint8_t *)*ip + ihl);
+}
+
+bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport, uint32_t *rip,
+			uint16_t *rport)
+{
+	const struct rte_ipv4_hdr *ip, *q;
+	const struct rte_tcp_hdr *th;
+	unsigned ihl;
+
+	ip = handoff_ipv4(m, &ihl);
+	if (ip != NULL && ip->next_proto_id == IPPROTO_ICMP) {
+		th = icmp_quote(m, ip, ihl, &q);
+		if (th == NULL)
+			return false;
+		*lip = rte_be_to_cpu_32(q->src_addr);
+		*rip = rte_be_to_cpu_32(q->dst_addr);
+		*lport = rte_be_to_cpu_16(th->src_port);
+		*rport = rte_be_to_cpu_16(th->dst_port);
+		return true;
+	}
+	th = us_handoff_tcp(m, &ip);
+	if (th == NULL)
+		return false;
+	*lip = rte_be_to_cpu_32(ip->dst_addr);
+	*rip = rte_be_to_cpu_32(ip->src_addr);
+	*lport = rte_be_to_cpu_16(th->dst_port);
+	*rport = rte_be_to_cpu_16(th->src_port);
+	return true;
 }
 
 /* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner;

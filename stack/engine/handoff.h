@@ -102,6 +102,11 @@ unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to)
  * its IPv4 header in *ip; NULL for anything else.  Reads headers only. */
 const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
 					 const struct rte_ipv4_hdr **ip);
+/* The connection frame m is about, from our side (host byte order): a TCP
+ * segment to us, or an ICMP error quoting a segment of ours (path MTU
+ * news for that connection); false for anything else. */
+bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport, uint32_t *rip,
+			uint16_t *rport);
 
 /* Prototypes: stage_handoff.c, the engine's side */
 

@@ -255,17 +255,14 @@ static void mig_conn_gone(struct us_engine *e, struct us_migrate *mg,
 enum us_mig_verdict us_migrate_steer(struct us_engine *e, struct us_migrate *mg, struct rte_mbuf *m,
 				     bool from_ring, unsigned *to)
 {
-	const struct rte_ipv4_hdr *ip;
-	const struct rte_tcp_hdr *th = us_handoff_tcp(m, &ip);
 	struct us_mig_tuple tu;
 	struct us_mig_entry *en;
 
-	if (th == NULL)
+	/* ICMP errors about a moved connection follow it like its segments:
+	 * a frag-needed left at the RSS owner never lowers the MSS of the
+	 * TCB that moved away, and the connection black-holes. */
+	if (!us_handoff_conn_of(m, &tu.lip, &tu.lport, &tu.rip, &tu.rport))
 		return US_MIG_PASS;
-	tu = (struct us_mig_tuple){
-		.lip = rte_be_to_cpu_32(ip->dst_addr), .rip = rte_be_to_cpu_32(ip->src_addr),
-		.lport = rte_be_to_cpu_16(th->dst_port), .rport = rte_be_to_cpu_16(th->src_port),
-	};
 	en = mig_lookup(mg, &tu);
 	if (en == NULL)
 		return US_MIG_PASS;

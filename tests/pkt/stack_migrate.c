@@ -578,6 +578,66 @@ static void test_migrate_close_wait(void **state)
 	world_finish();
 }
 
+/* ICMP "fragmentation needed" (RFC 1191) quoting a segment of a moved
+ * connection reaches the RSS owner, like the connection's segments, and
+ * must follow it to its new engine: left at the owner, which has no TCB,
+ * it is ignored, the MSS never drops and every full segment is lost on
+ * the path for good (found by the simulator). */
+static void test_migrate_icmp_follows(void **state)
+{
+	struct end cli, srv;
+	int lfd[2];
+	unsigned home;
+	uint8_t msg[8 + sizeof(struct rte_ipv4_hdr) + 8] = { 3, 4 };
+	struct rte_ipv4_hdr *q = (struct rte_ipv4_hdr *)(msg + 8);
+	uint8_t *qt = msg + 8 + sizeof(*q);
+	struct tcp_conn *c;
+	(void)state;
+
+	home = world_with_conn(0, &cli, &srv, lfd, 1000);
+	srv_move(&srv, 1 - home, lfd);
+	/* A full segment the path loses, still in flight when the error comes. */
+	srv.total = 1460;
+	w.drop_ours = 1;
+	end_pump(&srv);
+	step(NULL);
+	c = sock_of(srv.fd)->tc;
+	assert_true(c->snd_nxt != c->snd_una);
+	msg[6] = 1000 >> 8; /* next-hop MTU */
+	msg[7] = 1000 & 0xff;
+	*q = (struct rte_ipv4_hdr){ .version_ihl = 0x45, .next_proto_id = IPPROTO_TCP,
+				    .src_addr = rte_cpu_to_be_32(H_OUR_IP),
+				    .dst_addr = rte_cpu_to_be_32(H_PEER_IP) };
+	qt[0] = SRV_PORT >> 8;
+	qt[1] = SRV_PORT & 0xff;
+	qt[2] = (uint8_t)(c->remote_port >> 8);
+	qt[3] = (uint8_t)c->remote_port;
+	qt[4] = (uint8_t)(c->snd_una >> 24);
+	qt[5] = (uint8_t)(c->snd_una >> 16);
+	qt[6] = (uint8_t)(c->snd_una >> 8);
+	qt[7] = (uint8_t)c->snd_una;
+	msg[2] = msg[3] = 0;
+	{
+		uint16_t ck = (uint16_t)~rte_raw_cksum(msg, sizeof(msg));
+
+		memcpy(msg + 2, &ck, 2);
+	}
+	wq_push(&w.s[home].rx, h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_ICMP, 1, 0, msg, sizeof(msg)));
+	run(3);
+	assert_int_equal(ctr(home, "tcp_icmp_ignored_no_conn"), 0);
+	assert_int_equal(ctr(1 - home, "tcp_icmp_frag_needed_applied"), 1);
+	assert_true(sock_of(srv.fd)->tc->mss <= 1000 - 40);
+	for (unsigned i = 0; i < 200 && cli.rcvd < srv.total; i++)
+		pump_step(&cli, &srv);
+	assert_int_equal(cli.rcvd, srv.total);
+	us_sock_table_bind_thread(w.s[srv.eng].tab);
+	assert_int_equal(us_close(srv.fd), 0);
+	us_sock_table_bind_thread(w.s[PEER].tab);
+	assert_int_equal(us_close(cli.fd), 0);
+	run(10);
+	world_finish();
+}
+
 /* Refusals, each counted: a bad descriptor, a listener, no such engine,
  * this engine; a target without a listener on the port resets the
  * connection there (the peer sees the RST) and the RSS owner forgets its
@@ -880,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_mid_transfer),
 		cmocka_unit_test(test_migrate_mid_transfer_rules),
 		cmocka_unit_test(test_migrate_close_wait),
+		cmocka_unit_test(test_migrate_icmp_follows),
 		cmocka_unit_test(test_migrate_failures),
 		cmocka_unit_test(test_migrate_keeps_timers),
 		cmocka_unit_test(test_migrate_from_handler),
