@@ -266,11 +266,13 @@ static void end_patience(struct sim_world *w, unsigned k, unsigned s)
 	if (w->now < e->last_move_ns + SIM_PATIENCE)
 		return;
 	/* The other end reset on purpose: an RST is sent once, never
-	 * retransmitted, and a lost one leaves this end half-open.  Or its
-	 * application closed with data in flight and, on a lossy path, its
-	 * orphaned connection ran out of retries where no one could see. */
+	 * retransmitted, and a lost one leaves this end half-open.  Or, on a
+	 * lossy path, the other side's TCB went where no one could see: its
+	 * application closed with data in flight and the orphan ran out of
+	 * retries, or (never accepted) its SYN-RECEIVED TCB ran out of
+	 * SYN-ACKs while every ACK of ours was lost. */
 	const struct sim_end *peer = &w->conv[k].end[!s];
-	bool orphan_lost = peer->done && !peer->err &&
+	bool orphan_lost = ((peer->done && !peer->err) || !peer->open) &&
 			   sim_path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv);
 
 	if (!sim_explained(w, k) && !w->conv[k].aborted && !orphan_lost)

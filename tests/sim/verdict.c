@@ -7,20 +7,22 @@
 
 #include "tests/sim/world.h"
 
-/* A path whose loss can beat the retry budget: the emulator's bursts
- * (Gilbert-Elliott) advance per packet, so a bad state outlasts a whole
- * chain of backed-off retransmissions, and a few percent of random loss
- * over thousands of round trips meets data_retries failures in a row. */
+/* A path that can lose packets: random loss, Gilbert-Elliott bursts, or a
+ * bottleneck whose queue tail-drops under a bulk flow.  Loss can beat any
+ * retry budget: the emulator's burst state moves per packet, so a bad
+ * state outlasts a whole chain of backed-off retransmissions, and a
+ * congested queue drops every keepalive probe of an idle connection. */
 bool sim_path_lossy(const struct sim_world *w, unsigned a, unsigned b)
 {
 	const struct nic_impair_params *x = &w->plan.link[a][b], *y = &w->plan.link[b][a];
 
-	return !w->cut.no_impair && (x->ge || y->ge || x->loss_pct >= 1 || y->loss_pct >= 1);
+	return !w->cut.no_impair && (x->ge || y->ge || x->loss_pct > 0 || y->loss_pct > 0 ||
+				     x->rate_bps > 0 || y->rate_bps > 0);
 }
 
 /* What explains conversation k's failure: a fault that touched it while it
  * lived (a restart of either stack, a partition or loss burst on the path
- * between them), or for a timeout a lossy path. */
+ * between them), a timed-out orphan, or loss on the path for a timeout. */
 bool sim_explained(const struct sim_world *w, unsigned k)
 {
 	const struct sim_conv_plan *cp = &w->plan.conv[k];
@@ -29,19 +31,25 @@ bool sim_explained(const struct sim_world *w, unsigned k)
 
 	if (c->end[0].lost || c->end[1].lost)
 		return true;
-	/* A reset from a peer whose application had closed cleanly, at
-	 * least its FIN-WAIT-2 bound earlier: the orphaned TCB timed out
-	 * (Linux's tcp_fin_timeout), and the next segment this end sent (a
+	/* A reset from a peer whose application had closed cleanly: its
+	 * orphaned TCB went away, at its FIN-WAIT-2 bound (Linux's
+	 * tcp_fin_timeout) or, on a lossy path, out of retries with data or
+	 * its FIN unacknowledged, and the next segment this end sent (a
 	 * keepalive probe of a reader that stalled) met a closed port. */
 	for (unsigned s = 0; s < 2; s++) {
 		const struct sim_end *e = &c->end[s], *peer = &c->end[!s];
 		unsigned ps = s ? cp->cli : cp->srv;
 
 		if (e->err == ECONNRESET && peer->done && !peer->err && !peer->lost &&
-		    e->err_ns >= peer->closed_ns + US_MS(w->plan.stack[ps].tcp.time_wait_ms))
+		    (e->err_ns >= peer->closed_ns + US_MS(w->plan.stack[ps].tcp.time_wait_ms) ||
+		     sim_path_lossy(w, cp->cli, cp->srv)))
 			return true;
 	}
 	if ((c->end[0].err == ETIMEDOUT || c->end[1].err == ETIMEDOUT) && sim_path_lossy(w, cp->cli, cp->srv))
+		return true;
+	/* The server's SYN-RECEIVED TCB ran out of SYN-ACK retries on a lossy
+	 * path (every ACK lost): the client's next segment meets a reset. */
+	if (c->end[0].err == ECONNRESET && !c->end[1].open && sim_path_lossy(w, cp->cli, cp->srv))
 		return true;
 	for (unsigned f = 0; f < w->plan.nfaults; f++) {
 		const struct sim_fault_plan *x = &w->plan.fault[f];
