@@ -117,21 +117,6 @@ static const struct rte_tcp_hdr *icmp_quote(const struct rte_mbuf *m, const stru
 	return (const struct rte_tcp_hdr *)((const uint8_t *)*q + qihl);
 }
 
-/* The error's owner is the connection's owner (local -> remote in the
- * quote), so path MTU news reaches the right TCB. */
-static bool handoff_icmp_owner(const struct us_handoff *h, const struct rte_mbuf *m,
-			       const struct rte_ipv4_hdr *ip, unsigned ihl, unsigned *owner)
-{
-	const struct rte_ipv4_hdr *q;
-	const struct rte_tcp_hdr *qt = icmp_quote(m, ip, ihl, &q);
-
-	if (qt == NULL)
-		return false;
-	*owner = us_handoff_owner(h, rte_be_to_cpu_32(q->dst_addr), rte_be_to_cpu_32(q->src_addr),
-				  rte_be_to_cpu_16(qt->dst_port), rte_be_to_cpu_16(qt->src_port));
-	return true;
-}
-
 /* An unfragmented IPv4 frame's header (and its length), else NULL: a
  * fragment carries no ports (its datagram is reassembled where it arrived). */
 static const struct rte_ipv4_hdr *handoff_ipv4(const struct rte_mbuf *m, unsigned *ihl)
@@ -195,24 +180,19 @@ enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struc
 					 unsigned *owner)
 {
 	const struct rte_ether_hdr *eth;
-	const struct rte_ipv4_hdr *ip;
-	const struct rte_tcp_hdr *th;
-	unsigned ihl;
+	uint32_t lip, rip;
+	uint16_t lport, rport;
 
 	if (rte_pktmbuf_data_len(m) < sizeof(*eth))
 		return US_HO_LOCAL;
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
 		return US_HO_ALL;
-	ip = handoff_ipv4(m, &ihl);
-	if (ip != NULL && ip->next_proto_id == IPPROTO_ICMP)
-		return handoff_icmp_owner(h, m, ip, ihl, owner) ? US_HO_OWNER : US_HO_LOCAL;
-	th = us_handoff_tcp(m, &ip);
-	if (th == NULL)
+	/* A segment's owner, or for an ICMP error the owner of the
+	 * connection it quotes, so path MTU news reaches the right TCB. */
+	if (!us_handoff_conn_of(m, &lip, &lport, &rip, &rport))
 		return US_HO_LOCAL;
-	*owner = us_handoff_owner(h, rte_be_to_cpu_32(ip->src_addr),
-				  rte_be_to_cpu_32(ip->dst_addr), rte_be_to_cpu_16(th->src_port),
-				  rte_be_to_cpu_16(th->dst_port));
+	*owner = us_handoff_owner(h, rip, lip, rport, lport);
 	return US_HO_OWNER;
 }
 
