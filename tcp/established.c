@@ -81,6 +81,14 @@ static bool check_sequence(struct tcp_conn *c, struct tcp_seg *seg)
 	if (seg->len > 0 && SEQ_LEQ(seg->seq + seg->len, c->rcv_nxt)) {
 		c->ts->stats.drop_dup_data++;
 		tcp_dsack_note(c, seg->seq, seg->seq + seg->len);
+		/* Like Linux (tcp_sequence accepts a segment ending at the last
+		 * ACK it sent), a resend of the segment our last ACK covered
+		 * gives TS.Recent its timestamp: our ACK of it then echoes the
+		 * resend's TSval.  Echoing the original's instead, after the
+		 * peer's RTOs found every ACK lost, hands the peer an RTT sample
+		 * as long as its whole backoff (a 536 s sample, a 32 s RTO). */
+		if (SEQ_GEQ(seg->seq + seg->len, c->last_ack_sent))
+			tcp_ts_update_recent(c, seg);
 	}
 	/* RFC 9293 3.6.1: a retransmitted FIN restarts the 2 MSL wait. */
 	if (c->state == TCP_TIME_WAIT && (seg->flags & TH_FIN))

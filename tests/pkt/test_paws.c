@@ -49,6 +49,29 @@ static void test_ts_recent_not_taken_from_out_of_order_segment(void **state)
 	FINISH(t, 1);
 }
 
+/* The peer resends the segment our lost ACK covered: the dup ACK echoes
+ * the resend's TSval (as Linux does), not the original's, whose echo
+ * would give the peer an RTT sample spanning its retransmission timeout.
+ * An older duplicate, below Last.ACK.sent, leaves TS.Recent alone. */
+static void test_ts_recent_taken_from_resend_of_last_acked_segment(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start_ts();
+
+	INJECT(t, SEG(.seq = 1001, .len = 100, .ts_val = 200));
+	ADVANCE(t, 40);
+	EXPECT(t, SEG(.ack = 1101, .ts_ecr = 200));
+	INJECT(t, SEG(.seq = 1101, .len = 100, .ts_val = 210));
+	ADVANCE(t, 40);
+	EXPECT(t, SEG(.ack = 1201, .ts_ecr = 210));
+	INJECT(t, SEG(.seq = 1001, .len = 100, .ts_val = 900));
+	EXPECT(t, SEG(.ack = 1201, .ts_ecr = 210));
+	INJECT(t, SEG(.seq = 1101, .len = 100, .ts_val = 1000));
+	EXPECT(t, SEG(.ack = 1201, .ts_ecr = 1000));
+	assert_int_equal(STAT(t, drop_dup_data), 2);
+	FINISH(t, 1);
+}
+
 /* RFC 7323 5.3 R1: a TSval older than TS.Recent: the segment is dropped
  * (not delivered) and answered with an ACK. */
 static void test_paws_rejects_old_timestamp_with_dup_ack(void **state)
@@ -141,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		PKT_TEST(test_timestamps_echoed),
 		PKT_TEST(test_ts_recent_not_taken_from_out_of_order_segment),
+		PKT_TEST(test_ts_recent_taken_from_resend_of_last_acked_segment),
 		PKT_TEST(test_paws_rejects_old_timestamp_with_dup_ack),
 		PKT_TEST(test_paws_does_not_apply_to_rst),
 		PKT_TEST(test_segment_without_timestamp_dropped_after_negotiation),

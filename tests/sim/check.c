@@ -196,10 +196,12 @@ static int print_one(void *arg, const struct tcp_conn *c)
 	if (p->left == 0)
 		return 1;
 	p->left--;
-	fprintf(p->f, "  stack %u engine %u: %s %u -> %#x:%u una %u nxt %u max %u sndq %u rcvq %u app_closed %d timers",
+	fprintf(p->f, "  stack %u engine %u: %s %u -> %#x:%u una %u nxt %u max %u wnd %u cwnd %u rto %u ms backoff %u retries %u rtos %lu"
+		" rcv_nxt %u rcv_adv %u sndq %u rcvq %u app_closed %d timers",
 		p->stack, p->eng, tcp_state_str((uint8_t)c->state), c->local_port, c->remote_ip,
 		c->remote_port, c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
-		c->sndq.bytes, c->rcvq.bytes, c->app_closed);
+		c->snd_wnd, c->cwnd, c->rto_ms, c->backoff, c->retries, (unsigned long)c->rtos,
+		c->rcv_nxt - c->irs, c->rcv_adv - c->irs, c->sndq.bytes, c->rcvq.bytes, c->app_closed);
 	for (unsigned t = 0; t < TCP_T_COUNT; t++)
 		fprintf(p->f, " %lu", (unsigned long)(c->deadline[t] ? c->deadline[t] / 1000000 : 0));
 	fprintf(p->f, "\n");

@@ -20,6 +20,18 @@ bool sim_path_lossy(const struct sim_world *w, unsigned a, unsigned b)
 				     x->rate_bps > 0 || y->rate_bps > 0);
 }
 
+static uint64_t link_drops(const struct nic_impair *l)
+{
+	const struct nic_impair_stats *x = l != NULL ? nic_impair_stats(l) : NULL;
+
+	return x != NULL ? x->dropped_random + x->dropped_burst + x->dropped_queue_full + x->dropped_limit : 0;
+}
+
+uint64_t sim_path_drops(const struct sim_world *w, unsigned a, unsigned b)
+{
+	return link_drops(w->link[a][b]) + link_drops(w->link[b][a]);
+}
+
 /* What explains conversation k's failure: a fault that touched it while it
  * lived (a restart of either stack, a partition or loss burst on the path
  * between them), a timed-out orphan, or loss on the path for a timeout. */

@@ -302,13 +302,15 @@ static uint16_t port_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sim_eng *g = ctx;
 	struct sim_rxq *q = &g->rx;
-	const struct sim_world *w = g->st->w;
+	struct sim_world *w = g->st->w;
 	uint16_t k = 0;
 
 	if (g->busy_until > w->now)
 		return 0; /* the engine is still processing its last burst */
-	for (; k < n && q->n > 0; k++, q->n--, q->head = (q->head + 1) % SIM_RXQ)
+	for (; k < n && q->n > 0; k++, q->n--, q->head = (q->head + 1) % SIM_RXQ) {
 		pkts[k] = q->m[q->head];
+		sim_rx_check_frame(w, g->st->i, pkts[k]);
+	}
 	if (w->opts.rx_frame_ns != 0)
 		g->busy_until = w->now + k * w->opts.rx_frame_ns;
 	return k;
@@ -607,8 +609,10 @@ static void instant(struct sim_world *w)
 			sim_check_event(w);
 		if (w->cut.max_events != 0 && w->n.events >= w->cut.max_events)
 			longjmp(w->fail_jmp, 2);
-		if (!w->progress && !any_rx_pending(w))
+		if (!w->progress && !any_rx_pending(w)) {
+			sim_rx_check_settle(w);
 			return;
+		}
 	}
 }
 
@@ -780,6 +784,7 @@ static void world_free(struct sim_world *w)
 				w->link[i][j] = NULL;
 			}
 	sim_check_free(w);
+	sim_rx_check_free(w);
 }
 
 int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct sim_cut *cut,
@@ -809,6 +814,7 @@ int sim_world_run(struct sim_world *w, const struct sim_plan *plan, const struct
 		return jumped == 2 ? 0 : 1; /* 2: cut short at max_events */
 	}
 	sim_check_init(w);
+	sim_rx_check_init(w);
 	w->frame_budget = 2000000;
 	for (unsigned k = 0; k < w->plan.nconvs; k++)
 		w->frame_budget += 4 * (w->plan.conv[k].side[0].bytes + w->plan.conv[k].side[1].bytes);

@@ -103,6 +103,7 @@ struct sim_end {
 	uint64_t born_ns;
 	uint64_t next_send_ns, next_read_ns;
 	uint64_t last_move_ns;     /* when a byte last moved either way */
+	uint64_t drops_at_move;    /* frames its path had lost then (sim_path_drops) */
 	uint64_t closed_ns, err_ns; /* when its application closed, when it failed */
 	bool moving;               /* us_migrate done, not yet accepted again */
 	bool moved;
@@ -232,6 +233,7 @@ struct sim_world {
 	bool progress;             /* something moved in this round */
 	uint64_t frame_budget;     /* more frames than this is a storm */
 	struct sim_check *check;   /* invariants' state (check.c) */
+	struct sim_rx_check *rxcheck; /* segments owed to RCV.NXT (check_rx.c) */
 	jmp_buf fail_jmp;
 	char fail[1024];
 	bool verbose;
@@ -269,6 +271,8 @@ bool sim_udp_done(const struct sim_world *w);
 /* verdict.c */
 /* Loss on the path a<->b that can beat the retry budget. */
 bool sim_path_lossy(const struct sim_world *w, unsigned a, unsigned b);
+/* Frames the links between stacks a and b have lost so far, both ways. */
+uint64_t sim_path_drops(const struct sim_world *w, unsigned a, unsigned b);
 /* Something in the world explains conversation k's failure. */
 bool sim_explained(const struct sim_world *w, unsigned k);
 /* The end-of-world verdict on every conversation. */
@@ -281,6 +285,13 @@ void sim_check_free(struct sim_world *w);
 void sim_check_event(struct sim_world *w);
 /* Non-listener TCBs left in all stacks. */
 unsigned sim_check_tcbs(const struct sim_world *w);
+
+/* check_rx.c: every in-window segment an engine takes is taken whole:
+ * noted as the engine takes it, checked when the instant has settled. */
+void sim_rx_check_init(struct sim_world *w);
+void sim_rx_check_free(struct sim_world *w);
+void sim_rx_check_frame(struct sim_world *w, unsigned stack, const struct rte_mbuf *m);
+void sim_rx_check_settle(struct sim_world *w);
 /* One line per TCB left (state, tuple, timers), for a stuck report; the
  * first max of them (0: all) after each engine's gauges. */
 void sim_check_print_tcbs(const struct sim_world *w, FILE *f, unsigned max);
