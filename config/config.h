@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "nic/nic_config.h"
+#include "stack/base/in6.h"
 #include "stack/base/log.h"
 #include "tcp/tcp_config.h"
 
@@ -26,6 +27,13 @@ struct us_route {
 	uint32_t net;       /* host byte order */
 	uint8_t prefixlen;
 	uint32_t gateway;   /* host byte order; 0 = directly connected */
+};
+
+struct us_route6 {
+	struct us_in6 net;    /* host bits clear */
+	uint8_t prefixlen;
+	struct us_in6 gateway;
+	bool has_gateway;     /* false: directly connected */
 };
 
 struct us_config {
@@ -41,6 +49,18 @@ struct us_config {
 	struct us_route routes[US_CFG_MAX_ROUTES]; /* route = net/len via gw */
 	unsigned nroutes;
 	uint8_t ttl;                  /* default 64 */
+
+	/* [ip6] (off unless enable = on) */
+	bool ip6_enable;
+	struct us_in6 addr6;          /* addr = x::y/len; has_addr6 false: link-local only */
+	uint8_t prefixlen6;
+	bool has_addr6;
+	struct us_in6 gateway6;       /* default router: link-local or in addr's prefix */
+	bool has_gateway6;
+	struct us_route6 routes6[US_CFG_MAX_ROUTES]; /* route = net/len [via gw] */
+	unsigned nroutes6;
+	uint8_t hop_limit;            /* of the packets we send, default 64 */
+	bool dad;                     /* Duplicate Address Detection (RFC 4862), default on */
 
 	/* [arp] */
 	uint32_t arp_timeout_s;       /* entry lifetime, default 300 */

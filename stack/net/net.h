@@ -25,6 +25,7 @@
 
 #include "config/config.h"
 #include "stack/base/timer.h"
+#include "stack/net/net6.h"
 #include "stack/net/stats.h"
 
 struct rte_mbuf;
@@ -179,6 +180,13 @@ struct us_net {
 	struct us_route_table routes;
 	struct us_ip_state ip;
 	struct us_icmp_state icmp;
+	/* IPv6 ([ip6] enable; off: IPv6 frames are dropped as an unknown
+	 * ethertype).  net6.h. */
+	bool ip6_on;
+	struct us_ip6_addrs ip6a;
+	struct us_ip6_state ip6;
+	struct us_icmp6_state icmp6;
+	struct us_nd6_table nd6;
 	/* [port] gso / gro = auto: large TCP segments cut on TX (gso.c), and
 	 * received ones coalesced (gro.c), by the NIC or in software. */
 	bool gso, gro;

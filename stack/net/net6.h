@@ -1,0 +1,174 @@
+/* stack/net/net6.h: IPv6 below the transports: the interface's addresses
+ * (ip6_addr.c, with Duplicate Address Detection), the header and its
+ * extension-header chain (ip6.c), routes (route6.c), fragments (frag6.c),
+ * ICMPv6 (icmp6.c) and Neighbor Discovery (nd6.c).  Their state lives in
+ * struct us_net (net.h) beside IPv4's; the same ownership rules hold: each
+ * *_input and *_output consumes the mbuf it is given.
+ *
+ * Addresses are struct us_in6 (stack/base/in6.h): network byte order, as in
+ * the header.  Every IPv6 drop is counted under its reason (stats.h,
+ * ip6_* / icmp6_* / nd6_*).
+ */
+#ifndef US_NET6_H
+#define US_NET6_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+#include "stack/base/in6.h"
+#include "stack/base/timer.h"
+
+struct rte_mbuf;
+struct us_net;
+struct us_config;
+
+/* Types */
+
+/* RFC 8200 5: every link carries 1280-byte packets; a smaller PMTU is
+ * refused (RFC 8201 4). */
+#define US_IP6_MIN_MTU 1280u
+
+/* The interface's addresses: [0] the link-local one (EUI-64 of the MAC),
+ * [1] the configured one, if any. */
+#define US_IP6_ADDRS 2
+
+enum us_ip6_addr_state {
+	US_IP6_ADDR_NONE = 0,  /* slot unused */
+	US_IP6_ADDR_TENTATIVE, /* DAD running: not ours yet (RFC 4862 5.4) */
+	US_IP6_ADDR_PREFERRED, /* usable */
+	US_IP6_ADDR_DUPLICATE, /* DAD found another owner: never used */
+};
+
+struct us_ip6_ifaddr {
+	struct us_in6 a;
+	uint8_t plen;
+	uint8_t state;        /* enum us_ip6_addr_state */
+	uint8_t dad_left;     /* solicitations still to send */
+	struct us_timer dad_timer;
+};
+
+/* Neighbour cache (RFC 4861 7.3.2). */
+enum us_nd6_state {
+	US_ND6_INCOMPLETE = 1,
+	US_ND6_REACHABLE,
+	US_ND6_STALE,
+	US_ND6_DELAY,
+	US_ND6_PROBE,
+};
+
+/* State, embedded in struct us_net.  Each struct belongs to the files
+ * named on it. */
+
+/* ip6_addr.c */
+struct us_ip6_addrs {
+	struct us_ip6_ifaddr a[US_IP6_ADDRS];
+	bool dad;             /* [ip6] dad */
+};
+
+/* ip6.c, route6.c, frag6.c */
+struct us_ip6_state {
+	uint8_t hop_limit;    /* [ip6] hop_limit */
+	uint32_t next_frag_id;
+};
+
+/* icmp6.c: the error rate limit (a token bucket, like IPv4's). */
+struct us_icmp6_state {
+	uint64_t refill_ns;
+	uint32_t tokens;
+};
+
+/* nd6.c */
+struct us_nd6_table {
+	unsigned n;           /* entries in use */
+};
+
+/* Flags for us_ip6_output. */
+#define US_IP6_TCP_CSUM 0x1 /* TCP segment: offload its checksum if the port can */
+#define US_IP6_NO_FRAG 0x2  /* never fragment (TCP: PMTU discovery lowers its MSS instead) */
+
+/* Prototypes: ip6_addr.c (addresses and DAD) */
+
+/* Fills n's addresses from cfg ([ip6] addr, the link-local one from the
+ * MAC) as TENTATIVE, or PREFERRED when [ip6] dad = off. */
+int us_ip6_addr_init(struct us_net *n, const struct us_config *cfg);
+void us_ip6_addr_fini(struct us_net *n);
+/* Starts DAD on every tentative address (the engine's first poll). */
+void us_ip6_addr_start(struct us_net *n);
+/* Is a one of our PREFERRED addresses? */
+bool us_ip6_is_local(const struct us_net *n, const struct us_in6 *a);
+/* Is a a tentative address of ours (DAD: NS for it from :: means a
+ * duplicate, RFC 4862 5.4.3)? */
+bool us_ip6_is_tentative(const struct us_net *n, const struct us_in6 *a);
+/* A group this interface has joined: all-nodes ff02::1 and the
+ * solicited-node group of each of our addresses, tentative ones included. */
+bool us_ip6_is_joined(const struct us_net *n, const struct us_in6 *group);
+/* The source for a packet to dst (RFC 6724, reduced to our two addresses):
+ * the link-local one for link-local and multicast link-scope destinations,
+ * else the configured one; -EADDRNOTAVAIL when none is PREFERRED. */
+int us_ip6_src_for(const struct us_net *n, const struct us_in6 *dst, struct us_in6 *src);
+/* DAD found the address a taken (an NA for it, or an NS from :: while
+ * tentative): marks it DUPLICATE, logs and counts. */
+void us_ip6_addr_duplicate(struct us_net *n, const struct us_in6 *a);
+/* Every configured address either PREFERRED (true) or DUPLICATE (false,
+ * start-up fails); *done false while DAD is still running. */
+bool us_ip6_addr_dad_result(const struct us_net *n, bool *done);
+
+/* Prototypes: ip6.c */
+
+/* m at the IPv6 header. */
+void us_ip6_input(struct us_net *n, struct rte_mbuf *m);
+/* m at the L4 header with headroom for IPv6 (+ a fragment header) +
+ * Ethernet; src NULL: chosen by us_ip6_src_for; hop_limit 0: [ip6]
+ * hop_limit.  Routes, fragments what exceeds the path MTU (unless
+ * US_IP6_NO_FRAG), resolves the next hop through ND and queues. */
+void us_ip6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
+		   const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit, unsigned flags);
+
+/* Prototypes: route6.c */
+
+/* 0 and the next hop (dst itself when on-link or multicast), or
+ * -ENETUNREACH.  Longest prefix first; fe80::/10 is always on-link. */
+int us_route6_lookup(const struct us_net *n, const struct us_in6 *dst, struct us_in6 *next_hop);
+
+/* Prototypes: icmp6.c */
+
+/* m at the ICMPv6 header; ip6 its IPv6 header (in front of m's data). */
+void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6);
+/* Sends an ICMPv6 error (RFC 4443 2.4) quoting the packet whose IPv6
+ * header is ip6, up to the end of m's data (ip6 points into m), as much as
+ * fits in 1280 bytes; rate-limited, never about an error or a packet to a
+ * multicast address (except Packet Too Big and the parameter problem of an
+ * unrecognized option whose action bits ask for it).  Does not consume m. */
+void us_icmp6_error(struct us_net *n, uint8_t type, uint8_t code, uint32_t param,
+		    const struct rte_ipv6_hdr *ip6, const struct rte_mbuf *m);
+/* The ICMPv6 checksum (RFC 4443 2.3) over m's data from its current start
+ * with the pseudo-header of src/dst: 0xffff for a correct received one. */
+uint16_t us_icmp6_cksum(const struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst);
+
+/* Prototypes: nd6.c */
+
+int us_nd6_init(struct us_net *n, const struct us_config *cfg);
+/* Frees every entry and pending packet, cancels every timer. */
+void us_nd6_fini(struct us_net *n);
+/* m at the ICMPv6 header of an NS, NA, RS, RA or redirect (types 133..137). */
+void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6);
+/* m at its IPv6 header, ready to go: to next_hop's MAC (a multicast
+ * next hop maps to its 33:33 group), or queued while next_hop resolves. */
+void us_nd6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *next_hop);
+/* Sends a Neighbor Solicitation for target: from :: to its solicited-node
+ * group (DAD), else from our address with our MAC. */
+void us_nd6_solicit(struct us_net *n, const struct us_in6 *target, bool dad);
+/* The unsolicited all-nodes NA of our addresses (RFC 4861 7.2.6), at start. */
+void us_nd6_announce(struct us_net *n);
+/* 0 and the MAC when usable (REACHABLE, STALE, DELAY, PROBE); -EAGAIN
+ * while INCOMPLETE; -ENOENT. */
+int us_nd6_lookup(const struct us_net *n, const struct us_in6 *ip, struct rte_ether_addr *mac);
+/* An upper layer saw forward progress with ip (RFC 4861 7.3.1: a TCP ACK
+ * of new data): REACHABLE again without a probe. */
+void us_nd6_confirm(struct us_net *n, const struct us_in6 *ip);
+
+#endif
