@@ -69,10 +69,16 @@ struct us_ip6_addrs {
 	bool dad;             /* [ip6] dad */
 };
 
+/* frag6.c: datagrams being reassembled (bounded, with timeouts). */
+struct us_frag6_table {
+	unsigned n;           /* datagrams in progress */
+};
+
 /* ip6.c, route6.c, frag6.c */
 struct us_ip6_state {
 	uint8_t hop_limit;    /* [ip6] hop_limit */
 	uint32_t next_frag_id;
+	struct us_frag6_table frag;
 };
 
 /* icmp6.c: the error rate limit (a token bucket, like IPv4's). */
@@ -127,6 +133,52 @@ void us_ip6_input(struct us_net *n, struct rte_mbuf *m);
  * US_IP6_NO_FRAG), resolves the next hop through ND and queues. */
 void us_ip6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
 		   const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit, unsigned flags);
+
+/* Prototypes: ip6_ext.c (the extension-header chain, RFC 8200 4) */
+
+/* Where the chain of a received packet ends. */
+struct us_ip6_chain {
+	uint8_t proto;        /* upper-layer protocol (IPPROTO_NONE: nothing follows) */
+	uint16_t l4_off;      /* its header's offset from the IPv6 header */
+	uint16_t frag_off;    /* the fragment header's offset, 0 when none */
+	uint16_t frag_nh_off; /* offset of the Next Header byte that names it */
+	unsigned nhdrs;       /* extension headers walked */
+};
+
+/* What the walk asks the caller to do with a packet it refuses. */
+struct us_ip6_refusal {
+	bool icmp;            /* send an ICMPv6 error (RFC 8200 4.2, 4.4) ... */
+	uint8_t type, code;   /* ... of this type and code ... */
+	uint32_t pointer;     /* ... pointing at this offset (parameter problem) */
+};
+
+/* Walks the chain of the packet whose IPv6 header is at m's data start,
+ * within the bounds below: 0 and *c, or -EINVAL (dropped, counted under
+ * its reason, *r says whether an error is owed).  Hop-by-hop only first;
+ * unknown options by their two high-order bits (RFC 8200 4.2); a routing
+ * header of type 0 refused (RFC 5095), others by Segments Left (4.4). */
+#define US_IP6_EXT_MAX 8        /* extension headers per packet */
+#define US_IP6_EXT_BYTES 1024u  /* bytes of extension headers per packet */
+int us_ip6_walk(struct us_net *n, const struct rte_mbuf *m, struct us_ip6_chain *c,
+		struct us_ip6_refusal *r);
+
+/* Prototypes: frag6.c (RFC 8200 4.5; overlaps RFC 5722; atomic RFC 6946) */
+
+int us_frag6_init(struct us_net *n);
+/* Frees every datagram in progress, cancels the timer. */
+void us_frag6_fini(struct us_net *n);
+/* m at the IPv6 header, c its chain (c->frag_off != 0).  Consumes m:
+ * returns the whole datagram (m at its IPv6 header, the fragment header
+ * gone, the Payload Length and the Next Header before it fixed) when this
+ * fragment completes it or it is atomic, else NULL.  An overlap drops the
+ * whole datagram; a timeout sends Time Exceeded (code 1) when the first
+ * fragment had arrived. */
+struct rte_mbuf *us_frag6_input(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c);
+/* m at the IPv6 header, longer than mtu: cut into fragments of at most mtu
+ * bytes each (a fragment header after the unfragmentable part, RFC 8200
+ * 4.5), placed in out[] ready for ND.  The count, or -errno with m freed. */
+int us_frag6_output(struct us_net *n, struct rte_mbuf *m, uint16_t mtu, struct rte_mbuf **out,
+		    unsigned max);
 
 /* Prototypes: route6.c */
 
