@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -18,7 +19,12 @@
 #include <rte_mempool.h>
 
 #include "stack/api/api_priv.h"
+#include "stack/net/net6.h"
 #include "userstack.h"
+
+/* Start-up waits this long at most for Duplicate Address Detection: its
+ * solicitations, a RetransTimer after the last, and a margin. */
+#define API_DAD_WAIT_NS (US_IP6_DAD_TRANSMITS * US_IP6_DAD_WAIT_NS + US_SEC(1))
 
 /* Port glue: the engine sees its queue of nic/ through us_port_ops */
 
@@ -231,6 +237,39 @@ static int api_port_up(struct us_stack *st)
 	return 0;
 }
 
+/* [ip6]: no address is used before DAD passes it (RFC 4862 5.4), and one
+ * taken by another node is a start-up error.  Engine 0 runs DAD (this
+ * thread drives it until us_launch); the others take its verdict. */
+static int api_dad(struct us_stack *st)
+{
+	const struct timespec step = { 0, 1000000L };
+	struct us_engine *e = st->eng[0].engine;
+	uint64_t end = api_now_ns(st) + API_DAD_WAIT_NS;
+	char dup[INET6_ADDRSTRLEN] = "";
+	int rc;
+
+	while ((rc = us_engine_dad_status(e, dup, sizeof(dup))) == -EAGAIN &&
+	       api_now_ns(st) < end) {
+		us_engine_poll(e, api_now_ns(st));
+		nanosleep(&step, NULL);
+	}
+	if (rc == -EADDRINUSE) {
+		fprintf(stderr, "userstack: %s: [ip6]: address %s is already in use on the link "
+			"(Duplicate Address Detection, RFC 4862): configure another, or set "
+			"[ip6] dad = off if the link loops our own solicitations back\n",
+			st->cfg.path, dup);
+		return rc;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "userstack: [ip6]: Duplicate Address Detection did not finish "
+			"within %u ms\n", (unsigned)(API_DAD_WAIT_NS / US_MS(1)));
+		return -ETIMEDOUT;
+	}
+	for (unsigned k = 1; k < st->n; k++)
+		us_engine_adopt_addrs(st->eng[k].engine, e);
+	return 0;
+}
+
 static int api_start(struct us_stack *st, const char *config_path, const char *argv0,
 		     const struct us_init_opts *o)
 {
@@ -272,7 +311,7 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
 	us_engine_announce(st->eng[0].engine);
 	us_engine_flush(st->eng[0].engine);
-	return 0;
+	return st->cfg.ip6_enable ? api_dad(st) : 0;
 }
 
 struct us_stack *us_init_with(const char *config_path, const char *argv0,

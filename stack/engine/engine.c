@@ -1,5 +1,6 @@
 /* stack/engine/engine.c: the per-lcore engine: create/destroy, the loop iteration,
  * buffered TX, counters. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -266,7 +267,36 @@ void us_engine_advance(struct us_engine *e, uint64_t now_ns)
 void us_engine_announce(struct us_engine *e)
 {
 	us_arp_announce(&e->net);
+	/* IPv6 addresses are announced once DAD has passed them (at once
+	 * with [ip6] dad = off). */
+	if (e->net.ip6_on)
+		us_ip6_addr_start(&e->net);
 	us_engine_flush(e);
+}
+
+int us_engine_dad_status(const struct us_engine *e, char *dup, size_t len)
+{
+	struct us_in6 a;
+	bool done;
+
+	if (!e->net.ip6_on)
+		return 0;
+	if (us_ip6_addr_dad_result(&e->net, &done))
+		return done ? 0 : -EAGAIN;
+	for (unsigned i = 0; i < US_IP6_ADDRS; i++) {
+		if (us_ip6_addr_at(&e->net, i, &a) != US_IP6_ADDR_DUPLICATE)
+			continue;
+		if (dup != NULL && inet_ntop(AF_INET6, a.b, dup, (socklen_t)len) == NULL)
+			snprintf(dup, len, "?");
+		break;
+	}
+	return -EADDRINUSE;
+}
+
+void us_engine_adopt_addrs(struct us_engine *e, const struct us_engine *from)
+{
+	if (e->net.ip6_on)
+		us_ip6_addr_adopt(&e->net, &from->net);
 }
 
 struct tcp_stack *us_engine_tcp(struct us_engine *e)

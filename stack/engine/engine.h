@@ -65,8 +65,17 @@ void us_engine_advance(struct us_engine *e, uint64_t now_ns);
 uint64_t us_engine_next_timer(struct us_engine *e);
 /* Send queued frames now. */
 void us_engine_flush(struct us_engine *e);
-/* Send a gratuitous ARP for our address. */
+/* Send a gratuitous ARP for our address; with [ip6] on, start Duplicate
+ * Address Detection (the addresses are announced once it passes, RFC 4861
+ * 7.2.6; at once with [ip6] dad = off). */
 void us_engine_announce(struct us_engine *e);
+/* How DAD stands: 0 when every IPv6 address is usable (or [ip6] is off),
+ * -EAGAIN while it runs, -EADDRINUSE when an address is taken (dup gets
+ * it as text, len bytes at most). */
+int us_engine_dad_status(const struct us_engine *e, char *dup, size_t len);
+/* Engines of one stack share their addresses: those that did not run DAD
+ * take the verdict of the one that did. */
+void us_engine_adopt_addrs(struct us_engine *e, const struct us_engine *from);
 
 /* Optional stages (hand-off, publish, migration, flow rules, the wire)
  * attach through stack/engine/stage.h, each with its module's own call. */

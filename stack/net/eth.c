@@ -28,6 +28,16 @@ static void eth_tx_gso(struct us_net *n, struct rte_mbuf *m)
 		eth_tx(n, frames[i]);
 }
 
+/* Our MAC, broadcast, and with IPv6 the 33:33 groups of ff02::1 and our
+ * solicited-node groups (RFC 2464 7); no other group is joined. */
+static bool eth_for_us(const struct us_net *n, const struct rte_ether_addr *dst)
+{
+	if (rte_is_same_ether_addr(dst, &n->port.mac) || rte_is_broadcast_ether_addr(dst))
+		return true;
+	return n->ip6_on && dst->addr_bytes[0] == 0x33 && dst->addr_bytes[1] == 0x33 &&
+	       us_ip6_is_joined_mac(n, dst);
+}
+
 void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 {
 	const struct rte_ether_hdr *eh;
@@ -39,9 +49,7 @@ void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 		goto drop;
 	}
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	/* No multicast groups joined yet: only our MAC and broadcast. */
-	if (!rte_is_same_ether_addr(&eh->dst_addr, &n->port.mac) &&
-	    !rte_is_broadcast_ether_addr(&eh->dst_addr)) {
+	if (!eth_for_us(n, &eh->dst_addr)) {
 		US_NET_STAT_INC(n, eth_drop_not_for_us);
 		goto drop;
 	}
@@ -55,8 +63,16 @@ void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 		rte_pktmbuf_adj(m, sizeof(*eh));
 		us_arp_input(n, m, from);
 		return;
+	case RTE_ETHER_TYPE_IPV6:
+		if (n->ip6_on) {
+			rte_pktmbuf_adj(m, sizeof(*eh));
+			us_ip6_input(n, m);
+			return;
+		}
+		/* [ip6] enable = off: a type we do not speak. */
+		/* fall through */
 	default:
-		/* VLAN tags and IPv6 land here too until we speak them. */
+		/* VLAN tags land here too until we speak them. */
 		US_NET_STAT_INC(n, eth_drop_unknown_type);
 		goto drop;
 	}

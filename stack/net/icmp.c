@@ -20,25 +20,24 @@
 #define ICMP_QUOTE_MAX 128 /* what we read of a quoted datagram */
 
 /* Token bucket in the wheel's time, so virtual-time tests see it too. */
-static bool icmp_rate_ok(struct us_net *n)
+bool us_icmp_rate_ok(struct us_net *n, uint64_t *refill_ns, uint32_t *tokens)
 {
-	struct us_icmp_state *s = &n->icmp;
 	const uint64_t step = US_SEC(1) / US_ICMP_RATE_PER_SEC;
 	uint64_t now = us_timer_now(n->wheel);
-	uint64_t add = now > s->refill_ns ? (now - s->refill_ns) / step : 0;
+	uint64_t add = now > *refill_ns ? (now - *refill_ns) / step : 0;
 
 	if (add > 0) {
-		if (s->tokens + add >= US_ICMP_BURST) {
-			s->tokens = US_ICMP_BURST;
-			s->refill_ns = now;
+		if (*tokens + add >= US_ICMP_BURST) {
+			*tokens = US_ICMP_BURST;
+			*refill_ns = now;
 		} else {
-			s->tokens += (uint32_t)add;
-			s->refill_ns += add * step;
+			*tokens += (uint32_t)add;
+			*refill_ns += add * step;
 		}
 	}
-	if (s->tokens == 0)
+	if (*tokens == 0)
 		return false;
-	s->tokens--;
+	(*tokens)--;
 	return true;
 }
 
@@ -80,7 +79,7 @@ void us_icmp_unreach(struct us_net *n, uint8_t code, const struct rte_ipv4_hdr *
 		US_NET_STAT_INC(n, icmp_error_suppressed);
 		return;
 	}
-	if (!icmp_rate_ok(n)) {
+	if (!us_icmp_rate_ok(n, &n->icmp.refill_ns, &n->icmp.tokens)) {
 		US_NET_STAT_INC(n, icmp_ratelimited);
 		return;
 	}

@@ -23,6 +23,27 @@ static struct rte_mempool *net_indirect_pool(unsigned id, const struct rte_mempo
 				       socket < 0 ? (int)SOCKET_ID_ANY : socket);
 }
 
+/* [ip6] enable = on: addresses (DAD starts with the engine), routes, the
+ * reassembly table, the neighbour cache. */
+static int net_ip6_init(struct us_net *n, const struct us_config *cfg)
+{
+	int rc;
+
+	n->ip6_on = cfg->ip6_enable;
+	if (!n->ip6_on)
+		return 0;
+	n->icmp6.tokens = US_ICMP_BURST;
+	n->icmp6.refill_ns = us_timer_now(n->wheel);
+	rc = us_ip6_addr_init(n, cfg);
+	if (rc == 0)
+		rc = us_ip6_init(n, cfg);
+	if (rc == 0)
+		rc = us_frag6_init(n);
+	if (rc == 0)
+		rc = us_nd6_init(n, cfg);
+	return rc;
+}
+
 int us_net_init(struct us_net *n, const struct us_net_env *env, const struct us_config *cfg)
 {
 	int rc;
@@ -46,6 +67,8 @@ int us_net_init(struct us_net *n, const struct us_net_env *env, const struct us_
 		rc = us_arp_init(n, cfg);
 	if (rc == 0)
 		rc = us_ip_init(n, cfg);
+	if (rc == 0)
+		rc = net_ip6_init(n, cfg);
 	/* Offloads: the NIC's where it has them, else software (gso.c, gro.c). */
 	n->gso = cfg->nic.gso;
 	n->gro = cfg->nic.gro && !n->port.lro;
@@ -64,6 +87,11 @@ void us_net_set_tcp(struct us_net *n, struct tcp_stack *tcp)
 void us_net_fini(struct us_net *n)
 {
 	us_gro_fini(n);
+	if (n->ip6_on) {
+		us_nd6_fini(n);
+		us_frag6_fini(n);
+		us_ip6_addr_fini(n);
+	}
 	us_arp_fini(n);
 	us_ip_fini(n);
 	for (uint16_t i = 0; i < n->ntx; i++)

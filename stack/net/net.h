@@ -289,6 +289,11 @@ static inline bool us_ip_is_mcast(uint32_t a) { return (a >> 28) == 0xe; }
 
 /* Prototypes: icmp.c */
 
+/* The ICMP error rate limit (US_ICMP_RATE_PER_SEC, bursts of US_ICMP_BURST)
+ * over one bucket: IPv4's (n->icmp) or ICMPv6's (n->icmp6).  True and a
+ * token taken, or false. */
+bool us_icmp_rate_ok(struct us_net *n, uint64_t *refill_ns, uint32_t *tokens);
+
 /* m at the ICMP header; ip is its IPv4 header (in front of m's data). */
 void us_icmp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
 /* Sends a destination unreachable quoting ip and the first 8 bytes of the

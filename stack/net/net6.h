@@ -19,6 +19,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
+#include "config/config.h"
 #include "stack/base/in6.h"
 #include "stack/base/timer.h"
 
@@ -49,7 +50,13 @@ struct us_ip6_ifaddr {
 	uint8_t state;        /* enum us_ip6_addr_state */
 	uint8_t dad_left;     /* solicitations still to send */
 	struct us_timer dad_timer;
+	struct us_net *n;     /* the DAD timer's way back */
 };
+
+/* RFC 4862 5.1: DupAddrDetectTransmits, one RetransTimer (RFC 4861 10)
+ * apart and after the last. */
+#define US_IP6_DAD_TRANSMITS 1
+#define US_IP6_DAD_WAIT_NS US_SEC(1)
 
 /* Neighbour cache (RFC 4861 7.3.2). */
 enum us_nd6_state {
@@ -69,6 +76,61 @@ struct us_ip6_addrs {
 	bool dad;             /* [ip6] dad */
 };
 
+/* Neighbour cache bounds: an entry for each neighbour we talk to; when
+ * full, the least recently used STALE entry (else the least recently used
+ * one) makes room. */
+#define US_ND6_BUCKETS 64          /* power of two */
+#define US_ND6_MAX_ENTRIES 256
+
+/* RFC 4861 10: the protocol constants.  REACHABLE_TIME is not randomized
+ * (RFC 4861 6.3.2 asks for 0.5..1.5 x BaseReachableTime): one value keeps
+ * the state machine reproducible, and we answer to no router's RA. */
+#define US_ND6_REACHABLE_TIME_NS US_SEC(30)
+#define US_ND6_RETRANS_TIMER_NS US_SEC(1)
+#define US_ND6_DELAY_FIRST_PROBE_NS US_SEC(5)
+#define US_ND6_MAX_MULTICAST_SOLICIT 3
+#define US_ND6_MAX_UNICAST_SOLICIT 3
+
+struct us_nd6_entry {
+	LIST_ENTRY(us_nd6_entry) link; /* its bucket, or the free list */
+	TAILQ_ENTRY(us_nd6_entry) lru; /* in use: least recently used first */
+	struct us_net *n;
+	struct us_in6 ip;
+	uint8_t state;        /* enum us_nd6_state; 0: free */
+	uint8_t probes;       /* solicitations sent in INCOMPLETE or PROBE */
+	bool router;          /* IsRouter (RFC 4861 7.2.5) */
+	uint16_t npending;
+	struct rte_ether_addr mac;
+	struct us_timer timer; /* retransmission, reachable time, delay */
+	struct rte_mbuf **pending; /* pending_max slots, FIFO by index */
+};
+
+LIST_HEAD(us_nd6_list, us_nd6_entry);
+TAILQ_HEAD(us_nd6_lru, us_nd6_entry);
+
+/* route6.c: the static routes, longest prefix first. */
+#define US_ROUTES6_MAX (US_CFG_MAX_ROUTES + 2)
+
+struct us_route6_entry {
+	struct us_in6 net;    /* host bits clear */
+	uint8_t plen;
+	bool has_gw;          /* false: on-link */
+	struct us_in6 gw;
+};
+
+/* route6.c: path MTUs lowered by Packet Too Big (RFC 8201), a few
+ * destinations at a time: a new one takes an aged or the oldest slot.
+ * RFC 8201 4: an estimate ages out after at least 5 minutes (10
+ * recommended), so that a path that grew is used again. */
+#define US_IP6_PMTU_MAX 16
+#define US_IP6_PMTU_AGE_NS US_SEC(600)
+
+struct us_ip6_pmtu {
+	struct us_in6 dst;
+	uint16_t mtu;         /* 0: slot free */
+	uint64_t since_ns;    /* when it was learned */
+};
+
 /* frag6.c: datagrams being reassembled (bounded, with timeouts). */
 struct us_frag6_table {
 	unsigned n;           /* datagrams in progress */
@@ -79,6 +141,10 @@ struct us_ip6_state {
 	uint8_t hop_limit;    /* [ip6] hop_limit */
 	uint32_t next_frag_id;
 	struct us_frag6_table frag;
+	/* route6.c */
+	struct us_route6_entry routes[US_ROUTES6_MAX];
+	unsigned nroutes;
+	struct us_ip6_pmtu pmtu[US_IP6_PMTU_MAX];
 };
 
 /* icmp6.c: the error rate limit (a token bucket, like IPv4's). */
@@ -90,6 +156,12 @@ struct us_icmp6_state {
 /* nd6.c */
 struct us_nd6_table {
 	unsigned n;           /* entries in use */
+	struct us_nd6_list buckets[US_ND6_BUCKETS];
+	struct us_nd6_list free;
+	struct us_nd6_lru lru;
+	struct us_nd6_entry *entries;
+	struct rte_mbuf **pending_store;
+	unsigned pending_max; /* [arp] pending_max: packets held per unresolved neighbour */
 };
 
 /* Flags for us_ip6_output. */
@@ -122,8 +194,34 @@ void us_ip6_addr_duplicate(struct us_net *n, const struct us_in6 *a);
 /* Every configured address either PREFERRED (true) or DUPLICATE (false,
  * start-up fails); *done false while DAD is still running. */
 bool us_ip6_addr_dad_result(const struct us_net *n, bool *done);
+/* Slot i's address (0: link-local, 1: configured) and its state; NONE for
+ * an unused slot. */
+enum us_ip6_addr_state us_ip6_addr_at(const struct us_net *n, unsigned i, struct us_in6 *a);
+/* Another engine of the same stack ran DAD for the same addresses: take
+ * its verdict instead of soliciting again. */
+void us_ip6_addr_adopt(struct us_net *n, const struct us_net *from);
+/* A 33:33 destination MAC (RFC 2464 7) of a group we joined: the low 32
+ * bits of ff02::1 or of a solicited-node group of ours.  Coarser than
+ * us_ip6_is_joined (the MAC keeps 32 bits of the group): IPv6 checks the
+ * whole destination next. */
+bool us_ip6_is_joined_mac(const struct us_net *n, const struct rte_ether_addr *mac);
 
 /* Prototypes: ip6.c */
+
+/* Hop limit, the first fragment identification, routes (us_route6_init). */
+int us_ip6_init(struct us_net *n, const struct us_config *cfg);
+/* Prepends a fixed IPv6 header to m (at its payload): traffic class and
+ * flow label 0.  0, or -ENOBUFS (no headroom; m untouched). */
+int us_ip6_prepend(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
+		   uint8_t proto, uint8_t hop_limit);
+/* Follows the Next Header fields of a chain that the walk accepted (or
+ * whose headers are at least complete) from the IPv6 header at offset
+ * ip_off of m: the upper-layer protocol, its offset, and the offset of the
+ * byte that names it; a fragment with a non-zero offset ends the chain
+ * there (*proto IPPROTO_FRAGMENT).  0, or -EINVAL when a header is cut
+ * off or the chain is longer than US_IP6_EXT_MAX. */
+int us_ip6_skip_ext(const struct rte_mbuf *m, uint32_t ip_off, uint8_t *proto, uint32_t *l4_off,
+		    uint32_t *nh_off);
 
 /* m at the IPv6 header. */
 void us_ip6_input(struct us_net *n, struct rte_mbuf *m);
@@ -185,6 +283,30 @@ int us_frag6_output(struct us_net *n, struct rte_mbuf *m, uint16_t mtu, struct r
 /* 0 and the next hop (dst itself when on-link or multicast), or
  * -ENETUNREACH.  Longest prefix first; fe80::/10 is always on-link. */
 int us_route6_lookup(const struct us_net *n, const struct us_in6 *dst, struct us_in6 *next_hop);
+/* The on-link prefix of [ip6] addr, [ip6] routes, the default route via
+ * [ip6] gateway.  0 or -EINVAL / -ENOSPC. */
+int us_route6_init(struct us_net *n, const struct us_config *cfg);
+/* The MTU for a packet to dst: the port's, or less when a Packet Too Big
+ * lowered it (never below US_IP6_MIN_MTU). */
+uint16_t us_ip6_path_mtu(const struct us_net *n, const struct us_in6 *dst);
+/* A Packet Too Big reported mtu for dst: 0 when that lowered its path MTU,
+ * -EINVAL below US_IP6_MIN_MTU (RFC 8201 4), -EALREADY when it is not
+ * lower than what we use (a PTB never raises it). */
+int us_ip6_pmtu_lower(struct us_net *n, const struct us_in6 *dst, uint32_t mtu);
+
+/* ICMPv6 types and codes (RFC 4443 2.1, 3) that the layers send. */
+#define US_ICMP6_DEST_UNREACH 1
+#define US_ICMP6_PACKET_TOO_BIG 2
+#define US_ICMP6_TIME_EXCEEDED 3
+#define US_ICMP6_PARAM_PROB 4
+#define US_ICMP6_ECHO_REQUEST 128
+#define US_ICMP6_ECHO_REPLY 129
+#define US_ICMP6_UNREACH_ADDR 3       /* destination unreachable: address unreachable */
+#define US_ICMP6_UNREACH_PORT 4       /* destination unreachable: port unreachable */
+#define US_ICMP6_TIME_REASSEMBLY 1    /* time exceeded: fragment reassembly */
+#define US_ICMP6_PARAM_HEADER 0       /* parameter problem: erroneous header field */
+#define US_ICMP6_PARAM_NEXT_HEADER 1  /* parameter problem: unrecognized Next Header */
+#define US_ICMP6_PARAM_OPTION 2       /* parameter problem: unrecognized IPv6 option */
 
 /* Prototypes: icmp6.c */
 
@@ -222,5 +344,9 @@ int us_nd6_lookup(const struct us_net *n, const struct us_in6 *ip, struct rte_et
 /* An upper layer saw forward progress with ip (RFC 4861 7.3.1: a TCP ACK
  * of new data): REACHABLE again without a probe. */
 void us_nd6_confirm(struct us_net *n, const struct us_in6 *ip);
+/* ip's entry state (enum us_nd6_state), or -ENOENT (tests, listings). */
+int us_nd6_state(const struct us_net *n, const struct us_in6 *ip);
+/* Packets waiting for ip's resolution (-ENOENT if no entry). */
+int us_nd6_pending(const struct us_net *n, const struct us_in6 *ip);
 
 #endif

@@ -18,8 +18,8 @@
 	X(eth_rx_frames, "Ethernet frames received") \
 	X(eth_tx_frames, "Ethernet frames handed to the port") \
 	X(eth_drop_short, "dropped: frame shorter than an Ethernet header") \
-	X(eth_drop_not_for_us, "dropped: destination MAC neither ours nor broadcast") \
-	X(eth_drop_unknown_type, "dropped: ethertype neither IPv4 nor ARP") \
+	X(eth_drop_not_for_us, "dropped: destination MAC neither ours, broadcast, nor an IPv6 group we joined") \
+	X(eth_drop_unknown_type, "dropped: ethertype neither IPv4, ARP, nor IPv6 with [ip6] enable = on") \
 	X(eth_drop_no_headroom, "dropped: no headroom for the Ethernet header") \
 	X(arp_rx_requests, "ARP requests received") \
 	X(arp_rx_replies, "ARP replies received") \
@@ -74,6 +74,77 @@
 	X(icmp_error_suppressed, "ICMP errors not sent (RFC 1122 3.2.2: bcast, fragment, error)") \
 	X(icmp_ratelimited, "ICMP errors not sent: rate limit") \
 	X(icmp_drop_no_mbuf, "ICMP messages not sent: mbuf pool empty") \
+	X(ip6_rx_packets, "IPv6 packets received") \
+	X(ip6_tx_packets, "IPv6 packets sent by the layers above (fragments counted once each; ND's own under nd6_tx_*)") \
+	X(ip6_drop_short, "dropped: shorter than an IPv6 header") \
+	X(ip6_drop_bad_version, "dropped: IP version not 6") \
+	X(ip6_drop_bad_len, "dropped: payload length beyond the frame, or headers beyond the first segment") \
+	X(ip6_drop_not_for_us, "dropped: destination neither a usable address of ours nor a group we joined (hosts do not forward)") \
+	X(ip6_drop_tentative, "dropped: destination an address of ours still under DAD (RFC 4862 5.4)") \
+	X(ip6_drop_bad_src, "dropped: source address multicast or loopback") \
+	X(ip6_rx_hop_limit_zero, "accepted with hop limit 0 (a host does not forward)") \
+	X(ip6_drop_no_transport, "dropped: TCP or UDP over IPv6 (not attached yet)") \
+	X(ip6_rx_no_next_header, "dropped: next header 59, nothing follows (RFC 8200 4.7)") \
+	X(ip6_drop_unknown_proto, "dropped: unrecognized next header (parameter problem sent)") \
+	X(ip6_drop_frag_nested, "dropped: a fragment header inside a reassembled datagram") \
+	X(ip6_drop_no_route, "dropped: no IPv6 route to the destination") \
+	X(ip6_drop_no_src, "dropped: no usable source address (DAD running or failed)") \
+	X(ip6_drop_no_headroom, "dropped: no headroom for the IPv6 header") \
+	X(ip6_drop_too_big, "dropped: beyond the path MTU and not to be fragmented, or a payload beyond 65535 bytes") \
+	X(ip6_drop_frag_fail, "dropped: fragmentation failed") \
+	X(icmp6_rx, "ICMPv6 messages received") \
+	X(icmp6_drop_short, "dropped: ICMPv6 message shorter than 8 bytes") \
+	X(icmp6_drop_bad_csum, "dropped: bad ICMPv6 checksum") \
+	X(icmp6_drop_bad, "dropped: ICMPv6 error too short to quote an IPv6 header") \
+	X(icmp6_drop_unhandled, "dropped: ICMPv6 type not handled (echo replies, unknown types)") \
+	X(icmp6_echo_in, "ICMPv6 echo requests received") \
+	X(icmp6_echo_out, "ICMPv6 echo replies sent") \
+	X(icmp6_drop_echo_unspec, "dropped: echo request from :: (no one to answer)") \
+	X(icmp6_rx_errors, "ICMPv6 destination unreachable, time exceeded, parameter problem received (no transport over IPv6 takes them yet)") \
+	X(icmp6_ptb_in, "ICMPv6 packet too big received") \
+	X(icmp6_ptb_lowered, "path MTUs lowered by a packet too big") \
+	X(icmp6_ptb_not_lower, "packet too big not below the path MTU in use (a PTB never raises it)") \
+	X(icmp6_ptb_drop_small, "dropped: packet too big reporting an MTU below 1280 (RFC 8201 4)") \
+	X(icmp6_ptb_drop_not_ours, "dropped: packet too big quoting a packet not from our address") \
+	X(icmp6_unreach_out, "ICMPv6 destination unreachable sent") \
+	X(icmp6_ptb_out, "ICMPv6 packet too big sent") \
+	X(icmp6_time_exceeded_out, "ICMPv6 time exceeded sent") \
+	X(icmp6_param_problem_out, "ICMPv6 parameter problem sent") \
+	X(icmp6_error_suppressed, "ICMPv6 errors not sent (RFC 4443 2.4 e: about an error or redirect, to a group, from :: or a group)") \
+	X(icmp6_ratelimited, "ICMPv6 errors not sent: rate limit") \
+	X(icmp6_drop_no_mbuf, "ICMPv6 errors not sent: mbuf pool empty") \
+	X(nd6_rx_ns, "neighbor solicitations received") \
+	X(nd6_rx_na, "neighbor advertisements received") \
+	X(nd6_tx_ns, "neighbor solicitations sent (DAD's included)") \
+	X(nd6_tx_na, "neighbor advertisements sent in answer to a solicitation") \
+	X(nd6_tx_unsolicited_na, "unsolicited neighbor advertisements sent (RFC 4861 7.2.6)") \
+	X(nd6_drop_hop_limit, "dropped: NS/NA with hop limit not 255 (from beyond the link)") \
+	X(nd6_drop_code, "dropped: NS/NA with ICMPv6 code not 0") \
+	X(nd6_drop_short, "dropped: NS/NA shorter than 24 bytes") \
+	X(nd6_drop_mcast_target, "dropped: NS/NA for a multicast target") \
+	X(nd6_drop_bad_opt, "dropped: NS/NA option of length 0, past the end, or a bad link-layer address") \
+	X(nd6_drop_unspec_sllao, "dropped: NS from :: with a source link-layer address") \
+	X(nd6_drop_unspec_dst, "dropped: NS from :: not to a solicited-node group") \
+	X(nd6_drop_solicited_mcast, "dropped: NA with the solicited flag to a multicast address") \
+	X(nd6_rx_ns_other_target, "NS for an address not ours (ignored, not learned from)") \
+	X(nd6_rx_ns_tentative, "NS from a unicast source for our tentative address (ignored, RFC 4862 5.4.3)") \
+	X(nd6_rx_na_unknown, "NA for a neighbour we have no entry for (not learned)") \
+	X(nd6_rx_na_our_addr, "NA claiming an address of ours after DAD (ignored)") \
+	X(nd6_rx_na_no_override, "NA with another MAC and no override flag (not believed)") \
+	X(nd6_drop_na_no_tlla, "dropped: NA for an unresolved neighbour without its link-layer address") \
+	X(nd6_drop_router, "dropped: router solicitation/advertisement or redirect (router discovery not implemented)") \
+	X(nd6_drop_pending_full, "dropped: oldest packet waiting for a neighbour, the queue full") \
+	X(nd6_drop_unresolved, "dropped: queued for a neighbour that never answered") \
+	X(nd6_drop_evicted, "dropped: queued on a neighbour entry evicted for room") \
+	X(nd6_drop_table_full, "dropped: no neighbour entry to be had") \
+	X(nd6_drop_no_mbuf, "NS/NA not sent: mbuf pool empty or no headroom") \
+	X(nd6_timeouts, "neighbours given up after MAX_MULTICAST_SOLICIT solicitations") \
+	X(nd6_probe_failed, "neighbours given up after MAX_UNICAST_SOLICIT probes") \
+	X(nd6_evicted, "neighbour entries evicted to make room") \
+	X(nd6_entries, "neighbour cache entries now (gauge)") \
+	X(dad_tx_ns, "DAD neighbor solicitations sent (RFC 4862 5.4.2)") \
+	X(dad_ok, "addresses that passed DAD") \
+	X(dad_duplicate, "addresses DAD found in use by another node (not used)") \
 	X(udp_rx, "UDP datagrams received") \
 	X(udp_drop_short, "dropped: shorter than a UDP header") \
 	X(udp_drop_bad_len, "dropped: UDP length beyond the IP payload or < 8") \
