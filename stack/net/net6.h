@@ -149,7 +149,10 @@ struct us_ip6_chain {
 struct us_ip6_refusal {
 	bool icmp;            /* send an ICMPv6 error (RFC 8200 4.2, 4.4) ... */
 	uint8_t type, code;   /* ... of this type and code ... */
-	uint32_t pointer;     /* ... pointing at this offset (parameter problem) */
+	uint32_t pointer;     /* ... pointing at this offset (parameter problem) ... */
+	bool even_mcast;      /* ... even to a packet sent to a multicast group
+			       * (an unrecognised option whose type's two
+			       * high-order bits are 10, RFC 8200 4.2) */
 };
 
 /* Walks the chain of the packet whose IPv6 header is at m's data start,

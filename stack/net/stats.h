@@ -74,6 +74,18 @@
 	X(icmp_error_suppressed, "ICMP errors not sent (RFC 1122 3.2.2: bcast, fragment, error)") \
 	X(icmp_ratelimited, "ICMP errors not sent: rate limit") \
 	X(icmp_drop_no_mbuf, "ICMP messages not sent: mbuf pool empty") \
+	X(ip6_ext_drop_too_many, "dropped: more than US_IP6_EXT_MAX IPv6 extension headers") \
+	X(ip6_ext_drop_too_long, "dropped: IPv6 extension headers beyond US_IP6_EXT_BYTES in all") \
+	X(ip6_ext_drop_truncated, "dropped: an IPv6 extension header running past the payload") \
+	X(ip6_ext_drop_hbh_not_first, "dropped: hop-by-hop options not right after the IPv6 header (parameter problem)") \
+	X(ip6_ext_drop_opt_overrun, "dropped: an IPv6 option running past its options header") \
+	X(ip6_ext_opt_skipped, "unrecognised IPv6 options skipped (action bits 00)") \
+	X(ip6_ext_drop_opt_discard, "dropped: unrecognised IPv6 option, action bits 01 (silently)") \
+	X(ip6_ext_drop_opt_icmp, "dropped: unrecognised IPv6 option, action bits 10 (parameter problem, multicast too)") \
+	X(ip6_ext_drop_opt_icmp_unicast, "dropped: unrecognised IPv6 option, action bits 11 (parameter problem unless multicast)") \
+	X(ip6_ext_rh_ignored, "IPv6 routing headers with Segments Left 0 ignored") \
+	X(ip6_ext_drop_rh0, "dropped: routing header type 0 with Segments Left > 0 (RFC 5095, parameter problem)") \
+	X(ip6_ext_drop_rh_segleft, "dropped: other routing header with Segments Left > 0: a host routes nothing (parameter problem)") \
 	X(udp_rx, "UDP datagrams received") \
 	X(udp_drop_short, "dropped: shorter than a UDP header") \
 	X(udp_drop_bad_len, "dropped: UDP length beyond the IP payload or < 8") \
