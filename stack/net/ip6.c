@@ -19,7 +19,6 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "stack/base/rand.h"
 #include "stack/net/net.h"
 
 /* RFC 8200 4.5: the most fragments a 65535-byte payload needs at the
@@ -31,13 +30,7 @@ _Static_assert(US_IP_FRAG_MAX_OUT * ((US_IP6_MIN_MTU - sizeof(struct rte_ipv6_hd
 
 int us_ip6_init(struct us_net *n, const struct us_config *cfg)
 {
-	int rc = us_rand_init();
-
-	if (rc < 0)
-		return rc;
 	n->ip6.hop_limit = cfg->hop_limit ? cfg->hop_limit : 64;
-	/* RFC 7739: identifications nobody off the path can predict. */
-	n->ip6.next_frag_id = us_rand_u32();
 	memset(n->ip6.pmtu, 0, sizeof(n->ip6.pmtu));
 	return us_route6_init(n, cfg);
 }
@@ -256,10 +249,8 @@ static void ip6_fragment(struct us_net *n, struct rte_mbuf *m, uint16_t mtu,
 	struct rte_mbuf *frags[US_IP_FRAG_MAX_OUT];
 	int k = us_frag6_output(n, m, mtu, frags, US_IP_FRAG_MAX_OUT);
 
-	if (k < 0) {
-		US_NET_STAT_INC(n, ip6_drop_frag_fail);
-		return;
-	}
+	if (k < 0)
+		return; /* freed and counted (ip6_frag_drop_out_fail) */
 	for (int i = 0; i < k; i++) {
 		US_NET_STAT_INC(n, ip6_tx_packets);
 		us_nd6_output(n, frags[i], next_hop);

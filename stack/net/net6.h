@@ -132,8 +132,17 @@ struct us_ip6_pmtu {
 };
 
 /* frag6.c: datagrams being reassembled (bounded, with timeouts). */
+#define US_FRAG6_DGRAMS 64      /* datagrams in progress at once */
+#define US_FRAG6_FRAGS 64       /* fragments held per datagram */
+#define US_FRAG6_HELD 1024      /* fragments held in all (mbufs kept from the pool) */
+#define US_FRAG6_TIMEOUT_NS US_SEC(60) /* RFC 8200 4.5 */
+
+struct us_frag6_dgram;
+
 struct us_frag6_table {
 	unsigned n;           /* datagrams in progress */
+	unsigned held;        /* fragments held, all datagrams */
+	struct us_frag6_dgram *d; /* US_FRAG6_DGRAMS slots (frag6.c) */
 };
 
 /* ip6.c, route6.c, frag6.c */
@@ -208,7 +217,7 @@ bool us_ip6_is_joined_mac(const struct us_net *n, const struct rte_ether_addr *m
 
 /* Prototypes: ip6.c */
 
-/* Hop limit, the first fragment identification, routes (us_route6_init). */
+/* Hop limit, routes (us_route6_init). */
 int us_ip6_init(struct us_net *n, const struct us_config *cfg);
 /* Prepends a fixed IPv6 header to m (at its payload): traffic class and
  * flow label 0.  0, or -ENOBUFS (no headroom; m untouched). */
@@ -247,7 +256,10 @@ struct us_ip6_chain {
 struct us_ip6_refusal {
 	bool icmp;            /* send an ICMPv6 error (RFC 8200 4.2, 4.4) ... */
 	uint8_t type, code;   /* ... of this type and code ... */
-	uint32_t pointer;     /* ... pointing at this offset (parameter problem) */
+	uint32_t pointer;     /* ... pointing at this offset (parameter problem) ... */
+	bool even_mcast;      /* ... even to a packet sent to a multicast group
+			       * (an unrecognised option whose type's two
+			       * high-order bits are 10, RFC 8200 4.2) */
 };
 
 /* Walks the chain of the packet whose IPv6 header is at m's data start,
@@ -274,7 +286,10 @@ void us_frag6_fini(struct us_net *n);
 struct rte_mbuf *us_frag6_input(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c);
 /* m at the IPv6 header, longer than mtu: cut into fragments of at most mtu
  * bytes each (a fragment header after the unfragmentable part, RFC 8200
- * 4.5), placed in out[] ready for ND.  The count, or -errno with m freed. */
+ * 4.5), placed in out[] ready for ND.  The count, or -errno with m freed.
+ * m's checksums must be final (a fragment cannot be offloaded); the
+ * unfragmentable part is the fixed header (we send no extension headers);
+ * the fragments reference m's data through n->indirect_pool. */
 int us_frag6_output(struct us_net *n, struct rte_mbuf *m, uint16_t mtu, struct rte_mbuf **out,
 		    unsigned max);
 

@@ -91,7 +91,36 @@
 	X(ip6_drop_no_src, "dropped: no usable source address (DAD running or failed)") \
 	X(ip6_drop_no_headroom, "dropped: no headroom for the IPv6 header") \
 	X(ip6_drop_too_big, "dropped: beyond the path MTU and not to be fragmented, or a payload beyond 65535 bytes") \
-	X(ip6_drop_frag_fail, "dropped: fragmentation failed") \
+	X(ip6_ext_drop_too_many, "dropped: more than US_IP6_EXT_MAX IPv6 extension headers") \
+	X(ip6_ext_drop_too_long, "dropped: IPv6 extension headers beyond US_IP6_EXT_BYTES in all") \
+	X(ip6_ext_drop_truncated, "dropped: an IPv6 extension header running past the payload") \
+	X(ip6_ext_drop_hbh_not_first, "dropped: hop-by-hop options not right after the IPv6 header (parameter problem)") \
+	X(ip6_ext_drop_opt_overrun, "dropped: an IPv6 option running past its options header") \
+	X(ip6_ext_opt_skipped, "unrecognised IPv6 options skipped (action bits 00)") \
+	X(ip6_ext_drop_opt_discard, "dropped: unrecognised IPv6 option, action bits 01 (silently)") \
+	X(ip6_ext_drop_opt_icmp, "dropped: unrecognised IPv6 option, action bits 10 (parameter problem, multicast too)") \
+	X(ip6_ext_drop_opt_icmp_unicast, "dropped: unrecognised IPv6 option, action bits 11 (parameter problem unless multicast)") \
+	X(ip6_ext_rh_ignored, "IPv6 routing headers with Segments Left 0 ignored") \
+	X(ip6_ext_drop_rh0, "dropped: routing header type 0 with Segments Left > 0 (RFC 5095, parameter problem)") \
+	X(ip6_ext_drop_rh_segleft, "dropped: other routing header with Segments Left > 0: a host routes nothing (parameter problem)") \
+	X(ip6_frag_in, "IPv6 fragments received (atomic ones included)") \
+	X(ip6_frag_atomic, "IPv6 atomic fragments (offset 0, M clear) taken whole at once (RFC 6946)") \
+	X(ip6_frag_reassembled, "IPv6 datagrams reassembled") \
+	X(ip6_frag_dup, "dropped: IPv6 fragment identical to one held (RFC 8200 4.5)") \
+	X(ip6_frag_drop_overlap, "IPv6 datagrams dropped whole: overlapping fragments (RFC 5722)") \
+	X(ip6_frag_drop_after_overlap, "dropped: IPv6 fragment of a datagram dropped for an overlap, until its timeout") \
+	X(ip6_frag_drop_inconsistent, "IPv6 datagrams dropped whole: a fragment past the last one's end, or two ends") \
+	X(ip6_frag_drop_too_many, "IPv6 datagrams dropped whole: more than US_FRAG6_FRAGS fragments") \
+	X(ip6_frag_drop_table_full, "dropped: IPv6 fragment with US_FRAG6_DGRAMS datagrams or US_FRAG6_HELD fragments held") \
+	X(ip6_frag_drop_bad_len, "dropped: IPv6 fragment with M set, length not a multiple of 8 (parameter problem)") \
+	X(ip6_frag_drop_too_big, "dropped: IPv6 fragment ending past 65535 bytes of payload (parameter problem)") \
+	X(ip6_frag_drop_incomplete_chain, "dropped: first IPv6 fragment without the whole header chain (RFC 7112, parameter problem)") \
+	X(ip6_frag_drop_empty, "dropped: IPv6 fragment with no data") \
+	X(ip6_frag_drop_unusable, "dropped: IPv6 fragment shorter than its Payload Length, or its headers split or shared") \
+	X(ip6_frag_timeout, "IPv6 datagrams abandoned 60 s after their first fragment came") \
+	X(ip6_frag_timeout_icmp, "... of which the first fragment had come: Time Exceeded asked for") \
+	X(ip6_frag_out, "IPv6 fragments built for sending") \
+	X(ip6_frag_drop_out_fail, "dropped: IPv6 packet not fragmented (no mbufs, more fragments than room, MTU too small)") \
 	X(icmp6_rx, "ICMPv6 messages received") \
 	X(icmp6_drop_short, "dropped: ICMPv6 message shorter than 8 bytes") \
 	X(icmp6_drop_bad_csum, "dropped: bad ICMPv6 checksum") \
