@@ -106,7 +106,7 @@ static uint16_t h6_icmp_sum(struct rte_mbuf *m)
 	const uint8_t *p;
 
 	assert_true(rte_pktmbuf_is_contiguous(m));
-	for (unsigned i = 0; i < 32; i += 2)
+	for (unsigned i = 0; i < 16; i += 2)
 		sum += (uint32_t)(ip->src_addr[i] << 8 | ip->src_addr[i + 1]) +
 		       (uint32_t)(ip->dst_addr[i] << 8 | ip->dst_addr[i + 1]);
 	sum += len + IPPROTO_ICMPV6;

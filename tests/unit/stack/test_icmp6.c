@@ -381,6 +381,23 @@ static void test_ptb_lowers_path_mtu(void **state)
 	assert_int_equal(h->port.ntx, 0);
 }
 
+/* The path MTU is what output uses: a ping that fits the port is answered
+ * in fragments once the path is narrower. */
+static void test_ptb_fragments_the_next_reply(void **state)
+{
+	struct harness *h = *state;
+
+	h6_inject(h, ptb(1280, &h6_our, &h6_peer, 80));
+	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer), 1280);
+	h6_inject(h, ping(&h_our_mac, &h6_peer, &h6_our, 1400));
+	assert_int_equal(h->port.ntx, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_true(rte_pktmbuf_pkt_len(h->port.tx[i]) <= 14 + 1280);
+		assert_int_equal(h6_iph(h->port.tx[i])->proto, IPPROTO_FRAGMENT);
+	}
+	assert_int_equal(ctr(h, "ip6_frag_out"), 2);
+}
+
 static void test_ptb_below_1280_refused(void **state)
 {
 	struct harness *h = *state;
@@ -459,6 +476,7 @@ int main(void)
 		T(test_no_error_to_multicast_or_unspecified),
 		T(test_errors_rate_limited),
 		T(test_ptb_lowers_path_mtu),
+		T(test_ptb_fragments_the_next_reply),
 		T(test_ptb_below_1280_refused),
 		T(test_ptb_checked),
 		T(test_path_mtu_ages_out),

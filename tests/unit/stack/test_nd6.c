@@ -58,18 +58,20 @@ static int64_t ctr(struct harness *h, const char *name)
 /* An IPv6 packet as IPv6 output hands it to ND; its flow label is tag. */
 static struct rte_mbuf *ip6_pkt(uint32_t tag)
 {
+	struct rte_ipv6_hdr ip = {
+		.vtc_flow = rte_cpu_to_be_32(6u << 28 | tag),
+		.proto = IPPROTO_NONE,
+		.hop_limits = 64,
+	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(h_pool);
-	struct rte_ipv6_hdr *ip;
+	void *p;
 
+	memcpy(ip.src_addr, h6_our.b, 16);
+	memcpy(ip.dst_addr, h6_peer.b, 16);
 	assert_non_null(m);
-	ip = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip));
-	assert_non_null(ip);
-	memset(ip, 0, sizeof(*ip));
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | tag);
-	ip->proto = IPPROTO_NONE;
-	ip->hop_limits = 64;
-	memcpy(ip->src_addr, h6_our.b, 16);
-	memcpy(ip->dst_addr, h6_peer.b, 16);
+	p = rte_pktmbuf_append(m, sizeof(ip));
+	assert_non_null(p);
+	memcpy(p, &ip, sizeof(ip));
 	return m;
 }
 
@@ -838,11 +840,14 @@ static void test_dad_conflict_by_na(void **state)
 	assert_int_equal(h->port.ntx, 1);
 	assert_na(h->port.tx[0], &h6_our_ll, &h6_all_nodes, &all, H6_NA_OVERRIDE);
 	assert_int_equal(us_engine_dad_status(h->e, NULL, 0), -EADDRINUSE);
-	/* Its group is left: frames to it are no longer ours. */
+	/* Packets to it are not ours. */
 	{
-		struct us_in6 g = h6_snode(&h6_our);
+		uint8_t msg[64];
+		size_t n = h6_echo(msg, 1, 1, 8);
 
-		assert_false(us_ip6_is_joined(net(h), &g));
+		h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, n));
+		assert_int_equal(ctr(h, "ip6_drop_not_for_us"), 1);
+		assert_int_equal(ctr(h, "icmp6_echo_in"), 0);
 	}
 }
 
