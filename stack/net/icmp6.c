@@ -7,6 +7,7 @@
  * IPv6 yet to take them.
  */
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -18,10 +19,6 @@
 #include "stack/net/net.h"
 
 #define ICMP6_HDR_LEN 8    /* type, code, checksum, and one 32-bit word */
-#define ICMP6_INFO_MIN 128 /* 2.1: types below are errors */
-#define ICMP6_ND_FIRST 133 /* router solicitation .. */
-#define ICMP6_ND_LAST 137  /* .. redirect (RFC 4861 4) */
-#define ICMP6_REDIRECT 137
 /* 2.4 (c): an error quotes as much of the packet as fits in the minimum
  * MTU. */
 #define ICMP6_QUOTE_MAX (US_IP6_MIN_MTU - sizeof(struct rte_ipv6_hdr) - ICMP6_HDR_LEN)
@@ -90,7 +87,7 @@ static bool icmp6_quotes_error(const struct rte_mbuf *out)
 	if (us_ip6_skip_ext(out, ICMP6_HDR_LEN, &proto, &l4, &nh) < 0 || proto != IPPROTO_ICMPV6)
 		return false;
 	type = rte_pktmbuf_read(out, l4, 1, &buf);
-	return type != NULL && (*type < ICMP6_INFO_MIN || *type == ICMP6_REDIRECT);
+	return type != NULL && (!(*type & ICMP6_INFOMSG_MASK) || *type == ND_REDIRECT);
 }
 
 /* 2.4 (e.3, e.6): no error about a packet to a group (except Packet Too
@@ -104,8 +101,8 @@ static bool icmp6_error_allowed(uint8_t type, uint8_t code, const struct rte_ipv
 	memcpy(dst.b, ip6->dst_addr, sizeof(dst.b));
 	if (us_in6_is_unspec(&src) || us_in6_is_mcast(&src))
 		return false;
-	if (us_in6_is_mcast(&dst) && type != US_ICMP6_PACKET_TOO_BIG &&
-	    !(type == US_ICMP6_PARAM_PROB && code == US_ICMP6_PARAM_OPTION))
+	if (us_in6_is_mcast(&dst) && type != ICMP6_PACKET_TOO_BIG &&
+	    !(type == ICMP6_PARAM_PROB && code == ICMP6_PARAMPROB_OPTION))
 		return false;
 	return true;
 }
@@ -113,13 +110,13 @@ static bool icmp6_error_allowed(uint8_t type, uint8_t code, const struct rte_ipv
 static void icmp6_count_error(struct us_net *n, uint8_t type)
 {
 	switch (type) {
-	case US_ICMP6_DEST_UNREACH:
+	case ICMP6_DST_UNREACH:
 		US_NET_STAT_INC(n, icmp6_unreach_out);
 		break;
-	case US_ICMP6_PACKET_TOO_BIG:
+	case ICMP6_PACKET_TOO_BIG:
 		US_NET_STAT_INC(n, icmp6_ptb_out);
 		break;
-	case US_ICMP6_TIME_EXCEEDED:
+	case ICMP6_TIME_EXCEEDED:
 		US_NET_STAT_INC(n, icmp6_time_exceeded_out);
 		break;
 	default:
@@ -214,7 +211,7 @@ static void icmp6_echo(struct us_net *n, struct rte_mbuf *m, const struct rte_ip
 		US_NET_STAT_INC(n, ip6_drop_no_src);
 		goto drop;
 	}
-	rte_pktmbuf_mtod(m, uint8_t *)[0] = US_ICMP6_ECHO_REPLY;
+	rte_pktmbuf_mtod(m, uint8_t *)[0] = ICMP6_ECHO_REPLY;
 	icmp6_set_cksum(m, &from, &src);
 	/* RX offload flags must not read as TX requests. */
 	m->ol_flags = 0;
@@ -280,20 +277,20 @@ void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_
 		goto drop;
 	}
 	type = rte_pktmbuf_mtod(m, const uint8_t *)[0];
-	if (type >= ICMP6_ND_FIRST && type <= ICMP6_ND_LAST) {
+	if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
 		us_nd6_input(n, m, ip);
 		return;
 	}
 	switch (type) {
-	case US_ICMP6_ECHO_REQUEST:
+	case ICMP6_ECHO_REQUEST:
 		icmp6_echo(n, m, ip);
 		return;
-	case US_ICMP6_PACKET_TOO_BIG:
+	case ICMP6_PACKET_TOO_BIG:
 		icmp6_ptb_input(n, m);
 		return;
-	case US_ICMP6_DEST_UNREACH:
-	case US_ICMP6_TIME_EXCEEDED:
-	case US_ICMP6_PARAM_PROB:
+	case ICMP6_DST_UNREACH:
+	case ICMP6_TIME_EXCEEDED:
+	case ICMP6_PARAM_PROB:
 		US_NET_STAT_INC(n, icmp6_rx_errors);
 		goto drop;
 	default:

@@ -11,6 +11,7 @@
  * resolves the next hop through Neighbor Discovery (nd6.c).
  */
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -172,7 +173,7 @@ static void ip6_unknown_proto(struct us_net *n, struct rte_mbuf *m)
 
 	US_NET_STAT_INC(n, ip6_drop_unknown_proto);
 	if (us_ip6_skip_ext(m, 0, &proto, &l4, &nh) == 0)
-		us_icmp6_error(n, US_ICMP6_PARAM_PROB, US_ICMP6_PARAM_NEXT_HEADER, nh,
+		us_icmp6_error(n, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_NEXTHEADER, nh,
 			       rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *), m);
 	rte_pktmbuf_free(m);
 }

@@ -21,6 +21,7 @@
  * dropped: routes are configured ([ip6] routes, gateway), not discovered.
  */
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,15 +31,7 @@
 
 #include "stack/net/net.h"
 
-#define ND_RS 133
-#define ND_RA 134
-#define ND_NS 135
-#define ND_NA 136
-#define ND_REDIRECT 137
-
-#define ND_OPT_SLLA 1 /* source link-layer address (RFC 4861 4.6.1) */
-#define ND_OPT_TLLA 2 /* target link-layer address */
-#define ND_LL_OPT_LEN 8
+#define ND_LL_OPT_LEN 8 /* a link-layer address option for Ethernet (RFC 4861 4.6.1) */
 
 #define ND_HDR_LEN 24 /* type, code, checksum, flags/reserved, target */
 #define ND_HOP_LIMIT 255
@@ -260,7 +253,7 @@ void us_nd6_solicit(struct us_net *n, const struct us_in6 *target, bool dad)
 		US_NET_STAT_INC(n, ip6_drop_no_src);
 		return;
 	}
-	m = nd6_build(n, ND_NS, 0, target, dad ? 0 : ND_OPT_SLLA);
+	m = nd6_build(n, ND_NEIGHBOR_SOLICIT, 0, target, dad ? 0 : ND_OPT_SOURCE_LINKADDR);
 	if (m == NULL)
 		return;
 	us_in6_solicited_node(target, &dst);
@@ -288,7 +281,7 @@ static void nd6_probe(struct us_net *n, struct us_nd6_entry *ent)
 		US_NET_STAT_INC(n, ip6_drop_no_src);
 		return;
 	}
-	m = nd6_build(n, ND_NS, 0, &ent->ip, ND_OPT_SLLA);
+	m = nd6_build(n, ND_NEIGHBOR_SOLICIT, 0, &ent->ip, ND_OPT_SOURCE_LINKADDR);
 	if (m == NULL)
 		return;
 	US_NET_STAT_INC(n, nd6_tx_ns);
@@ -299,7 +292,7 @@ static void nd6_probe(struct us_net *n, struct us_nd6_entry *ent)
 static void nd6_advertise(struct us_net *n, const struct us_in6 *target, const struct us_in6 *dst,
 			  uint8_t flags)
 {
-	struct rte_mbuf *m = nd6_build(n, ND_NA, flags, target, ND_OPT_TLLA);
+	struct rte_mbuf *m = nd6_build(n, ND_NEIGHBOR_ADVERT, flags, target, ND_OPT_TARGET_LINKADDR);
 
 	if (m != NULL)
 		nd6_send(n, m, target, dst, NULL);
@@ -353,7 +346,7 @@ static void nd6_timer_fn(struct us_timer *t, uint64_t now_ns)
 static int nd6_parse_opts(struct us_net *n, const struct rte_mbuf *m, uint32_t len,
 			  struct nd6_msg *msg)
 {
-	uint8_t want = msg->type == ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA;
+	uint8_t want = msg->type == ND_NEIGHBOR_SOLICIT ? ND_OPT_SOURCE_LINKADDR : ND_OPT_TARGET_LINKADDR;
 	uint8_t buf[ND_LL_OPT_LEN];
 	const uint8_t *o;
 	uint32_t olen;
@@ -551,14 +544,14 @@ out:
 void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 {
 	switch (*rte_pktmbuf_mtod(m, const uint8_t *)) {
-	case ND_NS:
+	case ND_NEIGHBOR_SOLICIT:
 		nd6_ns_input(n, m, ip);
 		return;
-	case ND_NA:
+	case ND_NEIGHBOR_ADVERT:
 		nd6_na_input(n, m, ip);
 		return;
-	case ND_RS:
-	case ND_RA:
+	case ND_ROUTER_SOLICIT:
+	case ND_ROUTER_ADVERT:
 	case ND_REDIRECT:
 	default:
 		US_NET_STAT_INC(n, nd6_drop_router);

@@ -309,20 +309,6 @@ uint16_t us_ip6_path_mtu(const struct us_net *n, const struct us_in6 *dst);
  * lower than what we use (a PTB never raises it). */
 int us_ip6_pmtu_lower(struct us_net *n, const struct us_in6 *dst, uint32_t mtu);
 
-/* ICMPv6 types and codes (RFC 4443 2.1, 3) that the layers send. */
-#define US_ICMP6_DEST_UNREACH 1
-#define US_ICMP6_PACKET_TOO_BIG 2
-#define US_ICMP6_TIME_EXCEEDED 3
-#define US_ICMP6_PARAM_PROB 4
-#define US_ICMP6_ECHO_REQUEST 128
-#define US_ICMP6_ECHO_REPLY 129
-#define US_ICMP6_UNREACH_ADDR 3       /* destination unreachable: address unreachable */
-#define US_ICMP6_UNREACH_PORT 4       /* destination unreachable: port unreachable */
-#define US_ICMP6_TIME_REASSEMBLY 1    /* time exceeded: fragment reassembly */
-#define US_ICMP6_PARAM_HEADER 0       /* parameter problem: erroneous header field */
-#define US_ICMP6_PARAM_NEXT_HEADER 1  /* parameter problem: unrecognized Next Header */
-#define US_ICMP6_PARAM_OPTION 2       /* parameter problem: unrecognized IPv6 option */
-
 /* Prototypes: icmp6.c */
 
 /* m at the ICMPv6 header; ip6 its IPv6 header (in front of m's data). */

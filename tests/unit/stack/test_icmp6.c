@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -203,9 +204,9 @@ static void test_error_fields_and_quote(void **state)
 		udp[i] = (uint8_t)i;
 	m = offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, sizeof(udp));
 	memcpy(quote, rte_pktmbuf_mtod(m, void *), sizeof(quote));
-	assert_true(error_sent(h, US_ICMP6_DEST_UNREACH, US_ICMP6_UNREACH_PORT, 0, m));
+	assert_true(error_sent(h, ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0, m));
 	e = h->port.tx[0];
-	h6_assert_icmp(e, US_ICMP6_DEST_UNREACH);
+	h6_assert_icmp(e, ICMP6_DST_UNREACH);
 	assert_true(rte_is_same_ether_addr(&h_eth(e)->dst_addr, &h_peer_mac));
 	a = addr_at(h6_iph(e)->src_addr);
 	assert_true(us_in6_eq(&a, &h6_our)); /* the address it was sent to */
@@ -214,7 +215,7 @@ static void test_error_fields_and_quote(void **state)
 	assert_int_equal(h6_iph(e)->hop_limits, 64);
 	assert_int_equal(rte_be_to_cpu_16(h6_iph(e)->payload_len), 8 + sizeof(quote));
 	p = h6_l4(e);
-	assert_int_equal(p[1], US_ICMP6_UNREACH_PORT);
+	assert_int_equal(p[1], ICMP6_DST_UNREACH_NOPORT);
 	assert_memory_equal(p + 4, "\0\0\0\0", 4);
 	assert_memory_equal(p + 8, quote, sizeof(quote));
 	assert_int_equal(ctr(h, "icmp6_unreach_out"), 1);
@@ -227,10 +228,10 @@ static void test_parameter_problem_pointer(void **state)
 	struct rte_mbuf *m = offending(&h6_peer, &h6_our, 253, body, sizeof(body));
 	uint8_t *p;
 
-	assert_true(error_sent(h, US_ICMP6_PARAM_PROB, US_ICMP6_PARAM_NEXT_HEADER, 6, m));
+	assert_true(error_sent(h, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_NEXTHEADER, 6, m));
 	p = h6_l4(h->port.tx[0]);
-	assert_int_equal(p[0], US_ICMP6_PARAM_PROB);
-	assert_int_equal(p[1], US_ICMP6_PARAM_NEXT_HEADER);
+	assert_int_equal(p[0], ICMP6_PARAM_PROB);
+	assert_int_equal(p[1], ICMP6_PARAMPROB_NEXTHEADER);
 	assert_memory_equal(p + 4, "\0\0\0\6", 4);
 	assert_int_equal(ctr(h, "icmp6_param_problem_out"), 1);
 }
@@ -247,10 +248,10 @@ static void test_error_quote_fits_minimum_mtu(void **state)
 		body[i] = (uint8_t)(i * 3);
 	m = offending(&h6_peer, &h6_our, IPPROTO_UDP, body, sizeof(body));
 	memcpy(quote, rte_pktmbuf_mtod(m, void *), sizeof(quote));
-	assert_true(error_sent(h, US_ICMP6_DEST_UNREACH, US_ICMP6_UNREACH_PORT, 0, m));
+	assert_true(error_sent(h, ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0, m));
 	assert_int_equal(rte_pktmbuf_pkt_len(h->port.tx[0]), 14 + 1280);
 	assert_memory_equal(h6_l4(h->port.tx[0]) + 8, quote, sizeof(quote));
-	h6_assert_icmp(h->port.tx[0], US_ICMP6_DEST_UNREACH);
+	h6_assert_icmp(h->port.tx[0], ICMP6_DST_UNREACH);
 }
 
 /* The quote starts at the IPv6 header even when m's data is at the L4
@@ -264,7 +265,7 @@ static void test_error_quote_from_l4(void **state)
 
 	memcpy(quote, ip, sizeof(quote));
 	rte_pktmbuf_adj(m, sizeof(*ip));
-	us_icmp6_error(net(h), US_ICMP6_DEST_UNREACH, US_ICMP6_UNREACH_PORT, 0, ip, m);
+	us_icmp6_error(net(h), ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0, ip, m);
 	us_engine_flush(h->e);
 	rte_pktmbuf_free(m);
 	assert_int_equal(h->port.ntx, 1);
@@ -279,18 +280,18 @@ static void test_no_error_about_an_error(void **state)
 	struct harness *h = *state;
 	uint8_t msg[64] = { 1 }, chain[72] = { IPPROTO_ICMPV6, 0, 1, 4 };
 
-	assert_false(error_sent(h, US_ICMP6_PARAM_PROB, 0, 0,
+	assert_false(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_ICMPV6, msg, 48)));
 	msg[0] = 137;
-	assert_false(error_sent(h, US_ICMP6_PARAM_PROB, 0, 0,
+	assert_false(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_ICMPV6, msg, 48)));
 	/* Behind a destination options header (8 bytes of PadN). */
 	chain[8] = 3; /* time exceeded */
-	assert_false(error_sent(h, US_ICMP6_PARAM_PROB, 0, 0,
+	assert_false(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_DSTOPTS, chain, 56)));
 	assert_int_equal(ctr(h, "icmp6_error_suppressed"), 3);
 	msg[0] = 128;
-	assert_true(error_sent(h, US_ICMP6_PARAM_PROB, 0, 0,
+	assert_true(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 			       offending(&h6_peer, &h6_our, IPPROTO_ICMPV6, msg, 48)));
 }
 
@@ -301,19 +302,19 @@ static void test_no_error_to_multicast_or_unspecified(void **state)
 	struct us_in6 ff02_2 = { .b = { 0xff, 0x02, [15] = 2 } };
 	uint8_t udp[16] = { 0 };
 
-	assert_false(error_sent(h, US_ICMP6_DEST_UNREACH, US_ICMP6_UNREACH_PORT, 0,
+	assert_false(error_sent(h, ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0,
 				offending(&h6_peer, &h6_all_nodes, IPPROTO_UDP, udp, 16)));
-	assert_false(error_sent(h, US_ICMP6_PARAM_PROB, US_ICMP6_PARAM_NEXT_HEADER, 6,
+	assert_false(error_sent(h, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_NEXTHEADER, 6,
 				offending(&h6_peer, &h6_all_nodes, 253, udp, 16)));
-	assert_false(error_sent(h, US_ICMP6_DEST_UNREACH, 0, 0,
+	assert_false(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				offending(&h6_unspec, &h6_our, IPPROTO_UDP, udp, 16)));
-	assert_false(error_sent(h, US_ICMP6_DEST_UNREACH, 0, 0,
+	assert_false(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				offending(&ff02_2, &h6_our, IPPROTO_UDP, udp, 16)));
 	assert_int_equal(ctr(h, "icmp6_error_suppressed"), 4);
 	/* Packet Too Big and an unrecognized option that asks for it. */
-	assert_true(error_sent(h, US_ICMP6_PACKET_TOO_BIG, 0, 1280,
+	assert_true(error_sent(h, ICMP6_PACKET_TOO_BIG, 0, 1280,
 			       offending(&h6_peer, &h6_all_nodes, IPPROTO_UDP, udp, 16)));
-	assert_true(error_sent(h, US_ICMP6_PARAM_PROB, US_ICMP6_PARAM_OPTION, 42,
+	assert_true(error_sent(h, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_OPTION, 42,
 			       offending(&h6_peer, &h6_all_nodes, IPPROTO_UDP, udp, 16)));
 	assert_int_equal(ctr(h, "icmp6_ptb_out"), 1);
 	assert_memory_equal(h6_l4(h->port.tx[0]) + 4, "\0\0\5\0", 4);
@@ -327,15 +328,15 @@ static void test_errors_rate_limited(void **state)
 	uint8_t udp[8] = { 0 };
 
 	for (unsigned i = 0; i < US_ICMP_BURST + 10; i++)
-		(void)error_sent(h, US_ICMP6_DEST_UNREACH, 0, 0,
+		(void)error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				 offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, 8));
 	assert_int_equal(ctr(h, "icmp6_unreach_out"), US_ICMP_BURST);
 	assert_int_equal(ctr(h, "icmp6_ratelimited"), 10);
 	h_clear_tx(h);
 	h_advance(h, US_SEC(1) / US_ICMP_RATE_PER_SEC);
-	assert_true(error_sent(h, US_ICMP6_DEST_UNREACH, 0, 0,
+	assert_true(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 			       offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, 8)));
-	assert_false(error_sent(h, US_ICMP6_DEST_UNREACH, 0, 0,
+	assert_false(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, 8)));
 	/* IPv4's bucket is its own. */
 	assert_int_equal(ctr(h, "icmp_ratelimited"), 0);
@@ -347,7 +348,7 @@ static void test_errors_rate_limited(void **state)
 static struct rte_mbuf *ptb(uint32_t mtu, const struct us_in6 *qsrc, const struct us_in6 *qdst,
 			    size_t qlen)
 {
-	uint8_t msg[8 + 200] = { US_ICMP6_PACKET_TOO_BIG };
+	uint8_t msg[8 + 200] = { ICMP6_PACKET_TOO_BIG };
 	struct rte_ipv6_hdr *q = (struct rte_ipv6_hdr *)(msg + 8);
 
 	msg[4] = (uint8_t)(mtu >> 24);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -234,7 +235,7 @@ static void assert_param_problem(struct harness *h, uint8_t code, uint32_t point
 
 	assert_int_equal(h->port.ntx, 1);
 	e = h->port.tx[0];
-	h6_assert_icmp(e, US_ICMP6_PARAM_PROB);
+	h6_assert_icmp(e, ICMP6_PARAM_PROB);
 	p = h6_l4(e);
 	assert_int_equal(p[1], code);
 	assert_int_equal(p[4] << 24 | p[5] << 16 | p[6] << 8 | p[7], pointer);
@@ -252,12 +253,12 @@ static void test_unknown_next_header(void **state)
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, 253, 64, body, sizeof(body)));
 	assert_int_equal(ctr(h, "ip6_drop_unknown_proto"), 1);
-	assert_param_problem(h, US_ICMP6_PARAM_NEXT_HEADER, 6);
+	assert_param_problem(h, ICMP6_PARAMPROB_NEXTHEADER, 6);
 	h_clear_tx(h);
 	/* Behind a destination options header: its first byte. */
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_DSTOPTS, 64, chain,
 			      sizeof(chain)));
-	assert_param_problem(h, US_ICMP6_PARAM_NEXT_HEADER, 40);
+	assert_param_problem(h, ICMP6_PARAMPROB_NEXTHEADER, 40);
 }
 
 /* What the walk refuses is answered as it asks: a routing header of type
@@ -270,7 +271,7 @@ static void test_walk_refusal_answered(void **state)
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_ROUTING, 64, chain,
 			      sizeof(chain)));
 	assert_int_equal(ctr(h, "ip6_ext_drop_rh0"), 1);
-	assert_param_problem(h, US_ICMP6_PARAM_HEADER, 42);
+	assert_param_problem(h, ICMP6_PARAMPROB_HEADER, 42);
 	assert_int_equal(ctr(h, "icmp6_echo_in"), 0);
 }
 
