@@ -279,10 +279,14 @@ int us_frag6_init(struct us_net *n);
 void us_frag6_fini(struct us_net *n);
 /* m at the IPv6 header, c its chain (c->frag_off != 0).  Consumes m:
  * returns the whole datagram (m at its IPv6 header, the fragment header
- * gone, the Payload Length and the Next Header before it fixed) when this
- * fragment completes it or it is atomic, else NULL.  An overlap drops the
+ * gone, the Payload Length and the Next Header before it fixed, every
+ * header through the upper-layer one in its first segment) when this
+ * fragment completes it or it is atomic, else NULL; the caller walks the
+ * datagram again (us_ip6_walk) for what follows.  An overlap drops the
  * whole datagram; a timeout sends Time Exceeded (code 1) when the first
- * fragment had arrived. */
+ * fragment had arrived; a fragment refused alone may send a parameter
+ * problem (RFC 8200 4.5: length, end past 65535, incomplete header chain).
+ * Bounded by US_FRAG6_DGRAMS, US_FRAG6_FRAGS and US_FRAG6_HELD. */
 struct rte_mbuf *us_frag6_input(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c);
 /* m at the IPv6 header, longer than mtu: cut into fragments of at most mtu
  * bytes each (a fragment header after the unfragmentable part, RFC 8200
