@@ -4,6 +4,8 @@
  * known keys (section, name, type, field, range), a walk over every section
  * and entry that rejects what the table does not know, then the checks that
  * involve more than one key (required keys, gateway on-link, RTO ordering).
+ * [ip6] is checked whole whether enable is on or off, so that switching
+ * IPv6 on is one line that cannot turn a valid file into a refused one.
  *
  * rte_cfgfile quietly skips a line that has no '=' ("mtu 9000"), ignores text
  * after a section's ']' and fails without saying why on a line that is too
@@ -36,7 +38,8 @@
 /* Types */
 
 enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
-		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_BOOL, CFG_T_CC,
+		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_CIDR6, CFG_T_IPV6,
+		CFG_T_ROUTE6, CFG_T_BOOL, CFG_T_CC,
 		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
 		CFG_T_REC, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
 
@@ -77,7 +80,7 @@ static int cfg_check_device(const char *s, char *why);
 #define CFG_TCP(key, lo, hi) CFG_NUM("tcp", #key, CFG_T_U32, tcp.key, lo, hi)
 #define CFG_TCP_BOOL(key) CFG_NUM("tcp", #key, CFG_T_BOOL, tcp.key, 0, 1)
 
-static const char *const cfg_sections[] = { "eal", "port", "ip", "arp", "tcp", "log",
+static const char *const cfg_sections[] = { "eal", "port", "ip", "ip6", "arp", "tcp", "log",
 					    "capture", "engine", "impair" };
 
 static const struct cfg_key cfg_keys[] = {
@@ -101,6 +104,13 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_OTHER("ip", "gateway", CFG_T_IPV4),
 	CFG_OTHER("ip", "route", CFG_T_ROUTE),
 	CFG_NUM("ip", "ttl", CFG_T_U8, ttl, 1, 255),
+	CFG_NUM("ip6", "enable", CFG_T_BOOL, ip6_enable, 0, 1),
+	CFG_OTHER("ip6", "addr", CFG_T_CIDR6),
+	CFG_OTHER("ip6", "gateway", CFG_T_IPV6),
+	CFG_OTHER("ip6", "route", CFG_T_ROUTE6),
+	CFG_NUM("ip6", "hop_limit", CFG_T_U8, hop_limit, 1, 255),
+	/* RFC 4862 5.4: Duplicate Address Detection before an address is used. */
+	CFG_NUM("ip6", "dad", CFG_T_BOOL, dad, 0, 1),
 	CFG_NUM("arp", "timeout_s", CFG_T_U32, arp_timeout_s, 1, 86400),
 	CFG_NUM("arp", "pending_max", CFG_T_U32, arp_pending_max, 1, 4096),
 	CFG_NUM("arp", "retry_ms", CFG_T_U32, arp_retry_ms, 10, 60000),
@@ -268,6 +278,62 @@ static int cfg_parse_addr(struct us_config *cfg, const char *v, char *why)
 	return 0;
 }
 
+/* [ip6] addr: a global or unique-local host address.  The link-local one
+ * is derived from the MAC (RFC 4291 appendix A), never configured. */
+static int cfg_parse_addr6(struct us_config *cfg, const char *v, char *why)
+{
+	const char *bad;
+	struct us_in6 net;
+
+	if (us_cfgp_cidr6(v, 1, &cfg->addr6, &cfg->prefixlen6, why) < 0)
+		return -EINVAL;
+	bad = us_cfgp_unicast6_why(&cfg->addr6);
+	if (bad == NULL && us_in6_is_linklocal(&cfg->addr6))
+		bad = "a link-local address (fe80::/10): the stack makes its own from the MAC; "
+		      "give a global or unique-local one (e.g. fd00:77::2/64)";
+	/* RFC 4291 2.6.1: the prefix with a zero interface identifier is the
+	 * Subnet-Router anycast address; a /127 (RFC 6164) and a /128 have none. */
+	us_cfgp_mask6(&cfg->addr6, cfg->prefixlen6, &net);
+	if (bad == NULL && cfg->prefixlen6 < 127 && us_in6_eq(&net, &cfg->addr6))
+		bad = "is the Subnet-Router anycast address of its prefix (RFC 4291 2.6.1)";
+	if (bad != NULL) {
+		snprintf(why, US_CFGP_WHY, "%s", bad);
+		return -EINVAL;
+	}
+	cfg->has_addr6 = true;
+	return 0;
+}
+
+/* [ip6] gateway: where it is (on the link?) is checked with addr, once all
+ * keys are read (cfg_gw6_on_link). */
+static int cfg_parse_gateway6(struct us_config *cfg, const char *v, char *why)
+{
+	const char *bad;
+
+	if (us_cfgp_ipv6(v, &cfg->gateway6, why) < 0)
+		return -EINVAL;
+	bad = us_cfgp_unicast6_why(&cfg->gateway6);
+	if (bad != NULL) {
+		snprintf(why, US_CFGP_WHY, "%s%s", bad,
+			 us_in6_is_unspec(&cfg->gateway6) ? " (leave gateway out for none)" : "");
+		return -EINVAL;
+	}
+	cfg->has_gateway6 = true;
+	return 0;
+}
+
+static int cfg_parse_route6(struct us_config *cfg, const char *v, char *why)
+{
+	if (cfg->nroutes6 == US_CFG_MAX_ROUTES) {
+		snprintf(why, US_CFGP_WHY, "more than %d routes", US_CFG_MAX_ROUTES);
+		return -EINVAL;
+	}
+	if (us_cfgp_route6(v, &cfg->routes6[cfg->nroutes6], why) < 0)
+		return -EINVAL;
+	cfg->nroutes6++;
+	return 0;
+}
+
 /* One key of fastopen_key into Linux's dashed form: 32 hex digits in a row
  * get a '-' after every 8th; anything else is copied for the parser to
  * judge.  out has room for n + 4 bytes. */
@@ -394,6 +460,12 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 			return -EINVAL;
 		}
 		return 0;
+	case CFG_T_CIDR6:
+		return cfg_parse_addr6(cfg, v, why);
+	case CFG_T_IPV6:
+		return cfg_parse_gateway6(cfg, v, why);
+	case CFG_T_ROUTE6:
+		return cfg_parse_route6(cfg, v, why);
 	case CFG_T_ROUTE:
 		if (cfg->nroutes == US_CFG_MAX_ROUTES) {
 			snprintf(why, US_CFGP_WHY, "more than %d routes", US_CFG_MAX_ROUTES);
@@ -427,9 +499,9 @@ static int cfg_apply(struct cfg_ctx *c, const char *section, const struct rte_cf
 	if (i < 0)
 		return cfg_err(c, "[%s] %s: unknown key", section, e->name);
 	k = &cfg_keys[i];
-	/* "route" is the one key that may repeat (rte_cfgfile keeps every
-	 * occurrence, in file order). */
-	if (c->seen[i]++ > 0 && k->type != CFG_T_ROUTE)
+	/* "route" ([ip] and [ip6]) is the one key that may repeat (rte_cfgfile
+	 * keeps every occurrence, in file order). */
+	if (c->seen[i]++ > 0 && k->type != CFG_T_ROUTE && k->type != CFG_T_ROUTE6)
 		return cfg_bad(c, section, e->name, e->value, "key given twice");
 	/* rte_cfgfile truncates values to CFG_VALUE_LEN - 1 characters without
 	 * a word; a value that long may have been cut, so refuse it. */
@@ -514,6 +586,54 @@ static int cfg_check_ip(struct cfg_ctx *c)
 	return 0;
 }
 
+/* A next hop must be a neighbour: link-local, or inside addr's prefix (on
+ * the link) and not addr.  0, or -EINVAL with the reason in why. */
+static int cfg_gw6_on_link(const struct us_config *cfg, const struct us_in6 *gw, char *why)
+{
+	char a[US_IN6_STRLEN];
+
+	if (us_in6_is_linklocal(gw))
+		return 0;
+	if (!cfg->has_addr6)
+		snprintf(why, US_CFGP_WHY, "is not link-local and there is no addr whose prefix "
+			 "it could be in (give the router's link-local address, fe80::...)");
+	else if (us_in6_eq(gw, &cfg->addr6))
+		snprintf(why, US_CFGP_WHY, "is addr itself");
+	else if (!us_in6_prefix_eq(gw, &cfg->addr6, cfg->prefixlen6))
+		snprintf(why, US_CFGP_WHY, "is not in the prefix of addr %s/%u (not on the link: "
+			 "give the router's link-local address, fe80::...)",
+			 us_cfgp_ntop6(&cfg->addr6, a), cfg->prefixlen6);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static int cfg_check_ip6(struct cfg_ctx *c)
+{
+	const struct us_config *cfg = c->cfg;
+	char why[US_CFGP_WHY], g[US_IN6_STRLEN], n[US_IN6_STRLEN];
+
+	if (cfg->has_gateway6 && cfg_gw6_on_link(cfg, &cfg->gateway6, why) < 0)
+		return cfg_bad(c, "ip6", "gateway", us_cfgp_ntop6(&cfg->gateway6, g), "%s", why);
+	for (unsigned i = 0; i < cfg->nroutes6; i++) {
+		const struct us_route6 *r = &cfg->routes6[i];
+		char v[2 * US_IN6_STRLEN + 16];
+
+		snprintf(v, sizeof(v), "%s/%u%s%s", us_cfgp_ntop6(&r->net, n), r->prefixlen,
+			 r->has_gateway ? " via " : "",
+			 r->has_gateway ? us_cfgp_ntop6(&r->gateway, g) : "");
+		if (r->has_gateway && cfg_gw6_on_link(cfg, &r->gateway, why) < 0)
+			return cfg_bad(c, "ip6", "route", v, "gateway %s", why);
+		for (unsigned j = 0; j < i; j++) {
+			if (us_in6_eq(&cfg->routes6[j].net, &r->net) &&
+			    cfg->routes6[j].prefixlen == r->prefixlen)
+				return cfg_bad(c, "ip6", "route", v, "a route to %s/%u is already given",
+					       n, r->prefixlen);
+		}
+	}
+	return 0;
+}
+
 /* Autotuning grows a connection's buffer from rcvbuf up to rcvbuf_max.
  * Left out, rcvbuf_max follows a bigger rcvbuf (no autotuning) rather than
  * refusing a file that only raised rcvbuf. */
@@ -544,7 +664,7 @@ static int cfg_check_cross(struct cfg_ctx *c)
 		return cfg_err(c, "[port] device: required key missing");
 	if (c->seen[cfg_find_key("ip", "addr")] == 0)
 		return cfg_err(c, "[ip] addr: required key missing");
-	if (cfg_check_ip(c) < 0)
+	if (cfg_check_ip(c) < 0 || cfg_check_ip6(c) < 0)
 		return -EINVAL;
 	/* RFC 6298 2.4/2.5: the RTO is clamped to [min, max]. */
 	if (t->rto_min_ms > t->rto_max_ms) {
@@ -678,6 +798,9 @@ static int cfg_load_path(const char *name, const char *path, struct us_config *o
 		rc = cfg_check_cross(&c);
 	if (rc < 0)
 		return -1;
+	/* nic/ takes only its own struct: IPv6 needs the port to deliver the
+	 * all-nodes and solicited-node groups (Neighbor Discovery, DAD). */
+	cfg.nic.ip6_multicast = cfg.ip6_enable;
 	*out = cfg;
 	return 0;
 }
@@ -689,6 +812,8 @@ void us_config_defaults(struct us_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	nic_config_defaults(&cfg->nic);
 	cfg->ttl = 64;
+	cfg->hop_limit = 64;
+	cfg->dad = true;
 	cfg->arp_timeout_s = 300;
 	cfg->arp_pending_max = 16;
 	cfg->arp_retry_ms = 1000;

@@ -1,7 +1,8 @@
-/* config/parse.c: value parsers (numbers, IPv4 addresses, prefixes, routes).
+/* config/parse.c: value parsers (numbers, IPv4 and IPv6 addresses,
+ * prefixes, routes).
  *
- * Strict on purpose: "100x", "-1", "0x10", "10.77.0" and "10.77.0.300" are
- * errors, never a silently different value.
+ * Strict on purpose: "100x", "-1", "0x10", "10.77.0", "10.77.0.300" and
+ * "fd00::1::2" are errors, never a silently different value.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -123,6 +124,105 @@ int us_cfgp_route(const char *s, struct us_route *r, char *why)
 			return cfgp_fail(why, "gateway %s is not a host address",
 					 us_cfgp_ntoa(r->gateway, b));
 	}
+	return 0;
+}
+
+int us_cfgp_ipv6(const char *s, struct us_in6 *out, char *why)
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET6, s, out->b) == 1)
+		return 0;
+	if (strchr(s, '%') != NULL)
+		return cfgp_fail(why, "not an IPv6 address (no zone index: the stack has one link)");
+	if (inet_pton(AF_INET, s, &v4) == 1)
+		return cfgp_fail(why, "not an IPv6 address (IPv4 addresses go in [ip])");
+	return cfgp_fail(why, "not an IPv6 address");
+}
+
+const char *us_cfgp_ntop6(const struct us_in6 *a, char *buf)
+{
+	if (inet_ntop(AF_INET6, a->b, buf, US_IN6_STRLEN) == NULL)
+		snprintf(buf, US_IN6_STRLEN, "?");
+	return buf;
+}
+
+void us_cfgp_mask6(const struct us_in6 *a, uint8_t len, struct us_in6 *out)
+{
+	*out = *a;
+	for (unsigned i = 0; i < sizeof(out->b); i++) {
+		unsigned keep = len > 8 * i ? len - 8 * i : 0;
+
+		if (keep < 8)
+			out->b[i] &= (uint8_t)(0xff00 >> keep);
+	}
+}
+
+int us_cfgp_cidr6(const char *s, uint8_t min_len, struct us_in6 *addr, uint8_t *len, char *why)
+{
+	const char *slash = strchr(s, '/');
+	char ip[64], sub[US_CFGP_WHY]; /* room for a zone index, refused with a reason */
+	uint32_t l;
+
+	if (slash == NULL)
+		return cfgp_fail(why, "missing prefix length (expected x::y/len)");
+	if ((size_t)(slash - s) >= sizeof(ip))
+		return cfgp_fail(why, "not an IPv6 address");
+	memcpy(ip, s, slash - s);
+	ip[slash - s] = '\0';
+	if (us_cfgp_ipv6(ip, addr, why) < 0)
+		return -EINVAL;
+	if (us_cfgp_u32(slash + 1, min_len, 128, &l, sub) < 0)
+		return cfgp_fail(why, "prefix length: %s", sub);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+const char *us_cfgp_unicast6_why(const struct us_in6 *a)
+{
+	if (us_in6_is_mcast(a))
+		return "a multicast address (ff00::/8), not a host";
+	if (us_in6_is_unspec(a))
+		return "the unspecified address ::, not a host";
+	if (us_in6_is_loopback(a))
+		return "the loopback address ::1, not on the link";
+	if (us_in6_is_v4mapped(a))
+		return "an IPv4-mapped address (::ffff:0:0/96); IPv4 addresses go in [ip]";
+	return NULL;
+}
+
+int us_cfgp_route6(const char *s, struct us_route6 *r, char *why)
+{
+	char buf[US_CFG_STR], *save = NULL, *tok[4];
+	char a[US_IN6_STRLEN];
+	struct us_in6 masked;
+	const char *bad;
+	unsigned n = 0;
+
+	if (us_cfgp_str(s, buf, sizeof(buf), why) < 0)
+		return -EINVAL;
+	for (char *t = strtok_r(buf, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+		if (n == 4)
+			break;
+		tok[n++] = t;
+	}
+	if (!(n == 1 || (n == 3 && strcmp(tok[1], "via") == 0)))
+		return cfgp_fail(why, "expected 'net/len via gateway' or 'net/len'");
+	memset(r, 0, sizeof(*r));
+	if (us_cfgp_cidr6(tok[0], 0, &r->net, &r->prefixlen, why) < 0)
+		return -EINVAL;
+	us_cfgp_mask6(&r->net, r->prefixlen, &masked);
+	if (!us_in6_eq(&masked, &r->net))
+		return cfgp_fail(why, "host bits set in the network (did you mean %s/%u?)",
+				 us_cfgp_ntop6(&masked, a), r->prefixlen);
+	if (n == 1)
+		return 0;
+	if (us_cfgp_ipv6(tok[2], &r->gateway, why) < 0)
+		return cfgp_fail(why, "gateway '%s' is not an IPv6 address", tok[2]);
+	bad = us_cfgp_unicast6_why(&r->gateway);
+	if (bad != NULL)
+		return cfgp_fail(why, "gateway %s is %s", us_cfgp_ntop6(&r->gateway, a), bad);
+	r->has_gateway = true;
 	return 0;
 }
 

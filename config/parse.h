@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "stack/base/in6.h"
 
 /* Types */
 
@@ -27,6 +28,21 @@ int us_cfgp_ipv4(const char *s, uint32_t *out, char *why);
 int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, char *why);
 /* "net/len via gw" or "net/len" (directly connected); net has no host bits. */
 int us_cfgp_route(const char *s, struct us_route *r, char *why);
+/* An IPv6 address via inet_pton(), into network byte order (struct us_in6).
+ * No zone index ("%eth0": the stack has one link) and no brackets. */
+int us_cfgp_ipv6(const char *s, struct us_in6 *out, char *why);
+/* "x::y/len" with len in min_len..128. */
+int us_cfgp_cidr6(const char *s, uint8_t min_len, struct us_in6 *addr, uint8_t *len, char *why);
+/* "net/len via gw" or "net/len" (directly connected); net has no host bits,
+ * gw is a unicast address (us_cfgp_unicast6_why) other than ::. */
+int us_cfgp_route6(const char *s, struct us_route6 *r, char *why);
+/* Why a cannot be a neighbour's or our own address (multicast, ::, ::1,
+ * v4-mapped), or NULL when it can.  Link-local is left to the caller. */
+const char *us_cfgp_unicast6_why(const struct us_in6 *a);
+/* a with every bit after the first len cleared. */
+void us_cfgp_mask6(const struct us_in6 *a, uint8_t len, struct us_in6 *out);
+/* The RFC 5952 text of a (inet_ntop) into buf of US_IN6_STRLEN bytes. */
+const char *us_cfgp_ntop6(const struct us_in6 *a, char *buf);
 /* Copies s into buf (size bytes) or fails when it does not fit. */
 int us_cfgp_str(const char *s, char *buf, size_t size, char *why);
 /* "auto" (true: the NIC's offload if it has one, software otherwise) or "off". */

@@ -68,6 +68,7 @@ struct nic_port {
 	bool rx_csum;      /* NIC validates checksums and flags mbufs */
 	bool tso;          /* NIC cuts TCP segments of several MSS (RTE_MBUF_F_TX_TCP_SEG) */
 	bool lro;          /* NIC coalesces received TCP segments */
+	bool allmulti;     /* all-multicast on (asked for by [ip6] enable) */
 	bool started;
 	struct nic_stats stats;  /* one queue: the port; several: see qstats */
 	/* Several queues: RSS configured with us_rss_key_symmetric and a
@@ -93,6 +94,7 @@ struct nic_port_info {
 	bool rss;
 	uint16_t reta_size;
 	bool isolated;     /* rte_flow isolated mode */
+	bool allmulti;     /* all-multicast on (nic_config ip6_multicast) */
 };
 
 /* The EAL command line built from the [eal] and [port] sections.  argv points

@@ -1,5 +1,6 @@
 /* nic/nic_config.h: what nic/ is configured with: the [eal] and [port]
- * sections, and [capture] pdump (served from EAL start-up).
+ * sections, [capture] pdump (served from EAL start-up) and what [ip6]
+ * enable asks of the port.
  *
  * Types only and no other header of ours, so that config/ fills it without
  * compiling against DPDK's ethdev, and nic/ takes it without knowing the
@@ -41,6 +42,9 @@ struct nic_config {
 	 * NIC's TSO, else rte_gso) and coalescing on RX (the NIC's LRO, else
 	 * rte_gro). */
 	bool gso, gro;
+	/* [ip6] enable: the port receives all multicast (IPv6's all-nodes and
+	 * solicited-node groups, whose addresses follow ours). */
+	bool ip6_multicast;
 
 	/* [capture] */
 	bool capture_pdump;           /* pdump = on: rte_pdump for dpdk-dumpcap (hugepages) */

@@ -353,6 +353,30 @@ static void port_tap_quirks(struct nic_port *port)
 			"may not receive\n", (unsigned)port->port_id);
 }
 
+/* IPv6 listens on groups that follow its addresses (all-nodes ff02::1 and
+ * each address's solicited-node group, RFC 4861 7.2.1; 33:33:xx:xx:xx:xx
+ * on Ethernet): all-multicast rather than a filter list kept in step with
+ * them.  The virtual PMDs here have no multicast filter: net_tap,
+ * net_af_packet and net_memif deliver every frame, whether or not they
+ * take the call, so -ENOTSUP is only worth a notice. */
+static void port_ip6_multicast(struct nic_port *port)
+{
+	int rc = rte_eth_allmulticast_enable(port->port_id);
+
+	port->allmulti = rte_eth_allmulticast_get(port->port_id) == 1;
+	if (rc == 0)
+		US_LOG(nic, INFO, "port %u: all-multicast on (IPv6 neighbour discovery)\n",
+		       (unsigned)port->port_id);
+	else if (rc == -ENOTSUP)
+		US_LOG(nic, NOTICE, "port %u: the driver has no all-multicast setting: IPv6 "
+		       "neighbour discovery relies on it delivering every frame (net_tap, "
+		       "net_af_packet and net_memif do)\n", (unsigned)port->port_id);
+	else
+		US_LOG(nic, WARNING, "port %u: all-multicast refused (%s): IPv6 neighbour "
+		       "discovery may miss its multicast\n", (unsigned)port->port_id,
+		       rte_strerror(-rc));
+}
+
 int nic_port_open(const struct nic_config *cfg, struct rte_mempool *pool, uint16_t nb_queues,
 		  struct nic_port *port, char *err, size_t errlen)
 {
@@ -386,6 +410,8 @@ int nic_port_open(const struct nic_config *cfg, struct rte_mempool *pool, uint16
 		return rc;
 	}
 	port_tap_quirks(port);
+	if (cfg->ip6_multicast)
+		port_ip6_multicast(port);
 	port_wait_link(port, cfg->link_wait_ms);
 	US_LOG(nic, NOTICE, "port %u: mtu %u, segmentation %s, coalescing %s, checksums %s\n",
 	       (unsigned)port->port_id, (unsigned)port->mtu, nic_gso_name(port, cfg->gso),
@@ -456,7 +482,7 @@ void nic_port_info(const struct nic_port *port, struct nic_port_info *info)
 		.mtu = port->mtu, .tx_ip_csum = port->tx_ip_csum, .tx_l4_csum = port->tx_l4_csum,
 		.tso = port->tso, .lro = port->lro,
 		.rx_csum = port->rx_csum, .rss = port->rss, .reta_size = port->reta_size,
-		.isolated = port->iso.isolated,
+		.isolated = port->iso.isolated, .allmulti = port->allmulti,
 	};
 }
 

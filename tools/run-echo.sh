@@ -6,7 +6,8 @@
 #   sudo ip netns exec userstack curl http://10.77.0.2:8080/
 #
 # Steps: tools/setup.sh (packages, hugepages), meson setup + ninja, namespace
-# NAME, us-httpecho inside it, the kernel side (10.77.0.1/24) on the tap.
+# NAME, us-httpecho inside it, the kernel side (10.77.0.1/24, and
+# fd00:77::1/64 when the config has [ip6] enable = on) on the tap.
 # Ctrl-C stops the server and deletes the namespace.
 set -euo pipefail
 
@@ -30,6 +31,7 @@ netns=userstack
 builddir=build
 do_setup=1
 kernel_addr=10.77.0.1/24
+kernel_addr6=fd00:77::1/64
 
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -70,6 +72,11 @@ iface=${iface:-ustap0}
 stack_addr=$(ini_get ip addr)
 stack_addr=${stack_addr%%/*}
 stack_addr=${stack_addr:-10.77.0.2}
+# IPv6: only when the config turns it on ([ip6] enable, off by default).
+ip6=0
+case $(ini_get ip6 enable) in on | yes | true | 1) ip6=1 ;; esac
+stack_addr6=$(ini_get ip6 addr)
+stack_addr6=${stack_addr6%%/*}
 
 if ((do_setup)) && [[ -f tools/setup.sh ]]; then
 	bash tools/setup.sh
@@ -125,6 +132,14 @@ done
 ip -n "$netns" link show "$iface" >/dev/null 2>&1 ||
 	{ echo "run-echo: $iface did not appear in namespace $netns" >&2; exit 1; }
 ip -n "$netns" addr add "$kernel_addr" dev "$iface"
+# nodad: the kernel's address is usable at once (the stack runs its own
+# Duplicate Address Detection unless [ip6] dad = off).  A kernel without
+# IPv6 costs the IPv6 lines only, never the IPv4 path.
+if ((ip6)) && ! ip -n "$netns" -6 addr add "$kernel_addr6" dev "$iface" nodad; then
+	echo "run-echo: could not give $iface $kernel_addr6 (IPv6 off in this kernel?):" \
+		"IPv4 only" >&2
+	ip6=0
+fi
 ip -n "$netns" link set "$iface" up
 
 cat <<EOF
@@ -135,6 +150,22 @@ the kernel side is ${kernel_addr%%/*} on $iface.  Try, from another terminal:
     ip netns exec $netns curl http://$stack_addr:$port/
     ip netns exec $netns ping -c 3 $stack_addr
 
+EOF
+# The IPv6 curl line answers once TCP over IPv6 is attached and the echo
+# server listens on both families; ping -6 is the IPv6 check that works first.
+if ((ip6)) && [[ -n $stack_addr6 ]]; then
+	cat <<EOF
+IPv6 ([ip6] enable = on): the stack is $stack_addr6, the kernel side ${kernel_addr6%%/*}:
+
+    ip netns exec $netns ping -6 -c 3 $stack_addr6
+    ip netns exec $netns curl -g 'http://[$stack_addr6]:$port/'
+
+EOF
+elif ((ip6)); then
+	echo "IPv6 is on with no [ip6] addr: the stack has its link-local address only."
+	echo
+fi
+cat <<EOF
 Ctrl-C stops the server and deletes the namespace.
 
 EOF

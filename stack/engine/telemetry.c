@@ -37,6 +37,7 @@ struct telem_snap {
 	bool has_port;
 	uint16_t port_id;
 	uint16_t mtu;
+	bool allmulti;            /* nic_port_info: all-multicast on */
 	const char *gso, *gro;    /* nic_gso_name / nic_gro_name */
 	int eth_rc;               /* nic_port_pmd_stats result */
 	struct nic_pmd_stats eth;
@@ -118,6 +119,7 @@ static void telem_fill_port(struct telem_snap *s, const struct nic_port *port)
 	nic_port_info(port, &info);
 	s->port_id = info.port_id;
 	s->mtu = info.mtu;
+	s->allmulti = info.allmulti;
 	s->nb_queues = RTE_MIN(info.nb_queues, (uint16_t)US_ENGINES_MAX);
 	memset(&s->nic, 0, sizeof(s->nic));
 	for (uint16_t q = 0; q < s->nb_queues; q++) {
@@ -433,6 +435,7 @@ static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 	rte_tel_data_add_dict_u64(d, "mtu", s->mtu);
 	rte_tel_data_add_dict_string(d, "gso", s->gso);
 	rte_tel_data_add_dict_string(d, "gro", s->gro);
+	rte_tel_data_add_dict_u64(d, "allmulticast", s->allmulti);
 	if (s->eth_rc == 0) {
 #define TELEM_X_PMD(n) rte_tel_data_add_dict_u64(d, #n, s->eth.n);
 		NIC_PMD_COUNTERS(TELEM_X_PMD)

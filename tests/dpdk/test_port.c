@@ -28,8 +28,8 @@ static struct rte_mempool *pool;
 static int group_setup(void **state)
 {
 	(void)state;
-	/* A second ring port from extra_args: a closed vdev port cannot be reopened. */
-	tport_config(&cfg, "port", "--no-shconf --vdev net_ring1", 1000);
+	/* More ring ports from extra_args: a closed vdev port cannot be reopened. */
+	tport_config(&cfg, "port", "--no-shconf --vdev net_ring1 --vdev net_ring2", 1000);
 	return tport_start(&cfg, "test_port", "test_port_pool", &pool);
 }
 
@@ -138,7 +138,33 @@ static void test_tx_full_frees_and_counts(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
-/* Runs first, while both ring ports exist. */
+/* [ip6] enable asks for all-multicast: a PMD without the setting (net_ring
+ * delivers every frame anyway) still opens, and the port facts say what the
+ * PMD reports. */
+static void test_ip6_multicast(void **state)
+{
+	(void)state;
+	struct nic_config c = cfg;
+	struct nic_port port;
+	struct nic_port_info info;
+	struct rte_mbuf *m;
+	char err[256] = "";
+
+	snprintf(c.device, sizeof(c.device), "%s", "net_ring2");
+	c.ip6_multicast = true;
+	assert_int_equal(nic_port_open(&c, pool, 1, &port, err, sizeof(err)), 0);
+	nic_port_info(&port, &info);
+	assert_int_equal(info.allmulti, rte_eth_allmulticast_get(port.port_id) == 1);
+	m = make_frame(7);
+	assert_int_equal(nic_tx(&port, 0, &m, 1), 1);
+	assert_int_equal(nic_rx(&port, 0, &m, 1), 1);
+	assert_int_equal(frame_seq(m), 7);
+	rte_pktmbuf_free(m);
+	nic_port_close(&port);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+/* Runs first, while every ring port exists. */
 static void test_open_errors_say_what_to_fix(void **state)
 {
 	(void)state;
@@ -154,7 +180,7 @@ static void test_open_errors_say_what_to_fix(void **state)
 
 	c.device[0] = '\0';
 	assert_int_equal(nic_port_open(&c, pool, 1, &port, err, sizeof(err)), -ENODEV);
-	assert_non_null(strstr(err, "2 ports are available"));
+	assert_non_null(strstr(err, "3 ports are available"));
 
 	/* One queue more than the PMD has. */
 	snprintf(c.device, sizeof(c.device), "%s", "net_ring0");
@@ -173,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors_say_what_to_fix),
 		cmocka_unit_test(test_open_loopback_close),
 		cmocka_unit_test(test_tx_full_frees_and_counts),
+		cmocka_unit_test(test_ip6_multicast),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
