@@ -42,6 +42,7 @@ import traceback
 SKIP = 77
 KERNEL_ADDR = "10.77.0.1"
 KERNEL_PREFIX = 24
+KERNEL_ADDR6 = "fd00:77::1"  # the kernel side of config/tap.ini's [ip6] addr
 NS_PREFIX = "usi-"          # namespaces are usi-<harness pid>-<random>
 TAP_WAIT_S = 15.0           # the tap appears ~1-2 s after start; be generous
 LISTEN_WAIT_S = 20.0
@@ -293,6 +294,22 @@ def mac_str(b):
     return ":".join(f"{x:02x}" for x in b)
 
 
+def nd_packets(frames):
+    """(type, source IPv6, target IPv6, source MAC) for every Neighbor
+    Solicitation (135) and Advertisement (136) in Ethernet frames (no
+    extension headers: ND never carries them)."""
+    out = []
+    for fr in frames:
+        if len(fr) < 14 + 40 + 24 or fr[12:14] != b"\x86\xdd" or fr[20] != 58:
+            continue
+        icmp = fr[54:]
+        if icmp[0] not in (135, 136):
+            continue
+        out.append((icmp[0], socket.inet_ntop(socket.AF_INET6, fr[22:38]),
+                    socket.inet_ntop(socket.AF_INET6, icmp[8:24]), mac_str(fr[6:12])))
+    return out
+
+
 def arp_packets(frames):
     """(op, sender mac, sender ip, target ip) for every Ethernet/IPv4 ARP frame."""
     out = []
@@ -310,8 +327,9 @@ def arp_packets(frames):
 
 class EchoEnv:
     def __init__(self, args, hugepages=None, hide_hugepages=False, server_args=(),
-                 loss=None, impair=None):
+                 loss=None, impair=None, ip6=False):
         self.args = args
+        self.ip6 = ip6                        # kernel side gets KERNEL_ADDR6 on the tap
         self.hide_hugepages = hide_hugepages
         self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
         self.loss = loss                      # percent dropped each way by nftables
@@ -377,6 +395,7 @@ class EchoEnv:
             f.write(text)
         ini = ini_read(self.cfgpath)
         self.stack_ip = ini.get("ip", {}).get("addr", "10.77.0.2").split("/")[0]
+        self.stack_ip6 = ini.get("ip6", {}).get("addr", "").split("/")[0] or None
         m = re.search(r"iface=([^,\s]+)", ini.get("port", {}).get("device", ""))
         self.iface = m.group(1) if m else "ustap0"
 
@@ -411,6 +430,8 @@ class EchoEnv:
         t_tap = time.monotonic() - t0
         self.ns_run(["ip", "addr", "add", f"{KERNEL_ADDR}/{KERNEL_PREFIX}",
                      "dev", self.iface])
+        if self.ip6:
+            self._kernel_ip6()
         self.ns_run(["ip", "link", "set", self.iface, "up"])
         listen_re = re.compile(r"listening on http://\S+:%d/" % self.port)
         self._wait(lambda: listen_re.search(self.log_text()), LISTEN_WAIT_S,
@@ -419,6 +440,18 @@ class EchoEnv:
             f"{time.monotonic() - t0:.2f}s")
         if self.loss:
             self._add_loss()
+
+    def _kernel_ip6(self):
+        """IPv6 on the tap only (the namespace default keeps it off): no
+        router solicitations, no DAD for our address (nodad), so the
+        stack's own DAD and neighbour discovery are all that runs."""
+        if not self.stack_ip6:
+            raise CaseFailed("the config has no [ip6] addr")
+        conf = f"net.ipv6.conf.{self.iface}"
+        self.ns_run(["sysctl", "-qw", f"{conf}.disable_ipv6=0", f"{conf}.accept_ra=0",
+                     f"{conf}.router_solicitations=0", f"{conf}.accept_dad=0"])
+        self.ns_run(["ip", "-6", "addr", "add", f"{KERNEL_ADDR6}/64", "dev", self.iface,
+                     "nodad"])
 
     # -- random loss on the tap, both ways (netdev ingress: stack -> kernel,
     # egress: kernel -> stack); a counter before the drop counts all packets
@@ -614,9 +647,9 @@ def http_exchange(env, request, timeout=20):
     return resp
 
 
-def ping(env, extra, count=3):
+def ping(env, extra, count=3, dst=None):
     p = env.ns_run(["ping", "-n", "-c", str(count), "-i", "0.2", "-W", "2"] + extra
-                   + [env.stack_ip], timeout=30, check_rc=False)
+                   + [dst or env.stack_ip], timeout=30, check_rc=False)
     m = re.search(r"(\d+) packets transmitted, (\d+) received", p.stdout)
     check(m, f"no ping summary: {p.stdout} {p.stderr}")
     rtt = re.search(r"rtt min/avg/max/mdev = (\S+) ms", p.stdout)
@@ -638,6 +671,53 @@ def case_ping_frag(env):
     say(f"ping -s 3000: {rx}/{tx} replies of {sizes or '-'} bytes, rtt {rtt} ms")
     check(rx == tx == 3, f"{tx - rx} of {tx} fragmented pings unanswered")
     check(sizes == {"3008"}, f"reply sizes {sizes}, want 3008 (3000 + ICMP header)")
+
+
+def case_ping6(env):
+    tx, rx, rtt, _ = ping(env, ["-6"], dst=env.stack_ip6)
+    say(f"ping -6 {env.stack_ip6}: {rx}/{tx} replies, rtt min/avg/max/mdev {rtt} ms")
+    check(rx == tx == 3, f"{tx - rx} of {tx} pings unanswered")
+
+
+def case_ping6_frag(env):
+    """3000 bytes each way: the kernel fragments the request, we reassemble
+    it, and we fragment the reply (RFC 8200 4.5)."""
+    tx, rx, rtt, out = ping(env, ["-6", "-s", "3000"], dst=env.stack_ip6)
+    sizes = set(re.findall(r"^(\d+) bytes from", out, re.M))
+    say(f"ping -6 -s 3000: {rx}/{tx} replies of {sizes or '-'} bytes, rtt {rtt} ms")
+    check(rx == tx == 3, f"{tx - rx} of {tx} fragmented pings unanswered")
+    check(sizes == {"3008"}, f"reply sizes {sizes}, want 3008 (3000 + ICMPv6 header)")
+
+
+def case_nd6(env):
+    """Neighbour discovery both ways (RFC 4861): the kernel resolves us, and
+    we resolve a kernel address we have never heard from."""
+    tap_mac = env.ns_run(["cat", f"/sys/class/net/{env.iface}/address"]).stdout.strip()
+    with Capture(env, "icmp6") as cap:
+        env.ns_run(["ip", "-6", "neigh", "flush", "dev", env.iface])
+        tx, rx, _, _ = ping(env, ["-6"], count=2, dst=env.stack_ip6)
+        check(rx == tx, f"{tx - rx} of {tx} pings unanswered after neigh flush")
+        stack_mac, state = _neigh(env, env.stack_ip6)
+        check(stack_mac, f"no neighbour entry for {env.stack_ip6}: {state}")
+        # A second kernel address, the stack pinned in the kernel's cache so
+        # that no solicitation of the kernel's can teach the stack: it must ask.
+        env.ns_run(["ip", "-6", "addr", "add", "fd00:77::3/64", "dev", env.iface, "nodad"])
+        env.ns_run(["ip", "-6", "neigh", "replace", env.stack_ip6, "lladdr", stack_mac,
+                    "nud", "permanent", "dev", env.iface])
+        tx3, rx3, _, _ = ping(env, ["-6", "-I", "fd00:77::3"], count=2, dst=env.stack_ip6)
+        time.sleep(0.3)
+    nds = nd_packets(cap.frames())
+    for t, src, target, smac in nds:
+        say(f"  seen {'NS' if t == 135 else 'NA'}: {src} ({smac}) target {target}")
+    say(f"kernel resolved {env.stack_ip6} -> {stack_mac} ({state}); "
+        f"{env.iface} itself is {tap_mac}; ping from fd00:77::3: {rx3}/{tx3}")
+    check(state in ("REACHABLE", "STALE", "DELAY"), f"neighbour state {state}")
+    check(stack_mac != tap_mac, "the stack answered with the kernel tap's own MAC")
+    check(any(t == 136 and target == env.stack_ip6 and smac == stack_mac
+              for t, _, target, smac in nds), f"no NA from the stack for {env.stack_ip6}")
+    check(any(t == 135 and target == "fd00:77::3" and smac == stack_mac
+              for t, _, target, smac in nds), "the stack never solicited fd00:77::3")
+    check(rx3 == tx3, f"{tx3 - rx3} of {tx3} pings from fd00:77::3 unanswered")
 
 
 def _neigh(env, addr):
@@ -1225,6 +1305,10 @@ CASES = {
     "ping": (case_ping, {}),
     "ping-frag": (case_ping_frag, {}),
     "arp": (case_arp, {}),
+    # IPv6 (config/tap.ini [ip6]): the kernel side is fd00:77::1/64.
+    "ping6": (case_ping6, {"ip6": True}),
+    "ping6-frag": (case_ping6_frag, {"ip6": True}),
+    "nd6": (case_nd6, {"ip6": True}),
     "get": (case_get, {}),
     "post-1m": (case_post, {}),
     "seq-200": (case_sequential, {}),
