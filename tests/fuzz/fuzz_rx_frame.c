@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_rx_frame.c: whole Ethernet frames into one long-lived engine.
  *
- * One engine (10.77.0.2/24, fake port) lives across inputs, with an echo
+ * One engine (10.77.0.2/24 and fd00:77::2/64 without DAD, fake port) lives
+ * across inputs, with an echo
  * server on TCP port 80, so a corpus entry can build on the state the ones
  * before it left (connections, ARP entries, reassembly queues, timers).
  *
@@ -31,6 +32,7 @@
  * full again, and a fresh engine takes over.  FUZZ_RX_RESET_EVERY=1 does
  * that after every input: replaying one reproducer then checks it alone.
  */
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,12 +72,15 @@
  *    listeners' embryos count against max_conns too;
  *  - ARP: one pending queue per on-link next hop (a /24);
  *  - IP reassembly: every table entry full of fragments, plus its death row;
+ *  - IPv6: a pending queue per neighbour cache entry, and every fragment
+ *    the IPv6 reassembly table may hold;
  *  - the TX buffer. */
 #define FUZZ_MBUF_BOUND \
 	(FUZZ_MAX_CONNS * (TCP_REASS_MAX_SEGS + FUZZ_SNDBUF / 1024u + 8u) + \
 	 256u * FUZZ_ARP_PENDING + \
 	 US_IP_FRAG_BUCKETS * US_IP_FRAG_BUCKET_ENTRIES * (RTE_LIBRTE_IP_FRAG_MAX_FRAG + 1) + \
-	 RTE_IP_FRAG_DEATH_ROW_MBUF_LEN + US_TX_BUF)
+	 RTE_IP_FRAG_DEATH_ROW_MBUF_LEN + US_TX_BUF + \
+	 US_ND6_MAX_ENTRIES * FUZZ_ARP_PENDING + US_FRAG6_HELD)
 
 /* The last frame the engine sent, as much as a reply needs. */
 struct fuzz_last {
@@ -316,6 +321,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	us_config_defaults(&g_cfg);
 	g_cfg.addr = FUZZ_OUR_IP;
 	g_cfg.prefixlen = 24;
+	g_cfg.ip6_enable = true;
+	inet_pton(AF_INET6, "fd00:77::2", g_cfg.addr6.b);
+	g_cfg.prefixlen6 = 64;
+	g_cfg.has_addr6 = true;
+	g_cfg.dad = false; /* usable at once: no start-up wait in a fuzz target */
 	g_cfg.arp_pending_max = FUZZ_ARP_PENDING;
 	g_cfg.tcp.max_conns = FUZZ_MAX_CONNS;
 	g_cfg.tcp.backlog = 8;

@@ -15,11 +15,18 @@ import struct
 import sys
 
 from scapy.all import ARP, ICMP, IP, TCP, UDP, Ether, fragment
+from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                                ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
+                                ICMPv6PacketTooBig, IPv6, IPv6ExtHdrDestOpt,
+                                IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                                IPv6ExtHdrRouting, fragment6)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUR_MAC, PEER_MAC = "02:00:00:00:00:02", "02:00:00:00:00:07"
 OUR_IP, PEER_IP = "10.77.0.2", "10.77.0.7"
+OUR_IP6, PEER_IP6 = "fd00:77::2", "fd00:77::7"
+SNODE6 = "ff02::1:ff00:2"  # our solicited-node group
 SYN_OPTS = [("MSS", 1460), ("SAckOK", b""), ("Timestamp", (100, 0)), ("NOP", None),
             ("WScale", 7)]
 
@@ -96,6 +103,45 @@ def seeds_rx():
     return out
 
 
+def ip6(l4, dst=OUR_IP6, hlim=64):
+    return Ether(src=PEER_MAC, dst=OUR_MAC) / IPv6(src=PEER_IP6, dst=dst, hlim=hlim) / l4
+
+
+def ns6(hlim=255):
+    """A Neighbor Solicitation for our address (RFC 4861 requires hop limit 255)."""
+    return Ether(src=PEER_MAC, dst="33:33:ff:00:00:02") / IPv6(
+        src=PEER_IP6, dst=SNODE6, hlim=hlim) / ICMPv6ND_NS(tgt=OUR_IP6) / \
+        ICMPv6NDOptSrcLLAddr(lladdr=PEER_MAC)
+
+
+def seeds_rx6():
+    """IPv6: echo, neighbour discovery, extension headers, fragments, PTB."""
+    ping6 = IPv6(src=PEER_IP6, dst=OUR_IP6) / ICMPv6EchoRequest(id=1, seq=1, data=b"x" * 56)
+    big6 = IPv6(src=PEER_IP6, dst=OUR_IP6) / IPv6ExtHdrFragment() / ICMPv6EchoRequest(
+        id=1, seq=2, data=b"y" * 3000)
+    frags6 = [Ether(src=PEER_MAC, dst=OUR_MAC) / f for f in fragment6(big6, 1280)]
+    ns = ns6()
+    na = ip6(ICMPv6ND_NA(tgt=PEER_IP6, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=PEER_MAC),
+             hlim=255)
+    s = {
+        "ping6": [rec(SOFT, Ether(src=PEER_MAC, dst=OUR_MAC) / ping6)],
+        "ping6_chain": [rec(SOFT | CHAIN, Ether(src=PEER_MAC, dst=OUR_MAC) / ping6)],
+        "ping6_fragmented": [rec(SOFT, f) for f in frags6],
+        "ping6_fragments_reversed": [rec(SOFT, f) for f in reversed(frags6)],
+        "ns6": [rec(SOFT, ns)],
+        "ns6_then_na": [rec(SOFT, ns), rec(SOFT, na)],
+        "ns6_bad_hlim": [rec(SOFT, ns6(hlim=254))],
+        "ext6_hbh_dest": [rec(SOFT, ip6(IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() /
+                                        ICMPv6EchoRequest(id=2, seq=1)))],
+        "ext6_rh0": [rec(SOFT, ip6(IPv6ExtHdrRouting(type=0, segleft=1, addresses=[PEER_IP6]) /
+                                   ICMPv6EchoRequest(id=3, seq=1)))],
+        "udp6": [rec(SOFT, ip6(UDP(sport=5000, dport=9) / b"hello"))],
+        "ptb6": [rec(SOFT, ip6(ICMPv6PacketTooBig(mtu=1280) / bytes(
+            IPv6(src=OUR_IP6, dst=PEER_IP6) / ICMPv6EchoRequest(id=1, seq=1, data=b"z" * 64))))],
+    }
+    return {name: bytes([2]) + b"".join(recs) for name, recs in s.items()}
+
+
 def seeds_options():
     mss = b"\x02\x04\x05\xb4"
     return {
@@ -120,7 +166,7 @@ def write(target, seeds):
 
 
 def main():
-    write("fuzz_rx_frame", seeds_rx())
+    write("fuzz_rx_frame", {**seeds_rx(), **seeds_rx6()})
     write("fuzz_tcp_options", seeds_options())
     d = os.path.join(HERE, "corpus", "fuzz_config")
     os.makedirs(d, exist_ok=True)
