@@ -3,6 +3,8 @@
 #include "stack/engine/handoff.h"
 
 #include <errno.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -174,8 +176,29 @@ bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport
 	return true;
 }
 
+/* An IPv6 Neighbor Solicitation or Advertisement right after the fixed
+ * header, hop limit 255 (RFC 4861 7.1.1, 7.1.2: every engine would drop
+ * another).  One behind extension headers (or a fragment, which RFC 6980
+ * forbids for ND) is left to the engine whose queue received it: the
+ * checks here stay a few loads. */
+static bool handoff_is_nd6(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	uint8_t type;
+
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) ||
+	    rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*ip) + 1)
+		return false;
+	if (rte_be_to_cpu_32(ip->vtc_flow) >> 28 != 6 || ip->proto != IPPROTO_ICMPV6 ||
+	    ip->hop_limits != 255)
+		return false;
+	type = *(const uint8_t *)(ip + 1);
+	return type == ND_NEIGHBOR_SOLICIT || type == ND_NEIGHBOR_ADVERT;
+}
+
 /* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner;
- * everything else is local. */
+ * ARP and neighbour discovery go everywhere; everything else is local. */
 enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
 					 unsigned *owner)
 {
@@ -187,7 +210,9 @@ enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struc
 		return US_HO_LOCAL;
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
-		return US_HO_ALL;
+		return US_HO_ALL_ARP;
+	if (handoff_is_nd6(m))
+		return US_HO_ALL_ND6;
 	/* A segment's owner, or for an ICMP error the owner of the
 	 * connection it quotes, so path MTU news reaches the right TCB. */
 	if (!us_handoff_conn_of(m, &lip, &lport, &rip, &rport))

@@ -12,9 +12,10 @@
  * the symmetric key makes both directions agree, so an active open that
  * picks its source port with us_handoff_port_ok is owned by the engine that
  * sent the SYN, and a listener replicated on every engine accepts a passive
- * open on the engine the SYN's tuple hashes to.  ARP frames are copied to
- * every engine (each keeps its own table, DESIGN.md: read-mostly state
- * published by message); ICMP errors quoting a TCP segment go to its
+ * open on the engine the SYN's tuple hashes to.  ARP frames, and IPv6
+ * Neighbor Solicitations and Advertisements, are copied to every engine
+ * (each keeps its own ARP table and neighbour cache, DESIGN.md: read-mostly
+ * state published by message); ICMP errors quoting a TCP segment go to its
  * connection's owner; other frames stay where they arrived.
  *
  * No locks: each ring has one writer engine and one reader engine.
@@ -43,7 +44,8 @@ struct us_engine;
 enum us_handoff_dest {
 	US_HO_LOCAL,   /* process here */
 	US_HO_OWNER,   /* another engine owns it: *owner says which */
-	US_HO_ALL,     /* ARP: here and a copy to every other engine */
+	US_HO_ALL_ARP, /* ARP: here and a copy to every other engine */
+	US_HO_ALL_ND6, /* IPv6 NS or NA: the same */
 };
 
 struct us_handoff {

@@ -21,10 +21,13 @@ struct handoff_stage {
 	struct us_migrate *mig; /* e's own table (its own stage) */
 };
 
-/* ARP reaches every engine: each keeps its own table (DESIGN.md: one
- * writer per copy, no shared mutable state), and a reply may come back on
- * another engine's queue than the request went out of. */
-static void handoff_copy_arp(struct us_engine *e, struct us_handoff *ho, const struct rte_mbuf *m)
+/* ARP and IPv6 neighbour discovery reach every engine: each keeps its own
+ * ARP table and neighbour cache (DESIGN.md: one writer per copy, no shared
+ * mutable state), and a reply may come back on another engine's queue than
+ * the request went out of.  The engine whose queue received the frame
+ * answers it; the copies are only learned from (US_NET_RX_HANDED). */
+static void handoff_copy_all(struct us_engine *e, struct us_handoff *ho, const struct rte_mbuf *m,
+			     enum us_handoff_dest d)
 {
 	for (unsigned k = 0; k < ho->n; k++) {
 		struct rte_mbuf *c;
@@ -36,13 +39,27 @@ static void handoff_copy_arp(struct us_engine *e, struct us_handoff *ho, const s
 			US_STAT_INC(e, steer_drop_no_mbuf);
 			continue;
 		}
-		if (us_handoff_send(ho, e->id, k, &c, 1) == 1) {
-			US_STAT_INC(e, steer_arp_copies);
-		} else {
+		if (us_handoff_send(ho, e->id, k, &c, 1) != 1) {
 			rte_pktmbuf_free(c);
 			US_STAT_INC(e, steer_drop_ring_full);
+		} else if (d == US_HO_ALL_ARP) {
+			US_STAT_INC(e, steer_arp_copies);
+		} else {
+			US_STAT_INC(e, steer_nd6_copies);
 		}
 	}
+}
+
+/* An NS or NA this stack takes: to our MAC or to a group we joined.  With
+ * [ip6] on the port runs all-multicast, and another node's solicitations
+ * for its own group are not worth a copy per engine (with [ip6] off every
+ * engine would drop any copy unread). */
+static bool handoff_nd6_ours(const struct us_engine *e, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	return e->net.ip6_on && (rte_is_same_ether_addr(&eh->dst_addr, &e->net.port.mac) ||
+				 us_ip6_is_joined_mac(&e->net, &eh->dst_addr));
 }
 
 /* Sends each owner its frames in one burst; what a full ring refuses is
@@ -83,8 +100,8 @@ static uint16_t handoff_steer(struct us_engine *e, void *ctx, struct rte_mbuf **
 			continue;
 		if (v == US_MIG_PASS)
 			d = us_handoff_classify(hs->ho, pkts[i], &owner);
-		if (d == US_HO_ALL)
-			handoff_copy_arp(e, hs->ho, pkts[i]);
+		if (d == US_HO_ALL_ARP || (d == US_HO_ALL_ND6 && handoff_nd6_ours(e, pkts[i])))
+			handoff_copy_all(e, hs->ho, pkts[i], d);
 		if (owner != e->id) {
 			out[owner][nout[owner]++] = pkts[i];
 			continue;

@@ -66,7 +66,7 @@ void us_eth_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 	case RTE_ETHER_TYPE_IPV6:
 		if (n->ip6_on) {
 			rte_pktmbuf_adj(m, sizeof(*eh));
-			us_ip6_input(n, m);
+			us_ip6_input(n, m, from);
 			return;
 		}
 		/* [ip6] enable = off: a type we do not speak. */

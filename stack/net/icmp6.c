@@ -260,7 +260,8 @@ out:
 	rte_pktmbuf_free(m);
 }
 
-void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip,
+		    enum us_net_rx from)
 {
 	struct us_in6 src, dst;
 	uint8_t type;
@@ -278,7 +279,7 @@ void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_
 	}
 	type = rte_pktmbuf_mtod(m, const uint8_t *)[0];
 	if (type >= ND_ROUTER_SOLICIT && type <= ND_REDIRECT) {
-		us_nd6_input(n, m, ip);
+		us_nd6_input(n, m, ip, from);
 		return;
 	}
 	switch (type) {

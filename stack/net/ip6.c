@@ -178,7 +178,8 @@ static void ip6_unknown_proto(struct us_net *n, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c)
+static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c,
+			enum us_net_rx from)
 {
 	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
 
@@ -189,7 +190,7 @@ static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip
 			US_NET_STAT_INC(n, ip6_drop_bad_len);
 			break;
 		}
-		us_icmp6_input(n, m, ip);
+		us_icmp6_input(n, m, ip, from);
 		return;
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
@@ -209,7 +210,7 @@ static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip
 	rte_pktmbuf_free(m);
 }
 
-void us_ip6_input(struct us_net *n, struct rte_mbuf *m)
+void us_ip6_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from)
 {
 	struct us_ip6_chain c;
 
@@ -225,7 +226,7 @@ void us_ip6_input(struct us_net *n, struct rte_mbuf *m)
 	}
 	if (ip6_chain(n, &m, &c) < 0)
 		return;
-	ip6_deliver(n, m, &c);
+	ip6_deliver(n, m, &c, from);
 }
 
 /* Output */

@@ -17,6 +17,12 @@
  * entry (else the least recently used one) when the table is full, and the
  * packets an evicted entry held are counted.
  *
+ * With several engines each has its own cache, and every NS and NA right
+ * after the IPv6 header reaches all of them (stack/engine/stage_handoff.c
+ * copies it, as it copies ARP): the engine whose queue received an NS
+ * answers it, the others only learn the sender; an NA updates every cache
+ * that has an entry for its target.
+ *
  * Router Solicitations/Advertisements and redirects are counted and
  * dropped: routes are configured ([ip6] routes, gateway), not discovered.
  */
@@ -425,7 +431,8 @@ static void nd6_learn(struct us_net *n, const struct us_in6 *ip, const struct rt
 	}
 }
 
-static void nd6_ns_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+static void nd6_ns_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip,
+			 enum us_net_rx from)
 {
 	struct us_in6 src, dst;
 	struct nd6_msg msg;
@@ -458,16 +465,22 @@ static void nd6_ns_input(struct us_net *n, struct rte_mbuf *m, const struct rte_
 		US_NET_STAT_INC(n, nd6_rx_ns_other_target);
 		goto out;
 	}
+	if (msg.has_ll)
+		nd6_learn(n, &src, &msg.ll);
+	/* One answer per solicitation, from the engine whose queue received
+	 * it: with several engines each sees a copy (the hand-off stage makes
+	 * them) so that all learn the sender. */
+	if (from == US_NET_RX_HANDED) {
+		US_NET_STAT_INC(n, nd6_copy_not_answered);
+		goto out;
+	}
 	US_NET_STAT_INC(n, nd6_tx_na);
 	/* 7.2.4: a DAD probe for an address we hold is answered to all nodes,
 	 * not solicited; else to the sender, solicited, overriding. */
-	if (us_in6_is_unspec(&src)) {
+	if (us_in6_is_unspec(&src))
 		nd6_advertise(n, &msg.target, &nd_all_nodes, ND_NA_OVERRIDE);
-		goto out;
-	}
-	if (msg.has_ll)
-		nd6_learn(n, &src, &msg.ll);
-	nd6_advertise(n, &msg.target, &src, ND_NA_SOLICITED | ND_NA_OVERRIDE);
+	else
+		nd6_advertise(n, &msg.target, &src, ND_NA_SOLICITED | ND_NA_OVERRIDE);
 out:
 	rte_pktmbuf_free(m);
 }
@@ -541,13 +554,16 @@ out:
 	rte_pktmbuf_free(m);
 }
 
-void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip,
+		  enum us_net_rx from)
 {
 	switch (*rte_pktmbuf_mtod(m, const uint8_t *)) {
 	case ND_NEIGHBOR_SOLICIT:
-		nd6_ns_input(n, m, ip);
+		nd6_ns_input(n, m, ip, from);
 		return;
 	case ND_NEIGHBOR_ADVERT:
+		/* A copy teaches like the original: the NA answers whichever
+		 * engine asked, and tells DAD (on engine 0) of a duplicate. */
 		nd6_na_input(n, m, ip);
 		return;
 	case ND_ROUTER_SOLICIT:

@@ -61,14 +61,8 @@ struct tcp_stack;
 #define US_ICMP_RATE_PER_SEC 1000
 #define US_ICMP_BURST 50
 
-/* Where a received frame comes from. */
-enum us_net_rx {
-	US_NET_RX_QUEUE,  /* this engine's own port queue */
-	/* Handed over by another engine.  An ARP frame among them is a copy
-	 * (the engine whose queue received it answers it), so this engine only
-	 * learns from it. */
-	US_NET_RX_HANDED,
-};
+/* enum us_net_rx, where a received frame comes from (us_eth_input): in
+ * net6.h, whose input calls take it too. */
 
 /* What the layers know of the port. */
 struct us_net_port {

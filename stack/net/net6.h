@@ -29,6 +29,16 @@ struct us_config;
 
 /* Types */
 
+/* Where a received frame comes from: us_eth_input and us_arp_input (net.h)
+ * take it as well as the IPv6 input calls below. */
+enum us_net_rx {
+	US_NET_RX_QUEUE,  /* this engine's own port queue */
+	/* Handed over by another engine.  An ARP frame, NS or NA among them is
+	 * a copy (the engine whose queue received it answers it), so this
+	 * engine only learns from it. */
+	US_NET_RX_HANDED,
+};
+
 /* RFC 8200 5: every link carries 1280-byte packets; a smaller PMTU is
  * refused (RFC 8201 4). */
 #define US_IP6_MIN_MTU 1280u
@@ -232,8 +242,9 @@ int us_ip6_prepend(struct rte_mbuf *m, const struct us_in6 *src, const struct us
 int us_ip6_skip_ext(const struct rte_mbuf *m, uint32_t ip_off, uint8_t *proto, uint32_t *l4_off,
 		    uint32_t *nh_off);
 
-/* m at the IPv6 header. */
-void us_ip6_input(struct us_net *n, struct rte_mbuf *m);
+/* m at the IPv6 header; from: as for us_eth_input (an NS or NA handed over
+ * by another engine is a copy, enum us_net_rx). */
+void us_ip6_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from);
 /* m at the L4 header with headroom for IPv6 (+ a fragment header) +
  * Ethernet; src NULL: chosen by us_ip6_src_for; hop_limit 0: [ip6]
  * hop_limit.  Routes, fragments what exceeds the path MTU (unless
@@ -316,7 +327,8 @@ int us_ip6_pmtu_lower(struct us_net *n, const struct us_in6 *dst, uint32_t mtu);
 /* Prototypes: icmp6.c */
 
 /* m at the ICMPv6 header; ip6 its IPv6 header (in front of m's data). */
-void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6);
+void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6,
+		    enum us_net_rx from);
 /* Sends an ICMPv6 error (RFC 4443 2.4) quoting the packet whose IPv6
  * header is ip6, up to the end of m's data (ip6 points into m), as much as
  * fits in 1280 bytes; rate-limited, never about an error or a packet to a
@@ -333,8 +345,12 @@ uint16_t us_icmp6_cksum(const struct rte_mbuf *m, const struct us_in6 *src, cons
 int us_nd6_init(struct us_net *n, const struct us_config *cfg);
 /* Frees every entry and pending packet, cancels every timer. */
 void us_nd6_fini(struct us_net *n);
-/* m at the ICMPv6 header of an NS, NA, RS, RA or redirect (types 133..137). */
-void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6);
+/* m at the ICMPv6 header of an NS, NA, RS, RA or redirect (types 133..137).
+ * from US_NET_RX_HANDED: another engine's queue received it and answers
+ * it; here an NS is only learned from (7.2.3), an NA updates the cache as
+ * any NA does (7.2.5) and still counts for DAD. */
+void us_nd6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6,
+		  enum us_net_rx from);
 /* m at its IPv6 header, ready to go: to next_hop's MAC (a multicast
  * next hop maps to its 33:33 group), or queued while next_hop resolves. */
 void us_nd6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *next_hop);

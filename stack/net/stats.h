@@ -157,6 +157,7 @@
 	X(nd6_drop_solicited_mcast, "dropped: NA with the solicited flag to a multicast address") \
 	X(nd6_rx_ns_other_target, "NS for an address not ours (ignored, not learned from)") \
 	X(nd6_rx_ns_tentative, "NS from a unicast source for our tentative address (ignored, RFC 4862 5.4.3)") \
+	X(nd6_copy_not_answered, "NS for our address seen as another engine's copy: learned from, not answered") \
 	X(nd6_rx_na_unknown, "NA for a neighbour we have no entry for (not learned)") \
 	X(nd6_rx_na_our_addr, "NA claiming an address of ours after DAD (ignored)") \
 	X(nd6_rx_na_no_override, "NA with another MAC and no override flag (not believed)") \
@@ -183,8 +184,9 @@
 	X(steer_handoff_out, "frames handed off to the engine owning their connection") \
 	X(steer_handoff_in, "frames received by hand-off from another engine") \
 	X(steer_arp_copies, "ARP frames copied to the other engines") \
+	X(steer_nd6_copies, "IPv6 Neighbor Solicitations and Advertisements copied to the other engines") \
 	X(steer_drop_ring_full, "dropped: hand-off ring to the owner engine full") \
-	X(steer_drop_no_mbuf, "ARP copies not made: mbuf pool empty") \
+	X(steer_drop_no_mbuf, "ARP and ND copies not made: mbuf pool empty") \
 	X(steer_rx_own_tcp, "TCP frames (or ICMP errors about TCP) that arrived on their owner's queue") \
 	X(arp_copy_not_answered, "ARP requests for us seen as another engine's copy: learned, not answered") \
 	X(pub_tfo_keys_sent, "TFO server secrets published to the other engines (writer engine)") \

@@ -58,7 +58,7 @@ import loadgen_interop as li  # noqa: E402
 
 STEER_KEYS = ("nic.rx_pkts", "tcp_passive_opens", "tcp_active_opens", "steer_rx_own",
               "steer_handoff_out", "steer_handoff_in", "steer_arp_copies",
-              "steer_drop_ring_full")
+              "steer_nd6_copies", "steer_drop_ring_full")
 # The wrong-queue cases' table: the above plus what proves "served by its
 # owner only" and "nothing lost".
 OWNER_KEYS = STEER_KEYS + ("steer_rx_own_tcp", "steer_drop_no_mbuf", "tcp_retrans_segs")
@@ -147,13 +147,14 @@ def case_memif(args, run, secs=5, conns=64, migrate_every=0):
     for who, ctr in (("us-httpecho", srv_c), ("us-loadgen", cli_c)):
         for k in (0, 1):
             c = ctr[k]
-            # The only frames between engines: ARP copies (each engine keeps
-            # its own table).
-            arp_in = ctr[1 - k].get("steer_arp_copies")
+            # The only frames between engines: ARP and ND copies (each
+            # engine keeps its own table and neighbour cache).
+            arp_in = ctr[1 - k].get("steer_arp_copies", 0) + \
+                ctr[1 - k].get("steer_nd6_copies", 0)
             ei.check(c.get("steer_handoff_out") == 0 and c.get("steer_handoff_in") == arp_in,
                      f"{who} engine {k} handed TCP frames off: out "
                      f"{c.get('steer_handoff_out')}, in {c.get('steer_handoff_in')}, "
-                     f"ARP copies in {arp_in}")
+                     f"ARP/ND copies in {arp_in}")
             ei.check(c.get("steer_drop_ring_full") == 0, f"{who} engine {k}: ring drops")
     for k in (0, 1):
         opens = cli_c[k].get("tcp_active_opens", 0)
@@ -288,7 +289,7 @@ def case_afpacket(args, run, conns=200):
         ei.check(c.get("steer_drop_ring_full") == 0, f"engine {k}: hand-off ring drops")
         ei.check(c.get("tcp_passive_opens", 0) > 0, f"engine {k} owned no connection")
         ei.check(c.get("steer_handoff_in") == ctr[1 - k].get("steer_handoff_out", 0) +
-                 ctr[1 - k].get("steer_arp_copies", 0),
+                 ctr[1 - k].get("steer_arp_copies", 0) + ctr[1 - k].get("steer_nd6_copies", 0),
                  f"engine {k}: frames handed to it and frames it received disagree")
 
 
@@ -360,7 +361,7 @@ def check_swapped(nq, lossless=True, client_tail=0):
 
 def check_handoff_books(who, ctr, in_flight=0):
     """Hand-off rings lose nothing: what engine k received by hand-off is what
-    the other handed out plus its ARP copies; no ring or mbuf drop.
+    the other handed out plus its ARP and ND copies; no ring or mbuf drop.
     in_flight: frames a program stopping at a deadline may leave in a ring
     (its engines stop one after the other; us_handoff_destroy frees them)."""
     for k in (0, 1):
@@ -370,13 +371,14 @@ def check_handoff_books(who, ctr, in_flight=0):
                  c.get("steer_handoff_out", -1) + c.get("steer_drop_ring_full", -1),
                  f"{who} engine {k}: {c.get('nic.rx_pkts')} received, "
                  f"{c.get('steer_rx_own')} kept + {c.get('steer_handoff_out')} handed off")
-        gap = o.get("steer_handoff_out", -1) + o.get("steer_arp_copies", -1) - \
-            c.get("steer_handoff_in", -1)
+        gap = o.get("steer_handoff_out", -1) + o.get("steer_arp_copies", -1) + \
+            o.get("steer_nd6_copies", 0) - c.get("steer_handoff_in", -1)
         if gap:
             ei.say(f"  {who} engine {k}: {gap} handed-off frames still in the ring at exit")
         ei.check(0 <= gap <= in_flight,
                  f"{who} engine {k}: {c.get('steer_handoff_in')} handed in, the other handed "
-                 f"{o.get('steer_handoff_out')} + {o.get('steer_arp_copies')} ARP copies")
+                 f"{o.get('steer_handoff_out')} + {o.get('steer_arp_copies')} ARP + "
+                 f"{o.get('steer_nd6_copies')} ND copies")
         ei.check(c.get("steer_drop_ring_full") == 0 and c.get("steer_drop_no_mbuf") == 0,
                  f"{who} engine {k}: hand-off drops")
 

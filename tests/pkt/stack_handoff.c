@@ -3,15 +3,20 @@
  * which sorts frames into queues by its own RSS key or by flow rules that
  * deliberately disagree with the engines' owner rule.  Every frame must end
  * at the engine owning its connection: none lost, none reordered per flow.
- * Each script ends with the leak check (every engine destroyed, the pool
- * back to empty). */
+ * IPv6 Neighbor Solicitations and Advertisements reach every engine (each
+ * has its own neighbour cache); only the receiving engine answers.  Each
+ * script ends with the leak check (every engine destroyed, the pool back
+ * to empty). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -25,6 +30,7 @@
 #include "stack/engine/flowrule.h"
 #include "stack/engine/handoff.h"
 #include "tests/unit/stack/harness.h"
+#include "tests/unit/stack/harness6.h"
 #include "tcp/tcp.h"
 
 #define NFLOWS 32
@@ -314,6 +320,246 @@ static void test_owner_symmetric(void **state)
 	us_handoff_destroy(ho);
 }
 
+/* IPv6 neighbour discovery over several engines */
+
+/* n engines with [ip6] on (fd00:77::2), DAD as asked. */
+static void multi6_start(struct h_multi *t, unsigned n, bool dad)
+{
+	h_multi_prepare(t, n);
+	for (unsigned k = 0; k < n; k++)
+		h6_config(&t->h[k], dad);
+	h_multi_start(t);
+}
+
+static int64_t ctr_of(struct h_multi *t, unsigned k, const char *name)
+{
+	return us_engine_counter(t->h[k].e, name);
+}
+
+/* An NA from h6_peer with its MAC, to us. */
+static struct rte_mbuf *peer_na(uint8_t flags)
+{
+	uint8_t msg[32];
+	size_t len = h6_na(msg, flags, &h6_peer, &h_peer_mac);
+
+	return h6_icmp(&h_our_mac, &h6_peer, &h6_our, 255, msg, len);
+}
+
+/* An NS for our address from src at mac, to our solicited-node group. */
+static struct rte_mbuf *ns_for_us(const struct us_in6 *src, const struct rte_ether_addr *mac,
+				  uint8_t hop_limit)
+{
+	struct us_in6 g = h6_snode(&h6_our);
+	struct rte_ether_addr gmac = h6_mcast_mac(&g);
+	uint8_t msg[32];
+	size_t len = h6_ns(msg, &h6_our, mac);
+
+	return h6_icmp(&gmac, src, &g, hop_limit, msg, len);
+}
+
+/* RFC 4861 7.2.5: engine 1 resolves the peer (its echo reply waits); the
+ * peer's solicited NA lands on engine 0's queue.  Engine 1 learns it from
+ * its copy and the reply goes out; engine 0, which asked nothing, creates
+ * no entry.  The echo request itself stayed on engine 1. */
+static void test_nd6_na_reaches_the_asker(void **state)
+{
+	static struct h_multi t;
+	struct rte_ether_addr mac;
+	uint8_t msg[64];
+	size_t len = h6_echo(msg, 7, 1, 16);
+	(void)state;
+
+	multi6_start(&t, 2, false);
+	h_multi_queue(&t, 1, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, len));
+	h_multi_run(&t);
+	assert_int_equal(t.h[1].port.ntx, 1);
+	h6_assert_icmp(t.h[1].port.tx[0], 135);
+	assert_int_equal(us_nd6_pending(&t.h[1].e->net, &h6_peer), 1);
+	assert_int_equal(ctr_of(&t, 1, "steer_handoff_out") + ctr_of(&t, 1, "steer_nd6_copies"), 0);
+	h_clear_tx(&t.h[1]);
+
+	h_multi_queue(&t, 0, peer_na(H6_NA_SOLICITED | H6_NA_OVERRIDE));
+	h_multi_run(&t);
+	assert_int_equal(ctr_of(&t, 0, "steer_nd6_copies"), 1);
+	assert_int_equal(ctr_of(&t, 1, "steer_handoff_in"), 1);
+	assert_int_equal(us_nd6_state(&t.h[1].e->net, &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_lookup(&t.h[1].e->net, &h6_peer, &mac), 0);
+	assert_true(rte_is_same_ether_addr(&mac, &h_peer_mac));
+	assert_int_equal(t.h[1].port.ntx, 1);
+	h6_assert_icmp(t.h[1].port.tx[0], 129);
+	assert_true(rte_is_same_ether_addr(&h_eth(t.h[1].port.tx[0])->dst_addr, &h_peer_mac));
+	assert_int_equal(us_nd6_state(&t.h[0].e->net, &h6_peer), -ENOENT);
+	assert_int_equal(ctr_of(&t, 0, "nd6_rx_na_unknown"), 1);
+	assert_int_equal(t.h[0].port.ntx, 0);
+	h_multi_finish(&t);
+}
+
+/* RFC 4861 7.2.3/7.2.4: an NS for our address gets ONE NA, from the engine
+ * whose queue received it; every other engine learns the sender (STALE)
+ * from its copy.  For each receiving engine in turn. */
+static void test_nd6_ns_one_answer(void **state)
+{
+	static struct h_multi t;
+	(void)state;
+
+	multi6_start(&t, 2, false);
+	for (unsigned rx = 0; rx < t.n; rx++) {
+		struct us_in6 src = h6_peer;
+		struct rte_ether_addr smac = h_peer_mac, mac;
+
+		src.b[15] = (uint8_t)(0x40 + rx);
+		smac.addr_bytes[5] = (uint8_t)(0x40 + rx);
+		h_multi_queue(&t, rx, ns_for_us(&src, &smac, 255));
+		h_multi_run(&t);
+		for (unsigned k = 0; k < t.n; k++) {
+			assert_int_equal(t.h[k].port.ntx, k == rx ? 1 : 0);
+			assert_int_equal(us_nd6_lookup(&t.h[k].e->net, &src, &mac), 0);
+			assert_true(rte_is_same_ether_addr(&mac, &smac));
+			/* The answer went to it: DELAY there, STALE elsewhere. */
+			assert_int_equal(us_nd6_state(&t.h[k].e->net, &src),
+					 k == rx ? US_ND6_DELAY : US_ND6_STALE);
+		}
+		h6_assert_icmp(t.h[rx].port.tx[0], 136);
+		assert_int_equal(h6_l4(t.h[rx].port.tx[0])[4], H6_NA_SOLICITED | H6_NA_OVERRIDE);
+		assert_true(rte_is_same_ether_addr(&h_eth(t.h[rx].port.tx[0])->dst_addr, &smac));
+		h_clear_tx(&t.h[rx]);
+	}
+	for (unsigned k = 0; k < t.n; k++) {
+		assert_int_equal(ctr_of(&t, k, "nd6_rx_ns"), 2);
+		assert_int_equal(ctr_of(&t, k, "nd6_tx_na"), 1);
+		assert_int_equal(ctr_of(&t, k, "nd6_copy_not_answered"), 1);
+		assert_int_equal(ctr_of(&t, k, "steer_nd6_copies"), 1);
+		assert_int_equal(ctr_of(&t, k, "steer_handoff_in"), 1);
+		assert_int_equal(ctr_of(&t, k, "steer_arp_copies"), 0);
+	}
+	h_multi_finish(&t);
+}
+
+/* Another node's DAD probe for our address (from ::) on engine 1's queue:
+ * one NA to all nodes, from engine 1 (RFC 4861 7.2.4). */
+static void test_nd6_dad_probe_one_answer(void **state)
+{
+	static struct h_multi t;
+	(void)state;
+
+	multi6_start(&t, 2, false);
+	h_multi_queue(&t, 1, ns_for_us(&h6_unspec, NULL, 255));
+	h_multi_run(&t);
+	assert_int_equal(t.h[0].port.ntx, 0);
+	assert_int_equal(t.h[1].port.ntx, 1);
+	h6_assert_icmp(t.h[1].port.tx[0], 136);
+	assert_int_equal(h6_l4(t.h[1].port.tx[0])[4], H6_NA_OVERRIDE);
+	assert_int_equal(ctr_of(&t, 0, "nd6_copy_not_answered"), 1);
+	h_multi_finish(&t);
+}
+
+/* DAD runs on engine 0 only; a defence of the address arriving on engine
+ * 1's queue reaches it as a copy (RFC 4862 5.4.4). */
+static void test_nd6_dad_defence_on_other_queue(void **state)
+{
+	static struct h_multi t;
+	const struct rte_ether_addr all_nodes_mac = h6_mcast_mac(&h6_all_nodes);
+	uint8_t msg[32];
+	size_t len = h6_na(msg, H6_NA_OVERRIDE, &h6_our, &h_peer_mac);
+	(void)state;
+
+	multi6_start(&t, 2, true);
+	us_engine_announce(t.h[0].e);
+	assert_int_equal(us_engine_dad_status(t.h[0].e, NULL, 0), -EAGAIN);
+	h_multi_queue(&t, 1, h6_icmp(&all_nodes_mac, &h6_peer, &h6_all_nodes, 255, msg, len));
+	h_multi_run(&t);
+	assert_int_equal(ctr_of(&t, 1, "steer_nd6_copies"), 1);
+	assert_int_equal(us_engine_dad_status(t.h[0].e, NULL, 0), -EADDRINUSE);
+	assert_int_equal(ctr_of(&t, 0, "dad_duplicate"), 1);
+	h_multi_finish(&t);
+}
+
+/* An NS for our address behind a hop-by-hop header (a PadN option), its
+ * checksum right. */
+static struct rte_mbuf *ns_behind_hbh(void)
+{
+	uint8_t msg[8 + 32] = { IPPROTO_ICMPV6, 0, 1, 4, 0, 0, 0, 0 };
+	size_t len = h6_ns(msg + 8, &h6_our, &h_peer_mac);
+	struct rte_mbuf *plain = h6_icmp(&h_our_mac, &h6_peer, &h6_our, 255, msg + 8, len);
+
+	/* Same pseudo-header (upper-layer length, next header 58): same sum. */
+	memcpy(msg + 8 + 2, h6_l4(plain) + 2, 2);
+	rte_pktmbuf_free(plain);
+	return h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_HOPOPTS, 255, msg, 8 + len);
+}
+
+/* What is not copied: an NS with a hop limit below 255 (every engine would
+ * drop it), an NS behind an extension header, an NS for another node's
+ * group (the port runs all-multicast), an echo request; with [ip6] off, no
+ * IPv6 frame.  Each is handled only where it arrived. */
+static void test_nd6_not_copied(void **state)
+{
+	static struct h_multi t;
+	const struct us_in6 g2 = h6_snode(&h6_peer2);
+	const struct rte_ether_addr g2_mac = h6_mcast_mac(&g2);
+	uint8_t echo[32];
+	(void)state;
+
+	multi6_start(&t, 2, false);
+	h_multi_queue(&t, 1, ns_for_us(&h6_peer, &h_peer_mac, 64));
+	h_multi_queue(&t, 1, ns_behind_hbh());
+	h_multi_queue(&t, 1, h6_icmp(&g2_mac, &h6_peer, &g2, 255, echo,
+				     h6_ns(echo, &h6_peer2, &h_peer_mac)));
+	h_multi_queue(&t, 1, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, echo,
+				     h6_echo(echo, 1, 1, 0)));
+	h_multi_run(&t);
+	assert_int_equal(ctr_of(&t, 1, "steer_nd6_copies"), 0);
+	assert_int_equal(ctr_of(&t, 1, "nd6_drop_hop_limit"), 1);
+	assert_int_equal(ctr_of(&t, 1, "eth_drop_not_for_us"), 1);
+	/* The second NS answered, the echo too. */
+	assert_int_equal(t.h[1].port.ntx, 2);
+	h6_assert_icmp(t.h[1].port.tx[0], 136);
+	h6_assert_icmp(t.h[1].port.tx[1], 129);
+	assert_int_equal(ctr_of(&t, 0, "steer_handoff_in"), 0);
+	assert_int_equal(ctr_of(&t, 0, "ip6_rx_packets"), 0);
+	assert_int_equal(us_nd6_state(&t.h[0].e->net, &h6_peer), -ENOENT);
+	h_multi_finish(&t);
+
+	/* A unicast NS (a reachability probe, RFC 4861 7.3.1) to our MAC. */
+	h_multi_prepare(&t, 2);
+	h_multi_start(&t);
+	h_multi_queue(&t, 1, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 255, echo,
+				     h6_ns(echo, &h6_our, &h_peer_mac)));
+	h_multi_run(&t);
+	assert_int_equal(ctr_of(&t, 1, "steer_nd6_copies"), 0);
+	assert_int_equal(ctr_of(&t, 1, "eth_drop_unknown_type"), 1);
+	assert_int_equal(ctr_of(&t, 0, "eth_rx_frames"), 0);
+	h_multi_finish(&t);
+}
+
+/* No mbuf for a copy: counted, and the receiving engine still handles the
+ * original (its answer finds no mbuf either). */
+static void test_nd6_copy_no_mbuf(void **state)
+{
+	static struct h_multi t;
+	struct rte_mbuf **hoard;
+	unsigned n = 0, cap;
+	(void)state;
+
+	multi6_start(&t, 2, false);
+	h_multi_queue(&t, 1, ns_for_us(&h6_peer, &h_peer_mac, 255));
+	cap = rte_mempool_avail_count(h_pool);
+	hoard = calloc(cap + 1, sizeof(*hoard));
+	assert_non_null(hoard);
+	while (n <= cap && (hoard[n] = rte_pktmbuf_alloc(h_pool)) != NULL)
+		n++;
+	assert_int_equal(n, cap);
+	h_multi_run(&t);
+	assert_int_equal(ctr_of(&t, 1, "steer_drop_no_mbuf"), 1);
+	assert_int_equal(ctr_of(&t, 1, "steer_nd6_copies"), 0);
+	assert_int_equal(ctr_of(&t, 1, "nd6_rx_ns"), 1);
+	assert_int_equal(ctr_of(&t, 1, "nd6_drop_no_mbuf"), 1);
+	assert_int_equal(ctr_of(&t, 0, "nd6_rx_ns"), 0);
+	rte_pktmbuf_free_bulk(hoard, n);
+	free(hoard);
+	h_multi_finish(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +569,12 @@ int main(void)
 		cmocka_unit_test(test_flow_rules_then_handoff),
 		cmocka_unit_test(test_icmp_error_goes_to_owner),
 		cmocka_unit_test(test_owner_symmetric),
+		cmocka_unit_test(test_nd6_na_reaches_the_asker),
+		cmocka_unit_test(test_nd6_ns_one_answer),
+		cmocka_unit_test(test_nd6_dad_probe_one_answer),
+		cmocka_unit_test(test_nd6_dad_defence_on_other_queue),
+		cmocka_unit_test(test_nd6_not_copied),
+		cmocka_unit_test(test_nd6_copy_no_mbuf),
 	};
 
 	h_eal_init("us_pkt_handoff");
