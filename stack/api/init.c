@@ -238,8 +238,10 @@ static int api_port_up(struct us_stack *st)
 }
 
 /* [ip6]: no address is used before DAD passes it (RFC 4862 5.4), and one
- * taken by another node is a start-up error.  Engine 0 runs DAD (this
- * thread drives it until us_launch); the others take its verdict. */
+ * taken by another node is a start-up error.  Engine 0 runs DAD; the others
+ * take its verdict.  This thread drives every engine until us_launch, so
+ * that an answer landing on another engine's queue reaches engine 0 as a
+ * copy (stack/engine/stage_handoff.c copies NS and NA to every engine). */
 static int api_dad(struct us_stack *st)
 {
 	const struct timespec step = { 0, 1000000L };
@@ -250,7 +252,8 @@ static int api_dad(struct us_stack *st)
 
 	while ((rc = us_engine_dad_status(e, dup, sizeof(dup))) == -EAGAIN &&
 	       api_now_ns(st) < end) {
-		us_engine_poll(e, api_now_ns(st));
+		for (unsigned k = 0; k < st->n; k++)
+			us_engine_poll(st->eng[k].engine, api_now_ns(st));
 		nanosleep(&step, NULL);
 	}
 	if (rc == -EADDRINUSE) {
