@@ -9,7 +9,8 @@ over a raw socket on the tap (advwire.py) and asserts
       after the case, and the server exits 0 on SIGTERM,
   (c) the counters the server prints on SIGTERM: the drop reason moved.
 Every "nothing comes back" is paired with a control (the same packet made
-valid is answered), so a silent stack cannot pass.
+valid is answered), so a silent stack cannot pass.  The IPv6 cases
+(adv6.py) run with IPv6 on the kernel side too, and (b) adds a ping -6.
 
     adversarial.py --server build/apps/httpecho/us-httpecho \
                    --config config/tap.ini CASE [CASE...]
@@ -27,6 +28,7 @@ import socket
 import threading
 import time
 
+import adv6
 import advwire as aw
 from advwire import A, CLOSED_PORT, F, P, R, S, U, Peer, check, say, seq_add
 
@@ -638,16 +640,20 @@ CASES = {
     "never-reads": case_never_reads,
     "overlap-retrans": case_overlap_retrans,
 }
+CASES.update(adv6.CASES)
 
 
 def run_case(args, name):
     say(f"== {name}")
-    env = aw.AdvEnv(args)
+    ip6 = name in adv6.CASES
+    env = aw.AdvEnv(args, ip6=ip6)
 
     def during():
         CASES[name](env)
         check(env.server_alive(), "server died during the case")
         aw.curl_ok(env)
+        if ip6:
+            adv6.ping6_ok(env)
         say(f"kernel segments from the crafted ports dropped by nft: "
             f"{env.kernel_rsts_dropped()}")
 

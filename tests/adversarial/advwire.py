@@ -8,7 +8,10 @@ On top of it AdvEnv adds:
     kernel has no socket there and would answer the stack's segments with
     RSTs of its own;
   - a raw AF_PACKET socket on the tap (Wire): frames built with scapy go
-    straight to the stack, the stack's frames are read back and parsed;
+    straight to the stack, the stack's frames are read back and parsed
+    (IPv4 packets from the stack's address; every IPv6 frame the stack
+    sends, with its Ethernet header, since Neighbor Discovery's answers
+    are judged by the MACs too);
   - the server's counters, read from its log after SIGTERM.
 Peer is a hand-driven TCP endpoint on one crafted port (sequence numbers,
 options, windows all chosen by the case).
@@ -34,6 +37,8 @@ check, say, CaseFailed = ei.check, ei.say, ei.CaseFailed
 PEER_PORTS = (20000, 29999)   # below Linux's ephemeral range: never curl's
 CLOSED_PORT = 9               # no listener on the stack there
 ETH_P_ALL = 0x0003
+ETH_P_IP = b"\x08\x00"
+ETH_P_IPV6 = b"\x86\xdd"
 PACKET_OUTGOING = 4
 F, S, R, P, A, U = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 NFT_TABLE = "usadv"
@@ -49,14 +54,21 @@ def import_scapy():
     import logging
     logging.getLogger("scapy").setLevel(logging.ERROR)
     try:
+        from scapy.layers import inet6
         from scapy.layers.inet import ICMP, IP, TCP, IPOption_NOP, IPOption_RR
         from scapy.layers.l2 import Ether
         from scapy.packet import Raw
     except ImportError as e:
         raise CaseFailed(f"scapy missing ({e}): apt-get install python3-scapy "
                          "(tools/setup.sh)") from e
-    return dict(ICMP=ICMP, IP=IP, TCP=TCP, Ether=Ether, Raw=Raw,
-                IPOption_NOP=IPOption_NOP, IPOption_RR=IPOption_RR)
+    sc = dict(ICMP=ICMP, IP=IP, TCP=TCP, Ether=Ether, Raw=Raw,
+              IPOption_NOP=IPOption_NOP, IPOption_RR=IPOption_RR)
+    for name in ("IPv6", "IPv6ExtHdrFragment", "IPv6ExtHdrRouting", "ICMPv6EchoRequest",
+                 "ICMPv6EchoReply", "ICMPv6ND_NS", "ICMPv6ND_NA", "ICMPv6NDOptSrcLLAddr",
+                 "ICMPv6NDOptDstLLAddr", "ICMPv6PacketTooBig", "ICMPv6DestUnreach",
+                 "ICMPv6TimeExceeded", "ICMPv6ParamProblem"):
+        sc[name] = getattr(inet6, name)
+    return sc
 
 
 SC = {}
@@ -104,7 +116,8 @@ class Wire:
                                       socket.htons(ETH_P_ALL))
         self.sock.bind((env.iface, 0))
         self.sock.setblocking(False)
-        self.q = []   # parsed IP packets from the stack, not yet taken
+        self.q = []    # parsed IP packets from the stack, not yet taken
+        self.q6 = []   # parsed Ethernet frames carrying IPv6 from the stack
 
     def close(self):
         self.sock.close()
@@ -117,6 +130,14 @@ class Wire:
         eth = SC["Ether"](src=self.env.tap_mac, dst=self.env.stack_mac, type=0x0800)
         self.send_frame(bytes(eth) + bytes(l3))
 
+    def send6(self, l3, dst_mac=None, src_mac=None):
+        """l3: a scapy IPv6 packet or raw IPv6 bytes; from the tap's MAC to
+        the stack's unless told (a group's MAC, a neighbour that is not the
+        kernel)."""
+        eth = SC["Ether"](src=src_mac or self.env.tap_mac,
+                          dst=dst_mac or self.env.stack_mac, type=0x86DD)
+        self.send_frame(bytes(eth) + bytes(l3))
+
     def _pump(self, timeout):
         r, _, _ = select.select([self.sock], [], [], max(timeout, 0))
         if not r:
@@ -126,28 +147,49 @@ class Wire:
                 data, addr = self.sock.recvfrom(65535)
             except BlockingIOError:
                 return True
-            if addr[2] == PACKET_OUTGOING or len(data) < 34 or data[12:14] != b"\x08\x00":
+            # Only the stack writes into the tap: every incoming frame is its.
+            if addr[2] == PACKET_OUTGOING:
                 continue
-            ip = SC["IP"](data[14:])
-            if ip.src == self.env.stack_ip:
-                self.q.append(ip)
+            if data[12:14] == ETH_P_IP and len(data) >= 34:
+                ip = SC["IP"](data[14:])
+                if ip.src == self.env.stack_ip:
+                    self.q.append(ip)
+            elif data[12:14] == ETH_P_IPV6 and len(data) >= 54:
+                self.q6.append(SC["Ether"](data))
 
-    def take(self, match, timeout):
-        """First queued or arriving IP packet with match(ip), else None."""
+    def _take(self, q, match, timeout):
         deadline = time.monotonic() + timeout
         while True:
-            for i, ip in enumerate(self.q):
-                if match(ip):
-                    return self.q.pop(i)
+            for i, pkt in enumerate(q):
+                if match(pkt):
+                    return q.pop(i)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
             self._pump(left)
 
+    def take(self, match, timeout):
+        """First queued or arriving IP packet with match(ip), else None."""
+        return self._take(self.q, match, timeout)
+
+    def take6(self, match, timeout):
+        """First queued or arriving IPv6 frame (scapy Ether) with
+        match(frame), else None."""
+        return self._take(self.q6, match, timeout)
+
+    def drain6(self, match, quiet=0.3, first=None):
+        """Every IPv6 frame with match(frame) until none has come for quiet
+        seconds (for first seconds before the first one)."""
+        out = []
+        while (fr := self.take6(match, quiet if out or first is None else first)) is not None:
+            out.append(fr)
+        return out
+
     def flush(self):
         while self._pump(0):
             pass
         self.q.clear()
+        self.q6.clear()
 
 
 class Peer:
