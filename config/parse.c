@@ -72,24 +72,46 @@ const char *us_cfgp_ntoa(uint32_t addr, char *buf)
 	return buf;
 }
 
-int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, char *why)
+/* "addr/len": the address part into ip (NUL-terminated, at most ipsz - 1
+ * characters); the length's text, or NULL with why set (form names the
+ * expected shape, family the address kind). */
+static const char *cfgp_split_prefix(const char *s, char *ip, size_t ipsz, const char *form,
+				     const char *family, char *why)
 {
 	const char *slash = strchr(s, '/');
-	char ip[INET_ADDRSTRLEN], sub[US_CFGP_WHY];
-	uint32_t l;
 
-	if (slash == NULL)
-		return cfgp_fail(why, "missing prefix length (expected a.b.c.d/len)");
-	if ((size_t)(slash - s) >= sizeof(ip))
-		return cfgp_fail(why, "not an IPv4 address");
+	if (slash == NULL) {
+		cfgp_fail(why, "missing prefix length (expected %s)", form);
+		return NULL;
+	}
+	if ((size_t)(slash - s) >= ipsz) {
+		cfgp_fail(why, "not an %s address", family);
+		return NULL;
+	}
 	memcpy(ip, s, slash - s);
 	ip[slash - s] = '\0';
-	if (us_cfgp_ipv4(ip, addr, why) < 0)
-		return -EINVAL;
-	if (us_cfgp_u32(slash + 1, min_len, 32, &l, sub) < 0)
+	return slash + 1;
+}
+
+static int cfgp_prefix_len(const char *t, uint8_t min_len, uint8_t max_len, uint8_t *len, char *why)
+{
+	char sub[US_CFGP_WHY];
+	uint32_t l;
+
+	if (us_cfgp_u32(t, min_len, max_len, &l, sub) < 0)
 		return cfgp_fail(why, "prefix length: %s", sub);
 	*len = (uint8_t)l;
 	return 0;
+}
+
+int us_cfgp_cidr(const char *s, uint8_t min_len, uint32_t *addr, uint8_t *len, char *why)
+{
+	char ip[INET_ADDRSTRLEN];
+	const char *t = cfgp_split_prefix(s, ip, sizeof(ip), "a.b.c.d/len", "IPv4", why);
+
+	if (t == NULL || us_cfgp_ipv4(ip, addr, why) < 0)
+		return -EINVAL;
+	return cfgp_prefix_len(t, min_len, 32, len, why);
 }
 
 int us_cfgp_route(const char *s, struct us_route *r, char *why)
@@ -160,22 +182,12 @@ void us_cfgp_mask6(const struct us_in6 *a, uint8_t len, struct us_in6 *out)
 
 int us_cfgp_cidr6(const char *s, uint8_t min_len, struct us_in6 *addr, uint8_t *len, char *why)
 {
-	const char *slash = strchr(s, '/');
-	char ip[64], sub[US_CFGP_WHY]; /* room for a zone index, refused with a reason */
-	uint32_t l;
+	char ip[64]; /* room for a zone index, refused with a reason */
+	const char *t = cfgp_split_prefix(s, ip, sizeof(ip), "x::y/len", "IPv6", why);
 
-	if (slash == NULL)
-		return cfgp_fail(why, "missing prefix length (expected x::y/len)");
-	if ((size_t)(slash - s) >= sizeof(ip))
-		return cfgp_fail(why, "not an IPv6 address");
-	memcpy(ip, s, slash - s);
-	ip[slash - s] = '\0';
-	if (us_cfgp_ipv6(ip, addr, why) < 0)
+	if (t == NULL || us_cfgp_ipv6(ip, addr, why) < 0)
 		return -EINVAL;
-	if (us_cfgp_u32(slash + 1, min_len, 128, &l, sub) < 0)
-		return cfgp_fail(why, "prefix length: %s", sub);
-	*len = (uint8_t)l;
-	return 0;
+	return cfgp_prefix_len(t, min_len, 128, len, why);
 }
 
 const char *us_cfgp_unicast6_why(const struct us_in6 *a)

@@ -204,3 +204,27 @@ void h6_learn_peer(struct harness *h)
 	h6_assert_icmp(h->port.tx[0], 136);
 	h_clear_tx(h);
 }
+
+int h6_teardown(void **state)
+{
+	h_teardown(*state);
+	return 0;
+}
+
+struct us_net *h6_net(struct harness *h)
+{
+	return &h->e->net;
+}
+
+int64_t h6_ctr(struct harness *h, const char *name)
+{
+	return us_engine_counter(h->e, name);
+}
+
+struct us_in6 h6_addr_at(const uint8_t *p)
+{
+	struct us_in6 a;
+
+	memcpy(a.b, p, 16);
+	return a;
+}

@@ -37,6 +37,14 @@ void h6_config(struct harness *h, bool dad);
  * NAs it sends are checked and cleared. */
 void h6_start(struct harness *h, bool dad);
 
+/* cmocka teardown of a test whose state is its struct harness. */
+int h6_teardown(void **state);
+struct us_net *h6_net(struct harness *h);
+/* The engine counter called name. */
+int64_t h6_ctr(struct harness *h, const char *name);
+/* The address at p (in a header). */
+struct us_in6 h6_addr_at(const uint8_t *p);
+
 /* Ethernet (from h_peer_mac to eth_dst) + IPv6 + payload. */
 struct rte_mbuf *h6_frame(const struct rte_ether_addr *eth_dst, const struct us_in6 *src,
 			  const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit,

@@ -29,30 +29,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	h_teardown(*state);
-	return 0;
-}
-
-static struct us_net *net(struct harness *h)
-{
-	return &h->e->net;
-}
-
-static int64_t ctr(struct harness *h, const char *name)
-{
-	return us_engine_counter(h->e, name);
-}
-
-static struct us_in6 addr_at(const uint8_t *p)
-{
-	struct us_in6 a;
-
-	memcpy(a.b, p, 16);
-	return a;
-}
-
 static struct rte_mbuf *ping(const struct rte_ether_addr *eth_dst, const struct us_in6 *src,
 			     const struct us_in6 *dst, size_t data_len)
 {
@@ -83,9 +59,9 @@ static void test_echo_reply_byte_exact(void **state)
 	rte_pktmbuf_free(exp);
 	assert_int_equal(glen, wlen);
 	assert_memory_equal(got, want, wlen);
-	assert_int_equal(ctr(h, "icmp6_echo_in"), 1);
-	assert_int_equal(ctr(h, "icmp6_echo_out"), 1);
-	assert_int_equal(ctr(h, "ip6_tx_packets"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_in"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_out"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_tx_packets"), 1);
 }
 
 static void test_echo_to_all_nodes(void **state)
@@ -99,18 +75,18 @@ static void test_echo_to_all_nodes(void **state)
 	h6_inject(h, ping(&all, &h6_peer, &h6_all_nodes, 16));
 	assert_int_equal(h->port.ntx, 1);
 	h6_assert_icmp(h->port.tx[0], 129);
-	a = addr_at(h6_iph(h->port.tx[0])->src_addr);
+	a = h6_addr_at(h6_iph(h->port.tx[0])->src_addr);
 	assert_true(us_in6_eq(&a, &h6_our));
-	a = addr_at(h6_iph(h->port.tx[0])->dst_addr);
+	a = h6_addr_at(h6_iph(h->port.tx[0])->dst_addr);
 	assert_true(us_in6_eq(&a, &h6_peer));
 	h_clear_tx(h);
 	/* From a link-local source: from ours, once its MAC is known. */
 	h6_inject(h, ping(&all, &h6_peer_ll, &h6_all_nodes, 16));
 	assert_int_equal(h->port.ntx, 1);
 	h6_assert_icmp(h->port.tx[0], 135);
-	a = addr_at(h6_iph(h->port.tx[0])->src_addr);
+	a = h6_addr_at(h6_iph(h->port.tx[0])->src_addr);
 	assert_true(us_in6_eq(&a, &h6_our_ll));
-	assert_int_equal(us_nd6_pending(net(h), &h6_peer_ll), 1);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_peer_ll), 1);
 }
 
 static void test_echo_to_our_group(void **state)
@@ -120,7 +96,7 @@ static void test_echo_to_our_group(void **state)
 	struct rte_ether_addr gm = h6_mcast_mac(&g);
 
 	h6_inject(h, ping(&gm, &h6_peer, &g, 16));
-	assert_int_equal(ctr(h, "icmp6_echo_out"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_out"), 1);
 }
 
 static void test_echo_bad_checksum(void **state)
@@ -131,7 +107,7 @@ static void test_echo_bad_checksum(void **state)
 	h6_l4(m)[10] ^= 0x40;
 	h6_inject(h, m);
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "icmp6_drop_bad_csum"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_bad_csum"), 1);
 }
 
 static void test_short_message(void **state)
@@ -141,7 +117,7 @@ static void test_short_message(void **state)
 
 	h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, 6));
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "icmp6_drop_short"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_short"), 1);
 }
 
 static void test_echo_from_unspecified(void **state)
@@ -150,7 +126,7 @@ static void test_echo_from_unspecified(void **state)
 
 	h6_inject(h, ping(&h_our_mac, &h6_unspec, &h6_our, 16));
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "icmp6_drop_echo_unspec"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_echo_unspec"), 1);
 }
 
 static void test_other_types_dropped(void **state)
@@ -164,8 +140,8 @@ static void test_other_types_dropped(void **state)
 	msg[0] = 1;
 	h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, 48));
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "icmp6_drop_unhandled"), 2);
-	assert_int_equal(ctr(h, "icmp6_rx_errors"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_unhandled"), 2);
+	assert_int_equal(h6_ctr(h, "icmp6_rx_errors"), 1);
 }
 
 /* Errors out */
@@ -186,7 +162,7 @@ static bool error_sent(struct harness *h, uint8_t type, uint8_t code, uint32_t p
 {
 	unsigned before = h->port.ntx;
 
-	us_icmp6_error(net(h), type, code, param, rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *), m);
+	us_icmp6_error(h6_net(h), type, code, param, rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *), m);
 	us_engine_flush(h->e);
 	rte_pktmbuf_free(m);
 	return h->port.ntx > before;
@@ -208,9 +184,9 @@ static void test_error_fields_and_quote(void **state)
 	e = h->port.tx[0];
 	h6_assert_icmp(e, ICMP6_DST_UNREACH);
 	assert_true(rte_is_same_ether_addr(&h_eth(e)->dst_addr, &h_peer_mac));
-	a = addr_at(h6_iph(e)->src_addr);
+	a = h6_addr_at(h6_iph(e)->src_addr);
 	assert_true(us_in6_eq(&a, &h6_our)); /* the address it was sent to */
-	a = addr_at(h6_iph(e)->dst_addr);
+	a = h6_addr_at(h6_iph(e)->dst_addr);
 	assert_true(us_in6_eq(&a, &h6_peer));
 	assert_int_equal(h6_iph(e)->hop_limits, 64);
 	assert_int_equal(rte_be_to_cpu_16(h6_iph(e)->payload_len), 8 + sizeof(quote));
@@ -218,7 +194,7 @@ static void test_error_fields_and_quote(void **state)
 	assert_int_equal(p[1], ICMP6_DST_UNREACH_NOPORT);
 	assert_memory_equal(p + 4, "\0\0\0\0", 4);
 	assert_memory_equal(p + 8, quote, sizeof(quote));
-	assert_int_equal(ctr(h, "icmp6_unreach_out"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_unreach_out"), 1);
 }
 
 static void test_parameter_problem_pointer(void **state)
@@ -233,7 +209,7 @@ static void test_parameter_problem_pointer(void **state)
 	assert_int_equal(p[0], ICMP6_PARAM_PROB);
 	assert_int_equal(p[1], ICMP6_PARAMPROB_NEXTHEADER);
 	assert_memory_equal(p + 4, "\0\0\0\6", 4);
-	assert_int_equal(ctr(h, "icmp6_param_problem_out"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_param_problem_out"), 1);
 }
 
 /* RFC 4443 2.4 (c): as much of the packet as fits in 1280 bytes. */
@@ -265,7 +241,7 @@ static void test_error_quote_from_l4(void **state)
 
 	memcpy(quote, ip, sizeof(quote));
 	rte_pktmbuf_adj(m, sizeof(*ip));
-	us_icmp6_error(net(h), ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0, ip, m);
+	us_icmp6_error(h6_net(h), ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, 0, ip, m);
 	us_engine_flush(h->e);
 	rte_pktmbuf_free(m);
 	assert_int_equal(h->port.ntx, 1);
@@ -289,7 +265,7 @@ static void test_no_error_about_an_error(void **state)
 	chain[8] = 3; /* time exceeded */
 	assert_false(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_DSTOPTS, chain, 56)));
-	assert_int_equal(ctr(h, "icmp6_error_suppressed"), 3);
+	assert_int_equal(h6_ctr(h, "icmp6_error_suppressed"), 3);
 	msg[0] = 128;
 	assert_true(error_sent(h, ICMP6_PARAM_PROB, 0, 0,
 			       offending(&h6_peer, &h6_our, IPPROTO_ICMPV6, msg, 48)));
@@ -310,13 +286,13 @@ static void test_no_error_to_multicast_or_unspecified(void **state)
 				offending(&h6_unspec, &h6_our, IPPROTO_UDP, udp, 16)));
 	assert_false(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				offending(&ff02_2, &h6_our, IPPROTO_UDP, udp, 16)));
-	assert_int_equal(ctr(h, "icmp6_error_suppressed"), 4);
+	assert_int_equal(h6_ctr(h, "icmp6_error_suppressed"), 4);
 	/* Packet Too Big and an unrecognized option that asks for it. */
 	assert_true(error_sent(h, ICMP6_PACKET_TOO_BIG, 0, 1280,
 			       offending(&h6_peer, &h6_all_nodes, IPPROTO_UDP, udp, 16)));
 	assert_true(error_sent(h, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_OPTION, 42,
 			       offending(&h6_peer, &h6_all_nodes, IPPROTO_UDP, udp, 16)));
-	assert_int_equal(ctr(h, "icmp6_ptb_out"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_out"), 1);
 	assert_memory_equal(h6_l4(h->port.tx[0]) + 4, "\0\0\5\0", 4);
 }
 
@@ -330,8 +306,8 @@ static void test_errors_rate_limited(void **state)
 	for (unsigned i = 0; i < US_ICMP_BURST + 10; i++)
 		(void)error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				 offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, 8));
-	assert_int_equal(ctr(h, "icmp6_unreach_out"), US_ICMP_BURST);
-	assert_int_equal(ctr(h, "icmp6_ratelimited"), 10);
+	assert_int_equal(h6_ctr(h, "icmp6_unreach_out"), US_ICMP_BURST);
+	assert_int_equal(h6_ctr(h, "icmp6_ratelimited"), 10);
 	h_clear_tx(h);
 	h_advance(h, US_SEC(1) / US_ICMP_RATE_PER_SEC);
 	assert_true(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
@@ -339,7 +315,7 @@ static void test_errors_rate_limited(void **state)
 	assert_false(error_sent(h, ICMP6_DST_UNREACH, 0, 0,
 				offending(&h6_peer, &h6_our, IPPROTO_UDP, udp, 8)));
 	/* IPv4's bucket is its own. */
-	assert_int_equal(ctr(h, "icmp_ratelimited"), 0);
+	assert_int_equal(h6_ctr(h, "icmp_ratelimited"), 0);
 }
 
 /* Packet Too Big (RFC 4443 3.2, RFC 8201) */
@@ -368,17 +344,17 @@ static void test_ptb_lowers_path_mtu(void **state)
 {
 	struct harness *h = *state;
 
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1500);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1500);
 	h6_inject(h, ptb(1400, &h6_our, &h6_peer2, 80));
-	assert_int_equal(ctr(h, "icmp6_ptb_lowered"), 1);
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1400);
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer), 1500); /* per destination */
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_lowered"), 1);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1400);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer), 1500); /* per destination */
 	/* Never raised by a PTB (RFC 8201 4); lowered further. */
 	h6_inject(h, ptb(1450, &h6_our, &h6_peer2, 80));
-	assert_int_equal(ctr(h, "icmp6_ptb_not_lower"), 1);
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1400);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_not_lower"), 1);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1400);
 	h6_inject(h, ptb(1280, &h6_our, &h6_peer2, 40));
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1280);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1280);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -389,14 +365,14 @@ static void test_ptb_fragments_the_next_reply(void **state)
 	struct harness *h = *state;
 
 	h6_inject(h, ptb(1280, &h6_our, &h6_peer, 80));
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer), 1280);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer), 1280);
 	h6_inject(h, ping(&h_our_mac, &h6_peer, &h6_our, 1400));
 	assert_int_equal(h->port.ntx, 2);
 	for (unsigned i = 0; i < 2; i++) {
 		assert_true(rte_pktmbuf_pkt_len(h->port.tx[i]) <= 14 + 1280);
 		assert_int_equal(h6_iph(h->port.tx[i])->proto, IPPROTO_FRAGMENT);
 	}
-	assert_int_equal(ctr(h, "ip6_frag_out"), 2);
+	assert_int_equal(h6_ctr(h, "ip6_frag_out"), 2);
 }
 
 static void test_ptb_below_1280_refused(void **state)
@@ -405,9 +381,9 @@ static void test_ptb_below_1280_refused(void **state)
 
 	h6_inject(h, ptb(1279, &h6_our, &h6_peer2, 80));
 	h6_inject(h, ptb(68, &h6_our, &h6_peer2, 80));
-	assert_int_equal(ctr(h, "icmp6_ptb_drop_small"), 2);
-	assert_int_equal(ctr(h, "icmp6_ptb_lowered"), 0);
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1500);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_drop_small"), 2);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_lowered"), 0);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1500);
 }
 
 static void test_ptb_checked(void **state)
@@ -416,12 +392,12 @@ static void test_ptb_checked(void **state)
 
 	/* Not about a packet of ours. */
 	h6_inject(h, ptb(1300, &h6_peer, &h6_peer2, 80));
-	assert_int_equal(ctr(h, "icmp6_ptb_drop_not_ours"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_drop_not_ours"), 1);
 	/* Too short to quote an IPv6 header. */
 	h6_inject(h, ptb(1300, &h6_our, &h6_peer2, 20));
-	assert_int_equal(ctr(h, "icmp6_drop_bad"), 1);
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1500);
-	assert_int_equal(ctr(h, "icmp6_ptb_in"), 2);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_bad"), 1);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1500);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_in"), 2);
 }
 
 /* RFC 8201 4: an estimate ages out, so a path that grew is used again. */
@@ -431,10 +407,10 @@ static void test_path_mtu_ages_out(void **state)
 
 	h6_inject(h, ptb(1300, &h6_our, &h6_peer2, 80));
 	h_advance(h, US_IP6_PMTU_AGE_NS - US_SEC(1));
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1300);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1300);
 	h_clear_tx(h);
 	h_advance(h, US_SEC(2));
-	assert_int_equal(us_ip6_path_mtu(net(h), &h6_peer2), 1500);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &h6_peer2), 1500);
 }
 
 /* A bounded table: the oldest destination makes room. */
@@ -448,16 +424,16 @@ static void test_path_mtu_table_bounded(void **state)
 		h6_inject(h, ptb(1300 + i, &h6_our, &d, 80));
 		h_advance(h, US_MS(10));
 	}
-	assert_int_equal(ctr(h, "icmp6_ptb_lowered"), US_IP6_PMTU_MAX + 1);
+	assert_int_equal(h6_ctr(h, "icmp6_ptb_lowered"), US_IP6_PMTU_MAX + 1);
 	d.b[14] = 0;
-	assert_int_equal(us_ip6_path_mtu(net(h), &d), 1500);
+	assert_int_equal(us_ip6_path_mtu(h6_net(h), &d), 1500);
 	for (unsigned i = 1; i <= US_IP6_PMTU_MAX; i++) {
 		d.b[14] = (uint8_t)i;
-		assert_int_equal(us_ip6_path_mtu(net(h), &d), 1300 + i);
+		assert_int_equal(us_ip6_path_mtu(h6_net(h), &d), 1300 + i);
 	}
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, h6_teardown)
 
 int main(void)
 {

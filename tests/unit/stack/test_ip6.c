@@ -59,30 +59,6 @@ static int setup_off(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	h_teardown(*state);
-	return 0;
-}
-
-static struct us_net *net(struct harness *h)
-{
-	return &h->e->net;
-}
-
-static int64_t ctr(struct harness *h, const char *name)
-{
-	return us_engine_counter(h->e, name);
-}
-
-static struct us_in6 addr_at(const uint8_t *p)
-{
-	struct us_in6 a;
-
-	memcpy(a.b, p, 16);
-	return a;
-}
-
 static struct rte_mbuf *ping_to(const struct us_in6 *dst)
 {
 	uint8_t msg[64];
@@ -94,10 +70,10 @@ static struct rte_mbuf *ping_to(const struct us_in6 *dst)
 /* Inject m: did it reach ICMPv6's echo? */
 static bool delivered(struct harness *h, struct rte_mbuf *m)
 {
-	int64_t before = ctr(h, "icmp6_echo_in");
+	int64_t before = h6_ctr(h, "icmp6_echo_in");
 
 	h6_inject(h, m);
-	return ctr(h, "icmp6_echo_in") == before + 1;
+	return h6_ctr(h, "icmp6_echo_in") == before + 1;
 }
 
 /* Input */
@@ -106,11 +82,11 @@ static void test_valid_accepted(void **state)
 {
 	struct harness *h = *state;
 
-	int64_t before = ctr(h, "ip6_rx_packets");
+	int64_t before = h6_ctr(h, "ip6_rx_packets");
 
 	assert_true(delivered(h, ping_to(&h6_our)));
 	assert_true(delivered(h, ping_to(&h6_our_ll)));
-	assert_int_equal(ctr(h, "ip6_rx_packets"), before + 2);
+	assert_int_equal(h6_ctr(h, "ip6_rx_packets"), before + 2);
 }
 
 static void test_ipv6_off_is_an_unknown_type(void **state)
@@ -118,8 +94,8 @@ static void test_ipv6_off_is_an_unknown_type(void **state)
 	struct harness *h = *state;
 
 	h6_inject(h, ping_to(&h6_our));
-	assert_int_equal(ctr(h, "eth_drop_unknown_type"), 1);
-	assert_int_equal(ctr(h, "ip6_rx_packets"), 0);
+	assert_int_equal(h6_ctr(h, "eth_drop_unknown_type"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_rx_packets"), 0);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -130,7 +106,7 @@ static void test_short(void **state)
 
 	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - 14 - 39);
 	assert_false(delivered(h, m));
-	assert_int_equal(ctr(h, "ip6_drop_short"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_short"), 1);
 }
 
 static void test_bad_version(void **state)
@@ -140,7 +116,7 @@ static void test_bad_version(void **state)
 
 	h6_iph(m)->vtc_flow = rte_cpu_to_be_32(4u << 28);
 	assert_false(delivered(h, m));
-	assert_int_equal(ctr(h, "ip6_drop_bad_version"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_bad_version"), 1);
 }
 
 static void test_payload_beyond_frame(void **state)
@@ -150,7 +126,7 @@ static void test_payload_beyond_frame(void **state)
 
 	h6_iph(m)->payload_len = rte_cpu_to_be_16(41);
 	assert_false(delivered(h, m));
-	assert_int_equal(ctr(h, "ip6_drop_bad_len"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_bad_len"), 1);
 }
 
 /* Ethernet padding after the payload is cut before the checksum sees it. */
@@ -178,8 +154,8 @@ static void test_not_for_us(void **state)
 
 	assert_false(delivered(h, ping_to(&h6_peer2)));
 	assert_false(delivered(h, h6_icmp(&gm, &h6_peer, &g5, 64, msg, n)));
-	assert_int_equal(ctr(h, "ip6_drop_not_for_us"), 2);
-	assert_int_equal(ctr(h, "eth_drop_not_for_us"), 0);
+	assert_int_equal(h6_ctr(h, "ip6_drop_not_for_us"), 2);
+	assert_int_equal(h6_ctr(h, "eth_drop_not_for_us"), 0);
 }
 
 static void test_bad_source(void **state)
@@ -191,7 +167,7 @@ static void test_bad_source(void **state)
 
 	assert_false(delivered(h, h6_icmp(&h_our_mac, &h6_all_nodes, &h6_our, 64, msg, n)));
 	assert_false(delivered(h, h6_icmp(&h_our_mac, &lo, &h6_our, 64, msg, n)));
-	assert_int_equal(ctr(h, "ip6_drop_bad_src"), 2);
+	assert_int_equal(h6_ctr(h, "ip6_drop_bad_src"), 2);
 }
 
 /* A host does not forward: hop limit 0 is nobody's business here. */
@@ -202,7 +178,7 @@ static void test_hop_limit_zero_accepted(void **state)
 	size_t n = h6_echo(msg, 1, 1, 8);
 
 	assert_true(delivered(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 0, msg, n)));
-	assert_int_equal(ctr(h, "ip6_rx_hop_limit_zero"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_rx_hop_limit_zero"), 1);
 }
 
 static void test_tcp_udp_not_attached(void **state)
@@ -212,7 +188,7 @@ static void test_tcp_udp_not_attached(void **state)
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_TCP, 64, l4, 20));
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_UDP, 64, l4, 8));
-	assert_int_equal(ctr(h, "ip6_drop_no_transport"), 2);
+	assert_int_equal(h6_ctr(h, "ip6_drop_no_transport"), 2);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -221,7 +197,7 @@ static void test_no_next_header(void **state)
 	struct harness *h = *state;
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_NONE, 64, NULL, 0));
-	assert_int_equal(ctr(h, "ip6_rx_no_next_header"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_rx_no_next_header"), 1);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -239,9 +215,9 @@ static void assert_param_problem(struct harness *h, uint8_t code, uint32_t point
 	p = h6_l4(e);
 	assert_int_equal(p[1], code);
 	assert_int_equal(p[4] << 24 | p[5] << 16 | p[6] << 8 | p[7], pointer);
-	a = addr_at(h6_iph(e)->dst_addr);
+	a = h6_addr_at(h6_iph(e)->dst_addr);
 	assert_true(us_in6_eq(&a, &h6_peer));
-	a = addr_at(p + 8 + 8); /* the quoted source */
+	a = h6_addr_at(p + 8 + 8); /* the quoted source */
 	assert_true(us_in6_eq(&a, &h6_peer));
 }
 
@@ -252,7 +228,7 @@ static void test_unknown_next_header(void **state)
 	uint8_t body[16] = { 0 }, chain[24] = { 253, 0, 1, 4 };
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, 253, 64, body, sizeof(body)));
-	assert_int_equal(ctr(h, "ip6_drop_unknown_proto"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_unknown_proto"), 1);
 	assert_param_problem(h, ICMP6_PARAMPROB_NEXTHEADER, 6);
 	h_clear_tx(h);
 	/* Behind a destination options header: its first byte. */
@@ -270,9 +246,9 @@ static void test_walk_refusal_answered(void **state)
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_ROUTING, 64, chain,
 			      sizeof(chain)));
-	assert_int_equal(ctr(h, "ip6_ext_drop_rh0"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_ext_drop_rh0"), 1);
 	assert_param_problem(h, ICMP6_PARAMPROB_HEADER, 42);
-	assert_int_equal(ctr(h, "icmp6_echo_in"), 0);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_in"), 0);
 }
 
 /* Output */
@@ -306,7 +282,7 @@ static void send_echo(struct harness *h, const struct us_in6 *dst, size_t len, u
 
 	assert_true(len <= sizeof(buf));
 	h6_echo(buf, 9, 9, len - 8);
-	us_ip6_output(net(h), chain_of(buf, len), NULL, dst, IPPROTO_ICMPV6, 0, flags);
+	us_ip6_output(h6_net(h), chain_of(buf, len), NULL, dst, IPPROTO_ICMPV6, 0, flags);
 	us_engine_flush(h->e);
 }
 
@@ -315,15 +291,15 @@ static void test_routes(void **state)
 	struct harness *h = *state;
 	struct us_in6 nh;
 
-	assert_int_equal(us_route6_lookup(net(h), &h6_peer, &nh), 0);
+	assert_int_equal(us_route6_lookup(h6_net(h), &h6_peer, &nh), 0);
 	assert_true(us_in6_eq(&nh, &h6_peer)); /* on-link prefix */
-	assert_int_equal(us_route6_lookup(net(h), &h6_peer_ll, &nh), 0);
+	assert_int_equal(us_route6_lookup(h6_net(h), &h6_peer_ll, &nh), 0);
 	assert_true(us_in6_eq(&nh, &h6_peer_ll)); /* fe80::/10 */
-	assert_int_equal(us_route6_lookup(net(h), &h6_all_nodes, &nh), 0);
+	assert_int_equal(us_route6_lookup(h6_net(h), &h6_all_nodes, &nh), 0);
 	assert_true(us_in6_eq(&nh, &h6_all_nodes));
-	assert_int_equal(us_route6_lookup(net(h), &lab, &nh), 0);
+	assert_int_equal(us_route6_lookup(h6_net(h), &lab, &nh), 0);
 	assert_true(us_in6_eq(&nh, &lab_gw)); /* the longer prefix */
-	assert_int_equal(us_route6_lookup(net(h), &far, &nh), 0);
+	assert_int_equal(us_route6_lookup(h6_net(h), &far, &nh), 0);
 	assert_true(us_in6_eq(&nh, &h6_gw)); /* the default route */
 }
 
@@ -332,9 +308,9 @@ static void test_no_route(void **state)
 	struct harness *h = *state;
 	struct us_in6 nh;
 
-	assert_int_equal(us_route6_lookup(net(h), &far, &nh), -ENETUNREACH);
+	assert_int_equal(us_route6_lookup(h6_net(h), &far, &nh), -ENETUNREACH);
 	send_echo(h, &far, 64, 0);
-	assert_int_equal(ctr(h, "ip6_drop_no_route"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_no_route"), 1);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -349,9 +325,9 @@ static void test_output_via_gateway(void **state)
 	assert_int_equal(h->port.ntx, 1);
 	m = h->port.tx[0];
 	h6_assert_icmp(m, 135);
-	a = addr_at(h6_iph(m)->dst_addr);
+	a = h6_addr_at(h6_iph(m)->dst_addr);
 	assert_true(us_in6_eq(&a, &g));
-	assert_int_equal(us_nd6_pending(net(h), &h6_gw), 1);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_gw), 1);
 	h_clear_tx(h);
 	{
 		uint8_t msg[32];
@@ -364,9 +340,9 @@ static void test_output_via_gateway(void **state)
 	assert_int_equal(h6_iph(m)->proto, IPPROTO_ICMPV6);
 	assert_int_equal(h6_l4(m)[0], 128);
 	assert_true(rte_is_same_ether_addr(&h_eth(m)->dst_addr, &h_gw_mac));
-	a = addr_at(h6_iph(m)->dst_addr);
+	a = h6_addr_at(h6_iph(m)->dst_addr);
 	assert_true(us_in6_eq(&a, &far));
-	a = addr_at(h6_iph(m)->src_addr);
+	a = h6_addr_at(h6_iph(m)->src_addr);
 	assert_true(us_in6_eq(&a, &h6_our));
 	assert_int_equal(h6_iph(m)->hop_limits, 64);
 	assert_int_equal(rte_be_to_cpu_32(h6_iph(m)->vtc_flow), 6u << 28);
@@ -391,7 +367,7 @@ static void test_too_big_not_fragmented(void **state)
 	struct harness *h = *state;
 
 	send_echo(h, &h6_peer, 1500 - 40 + 1, US_IP6_NO_FRAG);
-	assert_int_equal(ctr(h, "ip6_drop_too_big"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_drop_too_big"), 1);
 	assert_int_equal(h->port.ntx, 0);
 	send_echo(h, &h6_peer, 1500 - 40, US_IP6_NO_FRAG);
 	assert_int_equal(h->port.ntx, 1);
@@ -436,7 +412,7 @@ static void test_output_fragmented_to_path_mtu(void **state)
 	assert_fragments(h, 0, 3, 1500, 3000);
 	h_clear_tx(h);
 	/* A Packet Too Big lowered the path: smaller fragments. */
-	assert_int_equal(us_ip6_pmtu_lower(net(h), &h6_peer, 1280), 0);
+	assert_int_equal(us_ip6_pmtu_lower(h6_net(h), &h6_peer, 1280), 0);
 	send_echo(h, &h6_peer, 3000, 0);
 	assert_int_equal(h->port.ntx, 3);
 	assert_fragments(h, 0, 3, 1280, 3000);
@@ -485,19 +461,19 @@ static void test_fragmented_ping_answered(void **state)
 		h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_FRAGMENT, 64, frag,
 				      8 + len));
 	}
-	assert_int_equal(ctr(h, "icmp6_echo_in"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_in"), 1);
 	assert_int_equal(h->port.ntx, 3);
 	assert_fragments(h, 0, 3, 1500, n);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, h6_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_valid_accepted),
 		cmocka_unit_test_setup_teardown(test_ipv6_off_is_an_unknown_type, setup_off,
-						teardown),
+						h6_teardown),
 		T(test_short),
 		T(test_bad_version),
 		T(test_payload_beyond_frame),
@@ -509,9 +485,9 @@ int main(void)
 		T(test_no_next_header),
 		T(test_unknown_next_header),
 		T(test_walk_refusal_answered),
-		cmocka_unit_test_setup_teardown(test_routes, setup_routes, teardown),
+		cmocka_unit_test_setup_teardown(test_routes, setup_routes, h6_teardown),
 		T(test_no_route),
-		cmocka_unit_test_setup_teardown(test_output_via_gateway, setup_routes, teardown),
+		cmocka_unit_test_setup_teardown(test_output_via_gateway, setup_routes, h6_teardown),
 		cmocka_unit_test(test_output_no_source_while_tentative),
 		T(test_too_big_not_fragmented),
 		T(test_output_fragmented_to_path_mtu),

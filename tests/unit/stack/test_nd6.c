@@ -39,22 +39,6 @@ static int setup_dad(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	h_teardown(*state);
-	return 0;
-}
-
-static struct us_net *net(struct harness *h)
-{
-	return &h->e->net;
-}
-
-static int64_t ctr(struct harness *h, const char *name)
-{
-	return us_engine_counter(h->e, name);
-}
-
 /* An IPv6 packet as IPv6 output hands it to ND; its flow label is tag. */
 static struct rte_mbuf *ip6_pkt(uint32_t tag)
 {
@@ -82,16 +66,8 @@ static uint32_t tag_of(struct rte_mbuf *m)
 
 static void send_to_peer(struct harness *h, uint32_t tag)
 {
-	us_nd6_output(net(h), ip6_pkt(tag), &h6_peer);
+	us_nd6_output(h6_net(h), ip6_pkt(tag), &h6_peer);
 	us_engine_flush(h->e);
-}
-
-static struct us_in6 addr_at(const uint8_t *p)
-{
-	struct us_in6 a;
-
-	memcpy(a.b, p, 16);
-	return a;
 }
 
 /* m is a Neighbor Solicitation for target from src to dst at eth_dst,
@@ -108,12 +84,12 @@ static void assert_ns(struct rte_mbuf *m, const struct us_in6 *src, const struct
 	assert_true(rte_is_same_ether_addr(&h_eth(m)->dst_addr, eth_dst));
 	assert_true(rte_is_same_ether_addr(&h_eth(m)->src_addr, &h_our_mac));
 	assert_int_equal(ip->hop_limits, 255);
-	a = addr_at(ip->src_addr);
+	a = h6_addr_at(ip->src_addr);
 	assert_true(us_in6_eq(&a, src));
-	a = addr_at(ip->dst_addr);
+	a = h6_addr_at(ip->dst_addr);
 	assert_true(us_in6_eq(&a, dst));
 	assert_int_equal(p[1], 0);
-	a = addr_at(p + 8);
+	a = h6_addr_at(p + 8);
 	assert_true(us_in6_eq(&a, target));
 	assert_int_equal(rte_be_to_cpu_16(ip->payload_len), opt ? 32 : 24);
 	if (opt) {
@@ -135,12 +111,12 @@ static void assert_na(struct rte_mbuf *m, const struct us_in6 *target, const str
 	h6_assert_icmp(m, 136);
 	assert_true(rte_is_same_ether_addr(&h_eth(m)->dst_addr, eth_dst));
 	assert_int_equal(ip->hop_limits, 255);
-	a = addr_at(ip->src_addr);
+	a = h6_addr_at(ip->src_addr);
 	assert_true(us_in6_eq(&a, target));
-	a = addr_at(ip->dst_addr);
+	a = h6_addr_at(ip->dst_addr);
 	assert_true(us_in6_eq(&a, dst));
 	assert_int_equal(p[4], flags);
-	a = addr_at(p + 8);
+	a = h6_addr_at(p + 8);
 	assert_true(us_in6_eq(&a, target));
 	assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 32);
 	assert_int_equal(p[24], 2);
@@ -169,7 +145,7 @@ static void resolve_peer(struct harness *h)
 {
 	send_to_peer(h, 1);
 	peer_answers(h, H6_NA_SOLICITED | H6_NA_OVERRIDE, &h_peer_mac);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
 	h_clear_tx(h);
 }
 
@@ -209,12 +185,12 @@ static void test_ns_answered_and_sender_learned(void **state)
 	assert_na(h->port.tx[0], &h6_our, &h6_peer, &h_peer_mac,
 		  H6_NA_SOLICITED | H6_NA_OVERRIDE);
 	/* 7.2.3: learned STALE, and our NA to it started DELAY. */
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_DELAY);
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, &mac), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_DELAY);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &h_peer_mac));
-	assert_int_equal(ctr(h, "nd6_rx_ns"), 1);
-	assert_int_equal(ctr(h, "nd6_tx_na"), 1);
-	assert_int_equal(ctr(h, "nd6_entries"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_rx_ns"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_tx_na"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), 1);
 }
 
 static void test_ns_for_link_local_answered(void **state)
@@ -242,13 +218,13 @@ static void test_incomplete_to_reachable_on_na(void **state)
 	/* One multicast solicitation to the peer's group, from our address. */
 	assert_int_equal(h->port.ntx, 1);
 	assert_ns(h->port.tx[0], &h6_our, &g, &gmac, &h6_peer);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_INCOMPLETE);
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, NULL), -EAGAIN);
-	assert_int_equal(us_nd6_pending(net(h), &h6_peer), 2);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_INCOMPLETE);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, NULL), -EAGAIN);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_peer), 2);
 	h_clear_tx(h);
 
 	peer_answers(h, H6_NA_SOLICITED | H6_NA_OVERRIDE, &h_peer_mac);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
 	assert_int_equal(h->port.ntx, 2);
 	for (unsigned i = 0; i < 2; i++) {
 		assert_true(rte_is_same_ether_addr(&h_eth(h->port.tx[i])->dst_addr, &h_peer_mac));
@@ -257,7 +233,7 @@ static void test_incomplete_to_reachable_on_na(void **state)
 	/* Resolved: straight out. */
 	send_to_peer(h, 3);
 	assert_int_equal(h->port.ntx, 3);
-	assert_int_equal(us_nd6_pending(net(h), &h6_peer), 0);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_peer), 0);
 }
 
 static void test_unsolicited_na_resolves_stale(void **state)
@@ -269,7 +245,7 @@ static void test_unsolicited_na_resolves_stale(void **state)
 	peer_answers(h, H6_NA_OVERRIDE, &h_peer_mac);
 	/* 7.2.5: not solicited: STALE; the packet it released starts DELAY. */
 	assert_int_equal(h->port.ntx, 1);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_DELAY);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_DELAY);
 }
 
 static void test_incomplete_gives_up_and_frees_queue(void **state)
@@ -285,14 +261,14 @@ static void test_incomplete_gives_up_and_frees_queue(void **state)
 	assert_int_equal(h->port.ntx, 2);
 	h_advance(h, US_SEC(1));
 	assert_int_equal(h->port.ntx, 3); /* MAX_MULTICAST_SOLICIT */
-	assert_int_equal(us_nd6_pending(net(h), &h6_peer), 2);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_peer), 2);
 	h_advance(h, US_SEC(1));
 	assert_int_equal(h->port.ntx, 3);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
-	assert_int_equal(ctr(h, "nd6_tx_ns"), 3);
-	assert_int_equal(ctr(h, "nd6_timeouts"), 1);
-	assert_int_equal(ctr(h, "nd6_drop_unresolved"), 2);
-	assert_int_equal(ctr(h, "nd6_entries"), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_tx_ns"), 3);
+	assert_int_equal(h6_ctr(h, "nd6_timeouts"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_unresolved"), 2);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), 0);
 }
 
 static void test_queue_bounded_oldest_replaced(void **state)
@@ -301,8 +277,8 @@ static void test_queue_bounded_oldest_replaced(void **state)
 
 	for (uint32_t i = 0; i < 6; i++)
 		send_to_peer(h, 100 + i);
-	assert_int_equal(us_nd6_pending(net(h), &h6_peer), 4);
-	assert_int_equal(ctr(h, "nd6_drop_pending_full"), 2);
+	assert_int_equal(us_nd6_pending(h6_net(h), &h6_peer), 4);
+	assert_int_equal(h6_ctr(h, "nd6_drop_pending_full"), 2);
 	h_clear_tx(h);
 	peer_answers(h, H6_NA_SOLICITED, &h_peer_mac);
 	/* RFC 4861 7.2.2: the newest four, in order. */
@@ -317,11 +293,11 @@ static void test_reachable_to_stale_after_reachable_time(void **state)
 
 	resolve_peer(h);
 	h_advance(h, US_SEC(30) - US_MS(10));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
 	h_advance(h, US_MS(20));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_STALE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_STALE);
 	assert_int_equal(h->port.ntx, 0); /* no probe: nothing was sent */
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, NULL), 0);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, NULL), 0);
 }
 
 /* The peer's entry STALE, nothing sent since. */
@@ -329,7 +305,7 @@ static void make_stale(struct harness *h)
 {
 	resolve_peer(h);
 	h_advance(h, US_SEC(31));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_STALE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_STALE);
 }
 
 static void test_stale_to_delay_on_send(void **state)
@@ -340,7 +316,7 @@ static void test_stale_to_delay_on_send(void **state)
 	send_to_peer(h, 7);
 	assert_int_equal(h->port.ntx, 1); /* sent at once to the MAC we have */
 	assert_true(rte_is_same_ether_addr(&h_eth(h->port.tx[0])->dst_addr, &h_peer_mac));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_DELAY);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_DELAY);
 }
 
 /* The peer's entry in PROBE, its first unicast solicitation checked and
@@ -351,10 +327,10 @@ static void make_probe(struct harness *h)
 	send_to_peer(h, 7);
 	h_clear_tx(h);
 	h_advance(h, US_SEC(5) - US_MS(10));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_DELAY);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_DELAY);
 	assert_int_equal(h->port.ntx, 0);
 	h_advance(h, US_MS(20));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_PROBE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_PROBE);
 	assert_int_equal(h->port.ntx, 1);
 	/* 7.3.3: unicast, to the MAC we have. */
 	assert_ns(h->port.tx[0], &h6_our, &h6_peer, &h_peer_mac, &h6_peer);
@@ -369,7 +345,7 @@ static void test_delay_to_probe(void **state)
 	/* Packets still go while probing. */
 	send_to_peer(h, 8);
 	assert_int_equal(h->port.ntx, 1);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_PROBE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_PROBE);
 }
 
 static void test_probe_to_reachable_on_solicited_na(void **state)
@@ -378,7 +354,7 @@ static void test_probe_to_reachable_on_solicited_na(void **state)
 
 	make_probe(h);
 	peer_answers(h, H6_NA_SOLICITED, NULL); /* no option needed once known */
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
 	h_advance(h, US_SEC(5));
 	assert_int_equal(h->port.ntx, 0);
 }
@@ -391,11 +367,11 @@ static void test_probe_gives_up(void **state)
 	h_advance(h, US_SEC(1) + US_MS(1));
 	h_advance(h, US_SEC(1));
 	assert_int_equal(h->port.ntx, 2); /* MAX_UNICAST_SOLICIT in all */
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_PROBE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_PROBE);
 	h_advance(h, US_SEC(1));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
-	assert_int_equal(ctr(h, "nd6_probe_failed"), 1);
-	assert_int_equal(ctr(h, "nd6_entries"), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_probe_failed"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), 0);
 }
 
 static void test_delay_confirmed_by_upper_layer(void **state)
@@ -405,8 +381,8 @@ static void test_delay_confirmed_by_upper_layer(void **state)
 	make_stale(h);
 	send_to_peer(h, 7);
 	h_clear_tx(h);
-	us_nd6_confirm(net(h), &h6_peer);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
+	us_nd6_confirm(h6_net(h), &h6_peer);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
 	h_advance(h, US_SEC(6));
 	assert_int_equal(h->port.ntx, 0); /* no probe */
 }
@@ -420,17 +396,17 @@ static void test_na_override_rules(void **state)
 
 	resolve_peer(h);
 	peer_answers(h, 0, &other_mac);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_STALE);
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, &mac), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_STALE);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &h_peer_mac));
-	assert_int_equal(ctr(h, "nd6_rx_na_no_override"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_rx_na_no_override"), 1);
 	peer_answers(h, H6_NA_OVERRIDE, &other_mac);
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, &mac), 0);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &other_mac));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_STALE);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_STALE);
 	peer_answers(h, H6_NA_SOLICITED | H6_NA_OVERRIDE, &h_peer_mac);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_REACHABLE);
-	assert_int_equal(us_nd6_lookup(net(h), &h6_peer, &mac), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_lookup(h6_net(h), &h6_peer, &mac), 0);
 	assert_true(rte_is_same_ether_addr(&mac, &h_peer_mac));
 }
 
@@ -450,11 +426,11 @@ static void fill_table(struct harness *h)
 	for (unsigned i = 0; i < US_ND6_MAX_ENTRIES; i++) {
 		struct us_in6 a = nth_addr(i);
 
-		us_nd6_output(net(h), ip6_pkt(i), &a);
+		us_nd6_output(h6_net(h), ip6_pkt(i), &a);
 		us_engine_flush(h->e);
 		h_clear_tx(h);
 	}
-	assert_int_equal(ctr(h, "nd6_entries"), US_ND6_MAX_ENTRIES);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), US_ND6_MAX_ENTRIES);
 }
 
 /* Full table: a STALE entry makes room first; without one the least
@@ -468,29 +444,29 @@ static void test_eviction_prefers_stale_then_lru(void **state)
 	/* Entry 5 resolved, confirmed, then told of another MAC without
 	 * Override: STALE (7.2.5). */
 	h6_inject(h, na_from(&stale, H6_NA_SOLICITED | H6_NA_OVERRIDE, &h_peer_mac, &h6_our));
-	assert_int_equal(us_nd6_state(net(h), &stale), US_ND6_REACHABLE);
+	assert_int_equal(us_nd6_state(h6_net(h), &stale), US_ND6_REACHABLE);
 	h6_inject(h, na_from(&stale, 0, &other_mac, &h6_our));
-	assert_int_equal(us_nd6_state(net(h), &stale), US_ND6_STALE);
+	assert_int_equal(us_nd6_state(h6_net(h), &stale), US_ND6_STALE);
 	h_clear_tx(h);
 
 	a = nth_addr(1000);
-	us_nd6_output(net(h), ip6_pkt(1000), &a);
+	us_nd6_output(h6_net(h), ip6_pkt(1000), &a);
 	us_engine_flush(h->e);
-	assert_int_equal(ctr(h, "nd6_evicted"), 1);
-	assert_int_equal(ctr(h, "nd6_drop_evicted"), 0);
-	assert_int_equal(us_nd6_state(net(h), &stale), -ENOENT);
-	assert_int_equal(us_nd6_state(net(h), &a), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_evicted"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_evicted"), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &stale), -ENOENT);
+	assert_int_equal(us_nd6_state(h6_net(h), &a), US_ND6_INCOMPLETE);
 
 	a = nth_addr(1001);
-	us_nd6_output(net(h), ip6_pkt(1001), &a);
+	us_nd6_output(h6_net(h), ip6_pkt(1001), &a);
 	us_engine_flush(h->e);
-	assert_int_equal(ctr(h, "nd6_evicted"), 2);
-	assert_int_equal(ctr(h, "nd6_drop_evicted"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_evicted"), 2);
+	assert_int_equal(h6_ctr(h, "nd6_drop_evicted"), 1);
 	a = nth_addr(0);
-	assert_int_equal(us_nd6_state(net(h), &a), -ENOENT);
+	assert_int_equal(us_nd6_state(h6_net(h), &a), -ENOENT);
 	a = nth_addr(1);
-	assert_int_equal(us_nd6_state(net(h), &a), US_ND6_INCOMPLETE);
-	assert_int_equal(ctr(h, "nd6_entries"), US_ND6_MAX_ENTRIES);
+	assert_int_equal(us_nd6_state(h6_net(h), &a), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), US_ND6_MAX_ENTRIES);
 }
 
 /* Every entry given up in time: the table empties, each packet counted. */
@@ -503,9 +479,9 @@ static void test_full_table_drains(void **state)
 		h_advance(h, US_SEC(1) + US_MS(5));
 		h_clear_tx(h);
 	}
-	assert_int_equal(ctr(h, "nd6_timeouts"), US_ND6_MAX_ENTRIES);
-	assert_int_equal(ctr(h, "nd6_drop_unresolved"), US_ND6_MAX_ENTRIES);
-	assert_int_equal(ctr(h, "nd6_entries"), 0);
+	assert_int_equal(h6_ctr(h, "nd6_timeouts"), US_ND6_MAX_ENTRIES);
+	assert_int_equal(h6_ctr(h, "nd6_drop_unresolved"), US_ND6_MAX_ENTRIES);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), 0);
 }
 
 /* Validity checks (RFC 4861 7.1.1, 7.1.2) */
@@ -553,8 +529,8 @@ static void test_ns_hop_limit_254(void **state)
 	ns_default(&f);
 	f.hop = 254;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_hop_limit"), 1);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_drop_hop_limit"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
 }
 
 static void test_ns_code_not_zero(void **state)
@@ -565,7 +541,7 @@ static void test_ns_code_not_zero(void **state)
 	ns_default(&f);
 	f.msg[1] = 1;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_code"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_code"), 1);
 }
 
 static void test_ns_too_short(void **state)
@@ -576,7 +552,7 @@ static void test_ns_too_short(void **state)
 	ns_default(&f);
 	f.len = 20;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_short"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_short"), 1);
 }
 
 static void test_ns_multicast_target(void **state)
@@ -587,7 +563,7 @@ static void test_ns_multicast_target(void **state)
 	ns_default(&f);
 	memcpy(f.msg + 8, h6_all_nodes.b, 16);
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_mcast_target"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_mcast_target"), 1);
 }
 
 static void test_ns_option_length_zero(void **state)
@@ -598,7 +574,7 @@ static void test_ns_option_length_zero(void **state)
 	ns_default(&f);
 	f.msg[25] = 0;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_bad_opt"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_bad_opt"), 1);
 	/* An option running past the message, and an odd tail. */
 	ns_default(&f);
 	f.msg[25] = 2;
@@ -607,8 +583,8 @@ static void test_ns_option_length_zero(void **state)
 	f.msg[32] = 0;
 	f.len = 33;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_bad_opt"), 3);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_drop_bad_opt"), 3);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
 }
 
 static void test_ns_unspec_source_with_sllao(void **state)
@@ -619,7 +595,7 @@ static void test_ns_unspec_source_with_sllao(void **state)
 	ns_default(&f);
 	f.src = h6_unspec;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_unspec_sllao"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_unspec_sllao"), 1);
 }
 
 static void test_ns_unspec_source_not_to_solicited_node(void **state)
@@ -632,7 +608,7 @@ static void test_ns_unspec_source_not_to_solicited_node(void **state)
 	f.src = h6_unspec;
 	f.dst = h6_our;
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_drop_unspec_dst"), 1);
+	assert_int_equal(h6_ctr(h, "nd6_drop_unspec_dst"), 1);
 	/* The same to the solicited-node group is another node's DAD for our
 	 * address: answered to all nodes, not solicited (7.2.4). */
 	f.dst = h6_snode(&h6_our);
@@ -654,8 +630,8 @@ static void test_ns_other_target_not_learned(void **state)
 	memcpy(f.msg + 8, h6_peer2.b, 16);
 	f.dst = h6_snode(&h6_our); /* our group, not the target's */
 	assert_false(ns_answered(h, &f));
-	assert_int_equal(ctr(h, "nd6_rx_ns_other_target"), 1);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_rx_ns_other_target"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
 }
 
 static void test_ns_bad_checksum(void **state)
@@ -671,7 +647,7 @@ static void test_ns_bad_checksum(void **state)
 	h6_l4(m)[3] ^= 1;
 	h6_inject(h, m);
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "icmp6_drop_bad_csum"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_drop_bad_csum"), 1);
 }
 
 static void test_na_hop_limit_254_not_learned(void **state)
@@ -682,8 +658,8 @@ static void test_na_hop_limit_254_not_learned(void **state)
 
 	send_to_peer(h, 1);
 	h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 254, msg, n));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_INCOMPLETE);
-	assert_int_equal(ctr(h, "nd6_drop_hop_limit"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_drop_hop_limit"), 1);
 }
 
 static void test_na_never_asked_not_learned(void **state)
@@ -692,10 +668,10 @@ static void test_na_never_asked_not_learned(void **state)
 
 	peer_answers(h, H6_NA_SOLICITED | H6_NA_OVERRIDE, &h_peer_mac);
 	h6_inject(h, na_from(&h6_peer2, H6_NA_OVERRIDE, &h_peer_mac, &h6_all_nodes));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), -ENOENT);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer2), -ENOENT);
-	assert_int_equal(ctr(h, "nd6_rx_na_unknown"), 2);
-	assert_int_equal(ctr(h, "nd6_entries"), 0);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), -ENOENT);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer2), -ENOENT);
+	assert_int_equal(h6_ctr(h, "nd6_rx_na_unknown"), 2);
+	assert_int_equal(h6_ctr(h, "nd6_entries"), 0);
 }
 
 static void test_na_solicited_to_multicast(void **state)
@@ -704,8 +680,8 @@ static void test_na_solicited_to_multicast(void **state)
 
 	send_to_peer(h, 1);
 	h6_inject(h, na_from(&h6_peer, H6_NA_SOLICITED, &h_peer_mac, &h6_all_nodes));
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_INCOMPLETE);
-	assert_int_equal(ctr(h, "nd6_drop_solicited_mcast"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_drop_solicited_mcast"), 1);
 }
 
 static void test_na_incomplete_without_tlla(void **state)
@@ -714,8 +690,8 @@ static void test_na_incomplete_without_tlla(void **state)
 
 	send_to_peer(h, 1);
 	peer_answers(h, H6_NA_SOLICITED, NULL);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_INCOMPLETE);
-	assert_int_equal(ctr(h, "nd6_drop_na_no_tlla"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_drop_na_no_tlla"), 1);
 }
 
 static void test_na_multicast_tlla_refused(void **state)
@@ -724,8 +700,8 @@ static void test_na_multicast_tlla_refused(void **state)
 
 	send_to_peer(h, 1);
 	peer_answers(h, H6_NA_SOLICITED, &h_bcast_mac);
-	assert_int_equal(us_nd6_state(net(h), &h6_peer), US_ND6_INCOMPLETE);
-	assert_int_equal(ctr(h, "nd6_drop_bad_opt"), 1);
+	assert_int_equal(us_nd6_state(h6_net(h), &h6_peer), US_ND6_INCOMPLETE);
+	assert_int_equal(h6_ctr(h, "nd6_drop_bad_opt"), 1);
 }
 
 static void test_na_for_our_address_ignored(void **state)
@@ -733,8 +709,8 @@ static void test_na_for_our_address_ignored(void **state)
 	struct harness *h = *state;
 
 	h6_inject(h, na_from(&h6_our, H6_NA_OVERRIDE, &other_mac, &h6_all_nodes));
-	assert_int_equal(ctr(h, "nd6_rx_na_our_addr"), 1);
-	assert_true(us_ip6_is_local(net(h), &h6_our));
+	assert_int_equal(h6_ctr(h, "nd6_rx_na_our_addr"), 1);
+	assert_true(us_ip6_is_local(h6_net(h), &h6_our));
 }
 
 static void test_router_messages_dropped(void **state)
@@ -746,7 +722,7 @@ static void test_router_messages_dropped(void **state)
 	h6_inject(h, h6_icmp(&all, &h6_peer_ll, &h6_all_nodes, 255, msg, sizeof(msg)));
 	msg[0] = 137;
 	h6_inject(h, h6_icmp(&h_our_mac, &h6_peer_ll, &h6_our_ll, 255, msg, sizeof(msg)));
-	assert_int_equal(ctr(h, "nd6_drop_router"), 2);
+	assert_int_equal(h6_ctr(h, "nd6_drop_router"), 2);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -759,8 +735,8 @@ static void test_groups_not_joined_dropped_by_mac(void **state)
 	size_t n = h6_ns(msg, &h6_peer2, &h_peer_mac);
 
 	h6_inject(h, h6_icmp(&gmac, &h6_peer, &g, 255, msg, n));
-	assert_int_equal(ctr(h, "eth_drop_not_for_us"), 1);
-	assert_int_equal(ctr(h, "ip6_rx_packets"), 0);
+	assert_int_equal(h6_ctr(h, "eth_drop_not_for_us"), 1);
+	assert_int_equal(h6_ctr(h, "ip6_rx_packets"), 0);
 }
 
 /* Duplicate Address Detection (RFC 4862 5.4) */
@@ -776,19 +752,19 @@ static void test_dad_success(void **state)
 	assert_int_equal(h->port.ntx, 3);
 	assert_ns(h->port.tx[1], &h6_unspec, &g0, &m0, &h6_our_ll);
 	assert_ns(h->port.tx[2], &h6_unspec, &g1, &m1, &h6_our);
-	assert_int_equal(ctr(h, "dad_tx_ns"), 2);
-	assert_true(us_ip6_is_tentative(net(h), &h6_our));
-	assert_false(us_ip6_is_local(net(h), &h6_our));
-	assert_true(us_ip6_is_joined(net(h), &g1)); /* joined before the probe */
+	assert_int_equal(h6_ctr(h, "dad_tx_ns"), 2);
+	assert_true(us_ip6_is_tentative(h6_net(h), &h6_our));
+	assert_false(us_ip6_is_local(h6_net(h), &h6_our));
+	assert_true(us_ip6_is_joined(h6_net(h), &g1)); /* joined before the probe */
 	assert_int_equal(us_engine_dad_status(h->e, NULL, 0), -EAGAIN);
 	h_clear_tx(h);
 
 	h_advance(h, US_SEC(1) - US_MS(10));
-	assert_true(us_ip6_is_tentative(net(h), &h6_our));
+	assert_true(us_ip6_is_tentative(h6_net(h), &h6_our));
 	h_advance(h, US_MS(20));
-	assert_true(us_ip6_is_local(net(h), &h6_our));
-	assert_true(us_ip6_is_local(net(h), &h6_our_ll));
-	assert_int_equal(ctr(h, "dad_ok"), 2);
+	assert_true(us_ip6_is_local(h6_net(h), &h6_our));
+	assert_true(us_ip6_is_local(h6_net(h), &h6_our_ll));
+	assert_int_equal(h6_ctr(h, "dad_ok"), 2);
 	assert_int_equal(us_engine_dad_status(h->e, NULL, 0), 0);
 	/* Then announced (RFC 4861 7.2.6). */
 	assert_int_equal(h->port.ntx, 2);
@@ -803,8 +779,8 @@ static void test_dad_tentative_receives_nothing(void **state)
 	size_t n = h6_echo(msg, 1, 1, 8);
 
 	h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, n));
-	assert_int_equal(ctr(h, "ip6_drop_tentative"), 1);
-	assert_int_equal(ctr(h, "icmp6_echo_in"), 0);
+	assert_int_equal(h6_ctr(h, "ip6_drop_tentative"), 1);
+	assert_int_equal(h6_ctr(h, "icmp6_echo_in"), 0);
 	/* ND for it is no exception: a unicast source resolving it gets no
 	 * answer yet (RFC 4862 5.4.3). */
 	{
@@ -815,8 +791,8 @@ static void test_dad_tentative_receives_nothing(void **state)
 		n = h6_ns(msg, &h6_our, &h_peer_mac);
 		h6_inject(h, h6_icmp(&gm, &h6_peer, &g, 255, msg, n));
 		assert_int_equal(h->port.ntx, 0);
-		assert_int_equal(ctr(h, "nd6_rx_ns_tentative"), 1);
-		assert_true(us_ip6_is_tentative(net(h), &h6_our));
+		assert_int_equal(h6_ctr(h, "nd6_rx_ns_tentative"), 1);
+		assert_true(us_ip6_is_tentative(h6_net(h), &h6_our));
 	}
 }
 
@@ -829,14 +805,14 @@ static void test_dad_conflict_by_na(void **state)
 	h_clear_tx(h);
 	/* The owner defends its address (RFC 4861 7.2.4: to all nodes). */
 	h6_inject(h, na_from(&h6_our, H6_NA_OVERRIDE, &other_mac, &h6_all_nodes));
-	assert_int_equal(ctr(h, "dad_duplicate"), 1);
-	assert_false(us_ip6_is_tentative(net(h), &h6_our));
-	assert_false(us_ip6_is_local(net(h), &h6_our));
+	assert_int_equal(h6_ctr(h, "dad_duplicate"), 1);
+	assert_false(us_ip6_is_tentative(h6_net(h), &h6_our));
+	assert_false(us_ip6_is_local(h6_net(h), &h6_our));
 	assert_int_equal(us_engine_dad_status(h->e, dup, sizeof(dup)), -EADDRINUSE);
 	assert_string_equal(dup, "fd00:77::2");
 	/* The link-local address passes, and alone is announced. */
 	h_advance(h, US_SEC(1) + US_MS(10));
-	assert_true(us_ip6_is_local(net(h), &h6_our_ll));
+	assert_true(us_ip6_is_local(h6_net(h), &h6_our_ll));
 	assert_int_equal(h->port.ntx, 1);
 	assert_na(h->port.tx[0], &h6_our_ll, &h6_all_nodes, &all, H6_NA_OVERRIDE);
 	assert_int_equal(us_engine_dad_status(h->e, NULL, 0), -EADDRINUSE);
@@ -846,8 +822,8 @@ static void test_dad_conflict_by_na(void **state)
 		size_t n = h6_echo(msg, 1, 1, 8);
 
 		h6_inject(h, h6_icmp(&h_our_mac, &h6_peer, &h6_our, 64, msg, n));
-		assert_int_equal(ctr(h, "ip6_drop_not_for_us"), 1);
-		assert_int_equal(ctr(h, "icmp6_echo_in"), 0);
+		assert_int_equal(h6_ctr(h, "ip6_drop_not_for_us"), 1);
+		assert_int_equal(h6_ctr(h, "icmp6_echo_in"), 0);
 	}
 }
 
@@ -864,18 +840,18 @@ static void test_dad_conflict_by_ns_from_unspec(void **state)
 	/* Another node runs DAD for our link-local address at the same time. */
 	h6_inject(h, h6_icmp(&gm, &h6_unspec, &g, 255, msg, n));
 	assert_int_equal(h->port.ntx, 0);
-	assert_int_equal(ctr(h, "dad_duplicate"), 1);
+	assert_int_equal(h6_ctr(h, "dad_duplicate"), 1);
 	assert_int_equal(us_engine_dad_status(h->e, dup, sizeof(dup)), -EADDRINUSE);
 	assert_string_equal(dup, "fe80::ff:fe00:2");
 	h_advance(h, US_SEC(2));
-	assert_true(us_ip6_is_local(net(h), &h6_our));
-	assert_false(us_ip6_is_local(net(h), &h6_our_ll));
+	assert_true(us_ip6_is_local(h6_net(h), &h6_our));
+	assert_false(us_ip6_is_local(h6_net(h), &h6_our_ll));
 	/* Sources now skip the duplicate: link-local destinations get the
 	 * configured address. */
 	{
 		struct us_in6 src;
 
-		assert_int_equal(us_ip6_src_for(net(h), &h6_peer_ll, &src), 0);
+		assert_int_equal(us_ip6_src_for(h6_net(h), &h6_peer_ll, &src), 0);
 		assert_true(us_in6_eq(&src, &h6_our));
 	}
 }
@@ -904,18 +880,18 @@ static void test_source_selection(void **state)
 	struct harness *h = *state;
 	struct us_in6 src, ff05 = { .b = { 0xff, 0x05, [15] = 1 } };
 
-	assert_int_equal(us_ip6_src_for(net(h), &h6_peer_ll, &src), 0);
+	assert_int_equal(us_ip6_src_for(h6_net(h), &h6_peer_ll, &src), 0);
 	assert_true(us_in6_eq(&src, &h6_our_ll));
-	assert_int_equal(us_ip6_src_for(net(h), &h6_all_nodes, &src), 0);
+	assert_int_equal(us_ip6_src_for(h6_net(h), &h6_all_nodes, &src), 0);
 	assert_true(us_in6_eq(&src, &h6_our_ll));
-	assert_int_equal(us_ip6_src_for(net(h), &h6_peer, &src), 0);
+	assert_int_equal(us_ip6_src_for(h6_net(h), &h6_peer, &src), 0);
 	assert_true(us_in6_eq(&src, &h6_our));
-	assert_int_equal(us_ip6_src_for(net(h), &ff05, &src), 0);
+	assert_int_equal(us_ip6_src_for(h6_net(h), &ff05, &src), 0);
 	assert_true(us_in6_eq(&src, &h6_our));
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-#define TD(f) cmocka_unit_test_setup_teardown(f, setup_dad, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, h6_teardown)
+#define TD(f) cmocka_unit_test_setup_teardown(f, setup_dad, h6_teardown)
 
 int main(void)
 {
