@@ -80,6 +80,25 @@ uint32_t us_rss_hash_ipv4_tcp(const uint8_t *key, uint32_t src_ip, uint32_t dst_
 	return rss_softrss((uint32_t *)&t.v4, RTE_THASH_V4_L4_LEN, key);
 }
 
+uint32_t us_rss_hash_ipv6_tcp(const uint8_t *key, const uint8_t src[16], const uint8_t dst[16],
+			      uint16_t sport, uint16_t dport)
+{
+	/* The same CPU-order rule: each 32-bit word of the addresses loaded
+	 * from network order (rte_thash_load_v6_addrs does that from a
+	 * header), the ports host order.  Toeplitz over 36 bytes needs a
+	 * 40-byte key at least, which every key we use is. */
+	union rte_thash_tuple t;
+	struct rte_ipv6_hdr ip;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(ip.src_addr, src, 16);
+	memcpy(ip.dst_addr, dst, 16);
+	rte_thash_load_v6_addrs(&ip, &t);
+	t.v6.sport = sport;
+	t.v6.dport = dport;
+	return rss_softrss((uint32_t *)&t.v6, RTE_THASH_V6_L4_LEN, key);
+}
+
 uint32_t us_rss_hash_ipv4(const uint8_t *key, uint32_t src_ip, uint32_t dst_ip)
 {
 	union rte_thash_tuple t;

@@ -56,6 +56,11 @@ int us_rss_init(struct us_rss *rss, const uint8_t *key, size_t key_len, uint16_t
  * computes it for RTE_ETH_RSS_NONFRAG_IPV4_TCP.  key must hold >= 16 bytes. */
 uint32_t us_rss_hash_ipv4_tcp(const uint8_t *key, uint32_t src_ip, uint32_t dst_ip,
 			      uint16_t sport, uint16_t dport);
+/* Toeplitz hash of an IPv6/TCP packet src->dst (addresses network order, as
+ * in the header; ports host order), as a NIC computes it for
+ * RTE_ETH_RSS_NONFRAG_IPV6_TCP.  key must hold >= 40 bytes. */
+uint32_t us_rss_hash_ipv6_tcp(const uint8_t *key, const uint8_t src[16], const uint8_t dst[16],
+			      uint16_t sport, uint16_t dport);
 /* Toeplitz hash of the IPv4 addresses only (RTE_ETH_RSS_IPV4, non-TCP). */
 uint32_t us_rss_hash_ipv4(const uint8_t *key, uint32_t src_ip, uint32_t dst_ip);
 /* The queue a hash selects: reta[hash % reta_size] (the low bits, as NICs

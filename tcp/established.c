@@ -402,7 +402,7 @@ static void rcvq_append(struct tcp_conn *c, struct rte_mbuf *m, uint32_t skip, u
  * segment go now, the one at its end by the usual rule. */
 static void ack_inside_coalesced(struct tcp_conn *c, uint32_t len)
 {
-	uint32_t step = 2u * tcp_our_mss(c->ts);
+	uint32_t step = 2u * tcp_our_mss(c->ts, tcb_is_v6(c));
 	uint32_t off = c->unacked_bytes < step ? step - c->unacked_bytes : step;
 
 	c->ts->stats.rx_coalesced_segs++;
@@ -498,7 +498,7 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 		return;
 	}
 	if (len > 0) {
-		if (unlikely(len > tcp_our_mss(c->ts)))
+		if (unlikely(len > tcp_our_mss(c->ts, tcb_is_v6(c))))
 			ack_inside_coalesced(c, len);
 		rcvq_append(c, m, seg->skip, len);
 		c->rcv_nxt += len;

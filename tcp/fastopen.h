@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stack/base/in6.h"
+
 /* Types */
 
 /* RFC 7413 4.1.1: kind 34; RFC 6994 shared experimental kind 254 with the
@@ -144,9 +146,9 @@ int tfo_keys_parse(const char *s, struct tfo_keys *k, char *err, size_t errlen);
 int tfo_keys_format(const struct tfo_keys *k, char *buf, size_t len);
 int tfo_keys_maybe_rotate(struct tfo_keys *k, uint64_t now_ns);
 void tfo_keys_wipe(struct tfo_keys *k);
-void tfo_cookie_make(const struct tfo_keys *k, uint32_t client_ip,
+void tfo_cookie_make(const struct tfo_keys *k, const struct us_in6 *client_ip,
 		     uint8_t out[TFO_SERVER_COOKIE_LEN]);
-enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, uint32_t client_ip,
+enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, const struct us_in6 *client_ip,
 					 const uint8_t *cookie, size_t len);
 
 /* Server admission (tcp/fastopen_cookie.c) */
@@ -160,14 +162,14 @@ const char *tfo_admit_name(enum tfo_admit a);
 struct tfo_cache *tfo_cache_create(uint32_t capacity, uint64_t neg_ttl_ns,
 				   struct tfo_counters *ctr);
 void tfo_cache_free(struct tfo_cache *c);
-enum tfo_cache_status tfo_cache_lookup(struct tfo_cache *c, uint32_t server_ip,
+enum tfo_cache_status tfo_cache_lookup(struct tfo_cache *c, const struct us_in6 *server_ip,
 				       uint64_t now_ns, struct tfo_cache_entry_view *out);
-int tfo_cache_store(struct tfo_cache *c, uint32_t server_ip, const uint8_t *cookie,
+int tfo_cache_store(struct tfo_cache *c, const struct us_in6 *server_ip, const uint8_t *cookie,
 		    size_t cookie_len, uint16_t mss);
-int tfo_cache_mark_unfriendly(struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns);
+int tfo_cache_mark_unfriendly(struct tfo_cache *c, const struct us_in6 *server_ip, uint64_t now_ns);
 uint32_t tfo_cache_count(const struct tfo_cache *c);
 uint16_t tfo_syn_data_limit(const struct tfo_cache_entry_view *e);
 /* A cookie usable now for server_ip (no side effects). */
-bool tfo_cache_has_cookie(const struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns);
+bool tfo_cache_has_cookie(const struct tfo_cache *c, const struct us_in6 *server_ip, uint64_t now_ns);
 
 #endif /* US_TCP_FASTOPEN_H */

@@ -1,7 +1,7 @@
 /* tcp/fastopen_cache.c: the client's Fast Open cookie cache (RFC 7413 4.1.3),
  * one per engine, so no locks.
  *
- * Keyed by the server's IPv4 address (network order).  Each entry holds the
+ * Keyed by the server's address (IPv4 v4-mapped, tcp.h).  Each entry holds the
  * server's cookie (4..16 bytes), the MSS it advertised (RFC 7413 4.1.3: so
  * the next SYN carries no more data than the server takes) and a negative
  * mark: RFC 7413 4.1.3 says the client MUST cache negative responses (SYN
@@ -23,7 +23,7 @@
 #define NIL UINT32_MAX
 
 struct tfo_ent {
-	uint32_t ip;
+	struct us_in6 ip;
 	uint32_t hnext;       /* hash chain, or free list */
 	uint32_t prev, next;  /* LRU list: prev towards the MRU head */
 	uint64_t neg_until_ns;
@@ -42,9 +42,14 @@ struct tfo_cache {
 	struct tfo_ent ents[];
 };
 
-static uint32_t bucket_of(const struct tfo_cache *c, uint32_t ip)
+/* The servers are the ones we connect to, not chosen by a peer: an
+ * unkeyed hash is enough. */
+static uint32_t bucket_of(const struct tfo_cache *c, const struct us_in6 *ip)
 {
-	uint32_t h = ip * 0x9e3779b1u; /* Fibonacci hashing */
+	uint32_t w[4], h;
+
+	memcpy(w, ip->b, sizeof(w));
+	h = (w[0] ^ w[1] ^ w[2] ^ w[3]) * 0x9e3779b1u; /* Fibonacci hashing */
 
 	return (h ^ h >> 16) & c->mask;
 }
@@ -96,11 +101,11 @@ uint32_t tfo_cache_count(const struct tfo_cache *c)
 	return c->count;
 }
 
-static uint32_t find(const struct tfo_cache *c, uint32_t ip)
+static uint32_t find(const struct tfo_cache *c, const struct us_in6 *ip)
 {
 	uint32_t i = c->buckets[bucket_of(c, ip)];
 
-	while (i != NIL && c->ents[i].ip != ip)
+	while (i != NIL && !us_in6_eq(&c->ents[i].ip, ip))
 		i = c->ents[i].hnext;
 	return i;
 }
@@ -142,7 +147,7 @@ static void touch(struct tfo_cache *c, uint32_t i)
 
 static void hash_unlink(struct tfo_cache *c, uint32_t i)
 {
-	uint32_t *pp = &c->buckets[bucket_of(c, c->ents[i].ip)];
+	uint32_t *pp = &c->buckets[bucket_of(c, &c->ents[i].ip)];
 
 	while (*pp != i)
 		pp = &c->ents[*pp].hnext;
@@ -150,7 +155,7 @@ static void hash_unlink(struct tfo_cache *c, uint32_t i)
 }
 
 /* A fresh entry for ip, evicting the LRU entry when full. */
-static uint32_t alloc_ent(struct tfo_cache *c, uint32_t ip)
+static uint32_t alloc_ent(struct tfo_cache *c, const struct us_in6 *ip)
 {
 	uint32_t i = c->free, b;
 
@@ -164,7 +169,7 @@ static uint32_t alloc_ent(struct tfo_cache *c, uint32_t ip)
 		c->ctr->cli_cache_evictions++;
 	}
 	memset(&c->ents[i], 0, sizeof(c->ents[i]));
-	c->ents[i].ip = ip;
+	c->ents[i].ip = *ip;
 	b = bucket_of(c, ip);
 	c->ents[i].hnext = c->buckets[b];
 	c->buckets[b] = i;
@@ -172,7 +177,7 @@ static uint32_t alloc_ent(struct tfo_cache *c, uint32_t ip)
 	return i;
 }
 
-static uint32_t find_or_alloc(struct tfo_cache *c, uint32_t ip)
+static uint32_t find_or_alloc(struct tfo_cache *c, const struct us_in6 *ip)
 {
 	uint32_t i = find(c, ip);
 
@@ -185,7 +190,7 @@ static uint32_t find_or_alloc(struct tfo_cache *c, uint32_t ip)
 /* What to put in the next SYN to server_ip.  out always gets the cached MSS
  * (0 if unknown) and the cookie, if any, so tfo_syn_data_limit(out) works on
  * every path.  A negative mark whose time has come is cleared here. */
-enum tfo_cache_status tfo_cache_lookup(struct tfo_cache *c, uint32_t server_ip,
+enum tfo_cache_status tfo_cache_lookup(struct tfo_cache *c, const struct us_in6 *server_ip,
 				       uint64_t now_ns, struct tfo_cache_entry_view *out)
 {
 	uint32_t i = find(c, server_ip);
@@ -218,7 +223,7 @@ enum tfo_cache_status tfo_cache_lookup(struct tfo_cache *c, uint32_t server_ip,
  * none advertised) from a SYN-ACK; both replace what was cached.  A negative
  * mark is kept until it expires: one good handshake does not prove that SYN
  * data gets through.  Returns 0 or -EINVAL. */
-int tfo_cache_store(struct tfo_cache *c, uint32_t server_ip, const uint8_t *cookie,
+int tfo_cache_store(struct tfo_cache *c, const struct us_in6 *server_ip, const uint8_t *cookie,
 		    size_t cookie_len, uint16_t mss)
 {
 	struct tfo_ent *e;
@@ -237,7 +242,7 @@ int tfo_cache_store(struct tfo_cache *c, uint32_t server_ip, const uint8_t *cook
 /* RFC 7413 4.1.3: SYN data timed out, or an ICMP error came back: no Fast
  * Open to this server until now_ns + neg_ttl_ns.  The cookie is kept for
  * when the mark expires. */
-int tfo_cache_mark_unfriendly(struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns)
+int tfo_cache_mark_unfriendly(struct tfo_cache *c, const struct us_in6 *server_ip, uint64_t now_ns)
 {
 	struct tfo_ent *e = &c->ents[find_or_alloc(c, server_ip)];
 
@@ -258,7 +263,7 @@ uint16_t tfo_syn_data_limit(const struct tfo_cache_entry_view *e)
  * no negative mark in force)?  A peek for callers that must know before
  * they queue data (us_sendto with MSG_FASTOPEN): no counter moves, the LRU
  * order stays, an expired mark is left for tfo_cache_lookup to clear. */
-bool tfo_cache_has_cookie(const struct tfo_cache *c, uint32_t server_ip, uint64_t now_ns)
+bool tfo_cache_has_cookie(const struct tfo_cache *c, const struct us_in6 *server_ip, uint64_t now_ns)
 {
 	uint32_t i = find(c, server_ip);
 	const struct tfo_ent *e;

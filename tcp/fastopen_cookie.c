@@ -308,17 +308,19 @@ int tfo_keys_format(const struct tfo_keys *k, char *buf, size_t len)
 
 /* Cookies */
 
-static void mac(const uint8_t key[TFO_KEY_LEN], uint32_t client_ip,
+/* The MAC of the address as it lies in its header: IPv4's 4 bytes (so an
+ * IPv4 cookie is what it was before IPv6), IPv6's 16. */
+static void mac(const uint8_t key[TFO_KEY_LEN], const struct us_in6 *client_ip,
 		uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
-	uint8_t in[sizeof(client_ip)];
-
-	memcpy(in, &client_ip, sizeof(in)); /* network order, as in the header */
-	crypto_shorthash(out, in, sizeof(in), key);
+	if (us_in6_is_v4mapped(client_ip))
+		crypto_shorthash(out, client_ip->b + 12, 4, key);
+	else
+		crypto_shorthash(out, client_ip->b, sizeof(client_ip->b), key);
 }
 
-/* client_ip is in network byte order, as it lies in the IPv4 header. */
-void tfo_cookie_make(const struct tfo_keys *k, uint32_t client_ip,
+/* client_ip: IPv4 v4-mapped (tcp.h). */
+void tfo_cookie_make(const struct tfo_keys *k, const struct us_in6 *client_ip,
 		     uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
 	mac(k->primary, client_ip, out);
@@ -327,7 +329,7 @@ void tfo_cookie_make(const struct tfo_keys *k, uint32_t client_ip,
 /* RFC 7413 4.1.2: valid if it is the MAC of the client's address under the
  * primary or the backup key.  Compared in constant time so that a forger
  * learns nothing from timing. */
-enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, uint32_t client_ip,
+enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, const struct us_in6 *client_ip,
 					 const uint8_t *cookie, size_t len)
 {
 	uint8_t want[TFO_SERVER_COOKIE_LEN];

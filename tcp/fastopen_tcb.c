@@ -131,7 +131,7 @@ static void tfo_grant_cookie(struct tcp_conn *c, const struct tcp_seg *seg)
 	o->type = TFO_OPT_COOKIE;
 	o->exp = seg->tfo.exp;
 	o->cookie_len = TFO_SERVER_COOKIE_LEN;
-	tfo_cookie_make(&c->ts->tfo.keys, rte_cpu_to_be_32(seg->src_ip), o->cookie);
+	tfo_cookie_make(&c->ts->tfo.keys, &seg->src_ip, o->cookie);
 	c->ts->tfo.ctr.srv_cookies_sent++;
 }
 
@@ -178,7 +178,7 @@ struct rte_mbuf *tcp_tfo_server_syn(struct tcp_conn *l, struct tcp_conn *c, stru
 		return m;
 	}
 	if (l->tfo.lst.enabled)
-		v = tfo_cookie_check(&l->ts->tfo.keys, rte_cpu_to_be_32(seg->src_ip), o->cookie,
+		v = tfo_cookie_check(&l->ts->tfo.keys, &seg->src_ip, o->cookie,
 				     o->cookie_len);
 	/* Each refusal is counted by name in tfo_server_admit. */
 	a = tfo_server_admit(&l->tfo.lst, v != TFO_COOKIE_INVALID, flood);
@@ -260,9 +260,9 @@ unsigned tcp_tfo_write_option(struct tcp_conn *c, uint8_t *o, unsigned room)
 
 /* Client */
 
-static uint32_t tfo_server_key(const struct tcp_conn *c)
+static const struct us_in6 *tfo_server_key(const struct tcp_conn *c)
 {
-	return rte_cpu_to_be_32(c->remote_ip);
+	return &c->remote_ip;
 }
 
 void tcp_tfo_client_connect(struct tcp_conn *c, bool asked)
@@ -290,7 +290,7 @@ void tcp_tfo_client_connect(struct tcp_conn *c, bool asked)
 	memcpy(c->tfo.syn_opt.cookie, e.cookie, e.cookie_len);
 	/* RFC 7413 4.1.3: no more than the server's cached MSS (536 without
 	 * one); options count against it (RFC 6691). */
-	limit = RTE_MIN((uint32_t)tfo_syn_data_limit(&e), (uint32_t)tcp_our_mss(ts));
+	limit = RTE_MIN((uint32_t)tfo_syn_data_limit(&e), (uint32_t)tcp_our_mss(ts, tcb_is_v6(c)));
 	opts = tcp_options_write(c, TH_SYN, 0, scratch);
 	c->tfo.syn_data_max = limit > opts ? limit - opts : 0;
 }
@@ -389,9 +389,9 @@ void tcp_tfo_client_icmp(struct tcp_conn *c)
 		tfo_cache_mark_unfriendly(tf->cache, tfo_server_key(c), tcp_now(c));
 }
 
-bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, uint32_t dst_ip)
+bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, const struct us_in6 *dst_ip)
 {
 	/* Keyed as tfo_server_key() keys a connection's lookups. */
-	return tfo_cache_has_cookie(ts->tfo.cache, rte_cpu_to_be_32(dst_ip),
+	return tfo_cache_has_cookie(ts->tfo.cache, dst_ip,
 				    us_timer_now(ts->env.wheel));
 }

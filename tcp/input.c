@@ -11,17 +11,14 @@
 
 /* Validates m (data at the TCP header) and fills seg; 0 or -errno with the
  * drop counted.  m is not consumed here. */
-static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
-		 struct tcp_seg *seg)
+static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *src,
+		 const struct us_in6 *dst, struct tcp_seg *seg)
 {
-	uint32_t ihl = (uint32_t)(ip->version_ihl & 0x0f) * 4;
-	uint32_t tot = rte_be_to_cpu_16(ip->total_length);
-	uint32_t tcp_len = tot > ihl ? tot - ihl : 0;
+	/* The IP layers cut link-layer padding off: the mbuf is the segment. */
+	uint32_t tcp_len = rte_pktmbuf_pkt_len(m);
 	const struct rte_tcp_hdr *th;
 	uint32_t hlen;
 
-	/* Link-layer padding may make the mbuf longer than the IP datagram;
-	 * the checksum and the payload go by the IP length. */
 	if (tcp_len < sizeof(*th) || m->pkt_len < tcp_len) {
 		ts->stats.drop_short++;
 		return -EINVAL;
@@ -40,11 +37,11 @@ static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4
 		ts->stats.drop_split_header++;
 		return -EINVAL;
 	}
-	seg->src_ip = rte_be_to_cpu_32(ip->src_addr);
-	seg->dst_ip = rte_be_to_cpu_32(ip->dst_addr);
+	seg->src_ip = *src;
+	seg->dst_ip = *dst;
 	if ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
 	    ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
-	     tcp_sum(m, seg->src_ip, seg->dst_ip, tcp_len) != 0xffff)) {
+	     tcp_sum(m, src, dst, tcp_len) != 0xffff)) {
 		ts->stats.drop_bad_csum++;
 		return -EINVAL;
 	}
@@ -91,7 +88,7 @@ static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct
 
 	if ((seg->flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN)
 		return false;
-	l = tcp_listener_lookup(ts, seg->dst_ip, seg->dport);
+	l = tcp_listener_lookup(ts, &seg->dst_ip, seg->dport);
 	if (l == NULL || tcp_syncookie_wanted(l) || !tcp_time_wait_syn_ok(c, seg)) {
 		ts->stats.timewait_syn_refused++; /* the old rules answer it */
 		return false;
@@ -101,18 +98,19 @@ static bool input_time_wait_syn(struct tcp_stack *ts, struct tcp_conn *c, struct
 	return true;
 }
 
-void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *src,
+	       const struct us_in6 *dst)
 {
 	struct tcp_seg seg;
 	struct tcp_conn *c;
 
 	tcp_enter(ts);
 	ts->stats.rx_segs++;
-	if (parse(ts, m, ip, &seg) < 0) {
+	if (parse(ts, m, src, dst, &seg) < 0) {
 		rte_pktmbuf_free(m);
 		goto out;
 	}
-	c = tcp_table_lookup(ts, seg.dst_ip, seg.dport, seg.src_ip, seg.sport);
+	c = tcp_table_lookup(ts, &seg.dst_ip, seg.dport, &seg.src_ip, seg.sport);
 	/* TIME-WAIT reuse (RFC 6191): see input_time_wait_syn. */
 	if (c != NULL && c->state == TCP_TIME_WAIT && input_time_wait_syn(ts, c, m, &seg))
 		goto out;
@@ -124,7 +122,7 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_h
 		tcb_notify(c);
 		goto out;
 	}
-	c = tcp_listener_lookup(ts, seg.dst_ip, seg.dport);
+	c = tcp_listener_lookup(ts, &seg.dst_ip, seg.dport);
 	if (c != NULL) {
 		input_listen(c, m, &seg, NULL);
 		goto out;
@@ -188,7 +186,7 @@ static struct tcp_conn *new_embryo(struct tcp_conn *l, const struct tcp_seg *seg
 	l->embryos++;
 	take_syn(c, seg);
 	c->iss = tw_iss != NULL ? *tw_iss :
-		 tcp_isn(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port);
+		 tcp_isn(ts, &c->local_ip, c->local_port, &c->remote_ip, c->remote_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
 	tcp_table_insert(ts, c);

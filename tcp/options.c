@@ -171,7 +171,7 @@ void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 	/* RFC 9293 3.7.1: Eff.snd.MSS = min(SendMSS + 20, MMS_S) - TCPhdrsize,
 	 * MMS_S from the route MTU; the header carries the timestamps. */
-	c->mss = RTE_MIN(peer, (uint32_t)tcp_our_mss(c->ts));
+	c->mss = RTE_MIN(peer, (uint32_t)tcp_our_mss(c->ts, tcb_is_v6(c)));
 	if (c->ts_ok)
 		c->mss -= TCP_TS_OPT_SPACE;
 }
@@ -224,7 +224,7 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 	bool ws = offer ? cfg->wscale : c->ws_ok;
 	bool sack = offer ? cfg->sack : c->sack_ok;
 	bool ts = offer ? cfg->timestamps : c->ts_ok;
-	uint16_t mss = tcp_our_mss(c->ts);
+	uint16_t mss = tcp_our_mss(c->ts, tcb_is_v6(c));
 	unsigned n = 0;
 
 	o[n++] = TCPOPT_MSS;

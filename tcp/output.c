@@ -23,17 +23,40 @@
 /* Payloads up to this many bytes are copied, not referenced (see above). */
 #define TCP_TX_COPY_MAX 512u
 
-uint16_t tcp_our_mss(const struct tcp_stack *ts)
+uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6)
 {
-	/* RFC 9293 3.7.1: MSS = MTU - fixed IP and TCP headers. */
-	return (uint16_t)(ts->env.mtu > 40 + TCP_DEFAULT_MSS ? ts->env.mtu - 40u : TCP_DEFAULT_MSS);
+	/* RFC 9293 3.7.1: MSS = MTU - fixed IP and TCP headers (RFC 8200's
+	 * fixed header is 40 bytes, IPv4's 20). */
+	uint32_t hdrs = v6 ? 60u : 40u;
+
+	return (uint16_t)(ts->env.mtu > hdrs + TCP_DEFAULT_MSS ? ts->env.mtu - hdrs
+							       : TCP_DEFAULT_MSS);
 }
 
-uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uint32_t len)
+/* The pseudo-header's addresses, summed as 16-bit words in memory order:
+ * IPv4's two (RFC 9293 3.1) or IPv6's 32 bytes (RFC 8200 8.1). */
+static uint32_t phdr_addr_sum(const struct us_in6 *src, const struct us_in6 *dst)
 {
-	uint32_t s = rte_cpu_to_be_32(src_ip), d = rte_cpu_to_be_32(dst_ip);
-	uint32_t sum = (s & 0xffff) + (s >> 16) + (d & 0xffff) + (d >> 16) +
-		       rte_cpu_to_be_16(IPPROTO_TCP) + rte_cpu_to_be_16((uint16_t)len);
+	unsigned from = us_in6_is_v4mapped(dst) ? 12 : 0;
+	uint32_t sum = 0;
+
+	for (unsigned i = from; i < 16; i += 2) {
+		uint16_t a, b;
+
+		memcpy(&a, src->b + i, 2);
+		memcpy(&b, dst->b + i, 2);
+		sum += (uint32_t)a + b;
+	}
+	return sum;
+}
+
+uint16_t tcp_sum(const struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
+		 uint32_t len)
+{
+	/* The length is 16 bits over IPv4, 32 over IPv6; a segment is below
+	 * 64 KiB either way, so the same word. */
+	uint32_t sum = phdr_addr_sum(src, dst) + rte_cpu_to_be_16(IPPROTO_TCP) +
+		       rte_cpu_to_be_16((uint16_t)len);
 	uint16_t raw = 0;
 
 	/* A segment in its first mbuf (a received frame, a sent one whose
@@ -57,7 +80,7 @@ uint32_t tcp_rcv_window(struct tcp_conn *c)
 {
 	uint32_t rcvbuf = c->rcvbuf;
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
-	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
+	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts, tcb_is_v6(c)));
 	uint32_t edge;
 
 	space = RTE_MIN(space, tcp_max_rcv_wnd(c)); /* RFC 7323 2.2 */
@@ -153,8 +176,9 @@ static __rte_always_inline int add_payload(struct tcp_conn *c, struct rte_mbuf *
 }
 
 struct seg_spec {
-	uint32_t lip, rip;
+	const struct us_in6 *lip, *rip;
 	uint16_t lport, rport;
+	uint32_t flow_label;
 	uint32_t seq, ack;
 	uint8_t flags;
 	uint16_t wnd;
@@ -212,7 +236,9 @@ static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const st
 	}
 	if (sp->flags & TH_RST)
 		ts->stats.resets_sent++;
-	ts->env.output(ts->env.ctx, h, sp->lip, sp->rip);
+	ts->env.output(ts->env.ctx, h,
+		       &(struct tcp_out_addr){ .src = *sp->lip, .dst = *sp->rip,
+					       .flow_label = sp->flow_label });
 }
 
 /* A SYN sent again, or data or a FIN below SND.MAX. */
@@ -230,8 +256,8 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	struct tcp_stack *ts = c->ts;
 	uint8_t opt[40];
 	struct seg_spec sp = {
-		.lip = c->local_ip, .rip = c->remote_ip,
-		.lport = c->local_port, .rport = c->remote_port,
+		.lip = &c->local_ip, .rip = &c->remote_ip,
+		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
 		.seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
 	};
 	struct rte_mbuf *h;
@@ -300,8 +326,8 @@ int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
 	/* The right edge stays where it was advertised (RFC 9293 3.8.6.2.2). */
 	uint32_t wnd = SEQ_GT(c->rcv_adv, ack) ? (c->rcv_adv - ack) >> c->rcv_wscale : 0;
 	struct seg_spec sp = {
-		.lip = c->local_ip, .rip = c->remote_ip,
-		.lport = c->local_port, .rport = c->remote_port,
+		.lip = &c->local_ip, .rip = &c->remote_ip,
+		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
 		.seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
 		.wnd = (uint16_t)RTE_MIN(wnd, TCP_MAX_WIN),
 	};
@@ -340,8 +366,9 @@ int tcp_send_rst(struct tcp_conn *c)
 void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg)
 {
 	struct seg_spec sp = {
-		.lip = seg->dst_ip, .rip = seg->src_ip,
+		.lip = &seg->dst_ip, .rip = &seg->src_ip,
 		.lport = seg->dport, .rport = seg->sport,
+		.flow_label = tcp_flow_label(ts, &seg->dst_ip, seg->dport, &seg->src_ip, seg->sport),
 	};
 	struct rte_mbuf *h;
 
@@ -451,12 +478,13 @@ static bool small_unacked(const struct tcp_conn *c)
  * MSS only, and only in the open (no duplicate ACKs, no recovery, no resend
  * after an RTO): the frames on the wire are exactly those per-MSS output
  * sends, a retransmission stays one MSS and the tail of the queue still
- * goes through Nagle and SWS avoidance on its own. */
+ * goes through Nagle and SWS avoidance on its own.  IPv4 only: the
+ * port's segmentation (stack/net/gso.c) cuts TCP over IPv4. */
 static uint32_t gso_len(const struct tcp_conn *c, uint32_t avail)
 {
 	uint32_t max = c->ts->env.gso_max;
 
-	if (likely(max <= c->mss) || c->dupacks != 0 || c->in_recovery ||
+	if (likely(max <= c->mss) || tcb_is_v6(c) || c->dupacks != 0 || c->in_recovery ||
 	    c->snd_nxt != c->snd_max)
 		return c->mss;
 	avail = RTE_MIN(avail, max);

@@ -8,7 +8,7 @@
 
 #include "tcp/tcb.h"
 
-void tcp_conn_local(const struct tcp_conn *c, uint32_t *ip, uint16_t *port)
+void tcp_conn_local(const struct tcp_conn *c, struct us_in6 *ip, uint16_t *port)
 {
 	*ip = c->local_ip;
 	*port = c->local_port;

@@ -14,9 +14,18 @@
 #define COOKIE_CNT_SHIFT 24u
 #define COOKIE_MAX_AGE 1u /* periods: the current and the previous one */
 
-/* The peer MSS values a cookie can say (like Linux's IPv4 table: the
- * minimum, and the common values below Ethernet's 1460). */
-static const uint16_t mss_table[1u << COOKIE_IDX_BITS] = { 536, 1300, 1440, 1460 };
+/* The peer MSS values a cookie can say, per family (like Linux's tables:
+ * IPv4's minimum and the common values below Ethernet's 1460; IPv6's
+ * minimum link, a tunnel, Ethernet and a jumbo frame, less 60). */
+static const uint16_t mss_table[2][1u << COOKIE_IDX_BITS] = {
+	{ 536, 1300, 1440, 1460 },
+	{ 1280 - 60, 1480 - 60, 1500 - 60, 9000 - 60 },
+};
+
+static const uint16_t *mss_table_of(const struct tcp_seg *seg)
+{
+	return mss_table[!us_in6_is_v4mapped(&seg->src_ip)];
+}
 
 void tcp_syncookie_init(struct tcp_stack *ts)
 {
@@ -43,16 +52,18 @@ static uint32_t now_ms(const struct tcp_stack *ts)
 static uint32_t cookie_hash(const struct tcp_stack *ts, const struct tcp_seg *seg,
 			    const uint32_t *extra, unsigned n)
 {
-	uint8_t in[12 + 3 * 4], out[crypto_shorthash_BYTES];
+	/* The addresses as they lie in the header: 4 bytes for IPv4, 16. */
+	unsigned alen = us_in6_is_v4mapped(&seg->src_ip) ? 4 : 16, from = 16 - alen;
+	uint8_t in[36 + 3 * 4], out[crypto_shorthash_BYTES];
 	uint32_t h;
 
-	memcpy(in, &seg->dst_ip, 4);
-	memcpy(in + 4, &seg->src_ip, 4);
-	memcpy(in + 8, &seg->dport, 2);
-	memcpy(in + 10, &seg->sport, 2);
+	memcpy(in, seg->dst_ip.b + from, alen);
+	memcpy(in + alen, seg->src_ip.b + from, alen);
+	memcpy(in + 2 * alen, &seg->dport, 2);
+	memcpy(in + 2 * alen + 2, &seg->sport, 2);
 	if (n > 0)
-		memcpy(in + 12, extra, 4 * n);
-	crypto_shorthash(out, in, 12 + 4 * n, ts->syncookie_key);
+		memcpy(in + 2 * alen + 4, extra, 4 * n);
+	crypto_shorthash(out, in, 2 * alen + 4 + 4 * n, ts->syncookie_key);
 	memcpy(&h, out, sizeof(h));
 	return h;
 }
@@ -87,16 +98,16 @@ uint16_t tcp_syncookie_check(const struct tcp_stack *ts, const struct tcp_seg *a
 	if (((v >> COOKIE_IDX_BITS) & COOKIE_MAC_MASK) !=
 	    cookie_mac(ts, ack, ack->seq - 1, counter - age, idx))
 		return 0;
-	return mss_table[idx];
+	return mss_table_of(ack)[idx];
 }
 
 /* The largest table entry not above the peer's MSS (the smallest entry
  * for a smaller one, as Linux does). */
-static unsigned mss_index(uint16_t mss)
+static unsigned mss_index(const uint16_t *table, uint16_t mss)
 {
-	unsigned i = RTE_DIM(mss_table) - 1;
+	unsigned i = RTE_DIM(mss_table[0]) - 1;
 
-	while (i > 0 && mss < mss_table[i])
+	while (i > 0 && mss < table[i])
 		i--;
 	return i;
 }
@@ -177,7 +188,7 @@ void tcp_syncookie_send(struct tcp_conn *l, const struct tcp_seg *seg)
 	struct tcp_stack *ts = l->ts;
 	struct tcp_conn tmp;
 	uint16_t mss = seg->mss ? seg->mss : TCP_DEFAULT_MSS; /* RFC 9293 3.7.1 */
-	unsigned idx = mss_index(mss);
+	unsigned idx = mss_index(mss_table_of(seg), mss);
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.ts = ts;
@@ -187,6 +198,8 @@ void tcp_syncookie_send(struct tcp_conn *l, const struct tcp_seg *seg)
 	tmp.local_port = seg->dport;
 	tmp.remote_ip = seg->src_ip;
 	tmp.remote_port = seg->sport;
+	tmp.flow_label = tcp_flow_label(ts, &tmp.local_ip, tmp.local_port, &tmp.remote_ip,
+					tmp.remote_port);
 	tcp_timer_init(&tmp);
 	tcp_options_negotiate(&tmp, seg);
 	if (tmp.ts_ok) {

@@ -242,19 +242,42 @@ void tcp_leave(struct tcp_stack *ts)
 	}
 }
 
-/* RFC 6528: ISN = M + F(localip, localport, remoteip, remoteport, secretkey),
- * M a 4 microsecond clock (here the wheel's now), F SipHash (libsodium). */
-uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
-		 uint16_t rport)
+/* SipHash-2-4 (libsodium) of a 4-tuple under key: the addresses as they
+ * lie in their headers (IPv4's 4 bytes, IPv6's 16), then the ports. */
+static uint32_t tuple_mac(const unsigned char *key, const struct us_in6 *lip, uint16_t lport,
+			  const struct us_in6 *rip, uint16_t rport)
 {
-	uint8_t in[12], out[crypto_shorthash_BYTES];
+	unsigned alen = us_in6_is_v4mapped(rip) ? 4 : 16, from = 16 - alen;
+	uint8_t in[36], out[crypto_shorthash_BYTES];
 	uint32_t f;
 
-	memcpy(in, &lip, 4);
-	memcpy(in + 4, &rip, 4);
-	memcpy(in + 8, &lport, 2);
-	memcpy(in + 10, &rport, 2);
-	crypto_shorthash(out, in, sizeof(in), ts->isn_key);
+	memcpy(in, lip->b + from, alen);
+	memcpy(in + alen, rip->b + from, alen);
+	memcpy(in + 2 * alen, &lport, 2);
+	memcpy(in + 2 * alen + 2, &rport, 2);
+	crypto_shorthash(out, in, 2 * alen + 4, key);
 	memcpy(&f, out, sizeof(f));
-	return f + (uint32_t)(us_timer_now(ts->env.wheel) / 4000u);
+	return f;
+}
+
+/* RFC 6528: ISN = M + F(localip, localport, remoteip, remoteport, secretkey),
+ * M a 4 microsecond clock (here the wheel's now), F SipHash (libsodium). */
+uint32_t tcp_isn(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+		 const struct us_in6 *rip, uint16_t rport)
+{
+	return tuple_mac(ts->isn_key, lip, lport, rip, rport) +
+	       (uint32_t)(us_timer_now(ts->env.wheel) / 4000u);
+}
+
+/* RFC 6437 3: a flow's label is a hash of its 5-tuple with a secret, so
+ * that a router's ECMP keeps the flow on one path and an outsider cannot
+ * guess it; 20 bits under a key of its own (a label is seen on the wire,
+ * an ISN's hash must not be).  Like Linux's auto flow labels, never 0 (0
+ * means "no label"). */
+uint32_t tcp_flow_label(const struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+			const struct us_in6 *rip, uint16_t rport)
+{
+	uint32_t f = tuple_mac(ts->flow_key, lip, lport, rip, rport) & 0xfffffu;
+
+	return f != 0 ? f : 1;
 }

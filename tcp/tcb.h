@@ -172,7 +172,7 @@ struct tcp_seg {
 	 * (RFC 2883: the first may be a D-SACK); nsack 0 when absent. */
 	uint8_t nsack;
 	uint32_t sack[TCP_SACK_MAX_BLOCKS][2];
-	uint32_t src_ip, dst_ip;
+	struct us_in6 src_ip, dst_ip; /* IPv4 v4-mapped */
 	uint16_t sport, dport;
 	struct tfo_opt tfo;  /* RFC 7413 Fast Open option (SYNs only) */
 };
@@ -184,8 +184,10 @@ struct tcp_conn {
 	struct tcp_conn *listener;      /* SYN-RECEIVED from a passive open */
 	enum tcp_state state;
 	uint32_t hash;                  /* precomputed 4-tuple hash */
-	uint32_t local_ip, remote_ip;
+	struct us_in6 local_ip, remote_ip; /* IPv4 v4-mapped (tcp.h) */
 	uint16_t local_port, remote_port;
+	uint32_t flow_label;            /* IPv6 (RFC 6437): from the 4-tuple, fixed */
+	bool listen_v6only;             /* listener on :: taking IPv6 only */
 
 	struct tcp_callbacks cb;
 	void *ctx;
@@ -334,6 +336,7 @@ struct tcp_stack {
 	uint32_t challenge_count;
 	uint32_t challenge_budget;      /* this second's, jittered or exact */
 	uint8_t isn_key[16];            /* crypto_shorthash key (RFC 6528) */
+	uint8_t flow_key[16];           /* IPv6 flow labels (RFC 6437) */
 	uint8_t hash_key[16];           /* table hash key */
 	struct tcp_tfo_stack tfo;       /* RFC 7413 Fast Open (tcp/fastopen_tcb.c) */
 	/* TCBs with deferred output, in the order they asked (output.c). */
@@ -376,22 +379,37 @@ void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m);
  * used up; *skip and *len count down as it goes. */
 struct rte_mbuf *tcp_mbuf_take_piece(struct rte_mbuf **chain, uint32_t *skip, uint32_t *len);
 void tcp_mq_free(struct tcp_mq *q);
-uint32_t tcp_isn(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
-		 uint16_t rport);
+uint32_t tcp_isn(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+		 const struct us_in6 *rip, uint16_t rport);
+/* RFC 6437 3: a flow label from a keyed hash of the 4-tuple, never 0. */
+uint32_t tcp_flow_label(const struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+			const struct us_in6 *rip, uint16_t rport);
+/* The connection's family is IPv6 (its peer not v4-mapped). */
+static inline bool tcb_is_v6(const struct tcp_conn *c)
+{
+	return !us_in6_is_v4mapped(&c->remote_ip);
+}
 
 /* table.c.  A TCB is counted (nconns, nstate) from its insert to its
  * remove: its state is set directly before the one, and after the other
  * (tcb_drop's CLOSED); in between only through tcb_set_state. */
 int tcp_table_init(struct tcp_stack *ts);
 void tcp_table_fini(struct tcp_stack *ts);
-struct tcp_conn *tcp_table_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t lport,
-				  uint32_t rip, uint16_t rport);
+struct tcp_conn *tcp_table_lookup(struct tcp_stack *ts, const struct us_in6 *lip,
+				  uint16_t lport, const struct us_in6 *rip, uint16_t rport);
 void tcp_table_insert(struct tcp_stack *ts, struct tcp_conn *c);
 void tcp_table_remove(struct tcp_conn *c);
-struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, uint32_t lip, uint16_t port);
+/* The listener a segment to lip:port goes to: the one on lip, else a
+ * wildcard of lip's family (tcp_listen). */
+struct tcp_conn *tcp_listener_lookup(struct tcp_stack *ts, const struct us_in6 *lip,
+				     uint16_t port);
+/* The listener on exactly lip:port (flags as tcp_listen's), or NULL. */
+struct tcp_conn *tcp_listener_exact(struct tcp_stack *ts, const struct us_in6 *lip,
+				    uint16_t port);
 void tcp_listener_insert(struct tcp_stack *ts, struct tcp_conn *l);
 void tcp_listener_remove(struct tcp_conn *l);
-int tcp_ephemeral_port(struct tcp_stack *ts, uint32_t rip, uint16_t rport, uint16_t *port);
+int tcp_ephemeral_port(struct tcp_stack *ts, const struct us_in6 *lip,
+		       const struct us_in6 *rip, uint16_t rport, uint16_t *port);
 
 /* options.c */
 /* Parses the options of a header of hlen bytes; fills seg->mss, ws, ts, sack. */
@@ -467,14 +485,15 @@ int tcp_send_ack(struct tcp_conn *c);
 int tcp_send_syn(struct tcp_conn *c);
 /* Folded ones'-complement sum of pseudo header + len bytes of m (network
  * order in memory); 0xffff over a segment with a correct checksum. */
-uint16_t tcp_sum(const struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip, uint32_t len);
+uint16_t tcp_sum(const struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
+		 uint32_t len);
 int tcp_send_rst(struct tcp_conn *c);
 /* RFC 9293 3.10.7.1: reply to a segment that has no connection. */
 void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg);
 /* The same for a segment to a closed port, within cfg.rst_closed_limit. */
 void tcp_send_rst_closed(struct tcp_stack *ts, const struct tcp_seg *seg);
 uint32_t tcp_rcv_window(struct tcp_conn *c);
-uint16_t tcp_our_mss(const struct tcp_stack *ts);
+uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6);
 /* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */
 int tcp_send_window_probe(struct tcp_conn *c);
 /* RFC 9293 3.8.4: <SEQ=SND.UNA-1><CTL=ACK>. */

@@ -104,7 +104,7 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p, const struct 
 {
 	struct tcp_conn *c = p->c;
 
-	if (tcp_table_lookup(ts, c->local_ip, c->local_port, c->remote_ip, c->remote_port) !=
+	if (tcp_table_lookup(ts, &c->local_ip, c->local_port, &c->remote_ip, c->remote_port) !=
 	    NULL)
 		return -EEXIST;
 	if (ts->nconns >= ts->cfg.max_conns) {
@@ -128,7 +128,7 @@ int tcp_migrate_attach(struct tcp_stack *ts, struct tcp_parcel *p, const struct 
  * application's handler), then on_readable if data or a FIN waits. */
 int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p)
 {
-	struct tcp_conn *l = tcp_listener_lookup(ts, p->c->local_ip, p->c->local_port), *c;
+	struct tcp_conn *l = tcp_listener_lookup(ts, &p->c->local_ip, p->c->local_port), *c;
 	int rc;
 
 	if (l == NULL)
@@ -145,8 +145,8 @@ int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p)
 	return 0;
 }
 
-struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
-			       uint16_t rport)
+struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+			       const struct us_in6 *rip, uint16_t rport)
 {
 	return tcp_table_lookup(ts, lip, lport, rip, rport);
 }

@@ -96,7 +96,7 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
 {
-	uint32_t our = tcp_our_mss(c->ts);
+	uint32_t our = tcp_our_mss(c->ts, tcb_is_v6(c));
 
 	c->unacked_bytes += seglen;
 	if (seglen > c->rcv_mss)

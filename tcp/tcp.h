@@ -12,6 +12,11 @@
  *
  * The application side is callback-shaped and runs inline on the engine's
  * core; the socket room (stack/sock/) wraps it into the public userstack.h API.
+ *
+ * Addresses: both families travel as struct us_in6 (stack/base/in6.h), an
+ * IPv4 address as ::ffff:a.b.c.d (us_in6_of_v4), so a 4-tuple is compared,
+ * hashed and stored one way.  A connection's family is its remote
+ * address's: v4-mapped means IPv4 on the wire.
  */
 #ifndef US_TCP_H
 #define US_TCP_H
@@ -21,13 +26,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stack/base/in6.h"
 #include "stack/base/timer.h"
 #include "tcp/recovery.h"
 #include "tcp/tcp_config.h"
 
 struct rte_mbuf;
 struct rte_mempool;
-struct rte_ipv4_hdr;
 
 /* Types */
 
@@ -35,14 +40,24 @@ struct tcp_stack;
 struct tcp_conn;
 struct tfo_keys;
 
-/* Room the engine needs in front of a TCP header for IPv4 + Ethernet. */
+/* Room the engine needs in front of a TCP header for IPv6 (or IPv4) and
+ * Ethernet. */
 #define TCP_HEADROOM_NEEDED 64
+
+/* What a segment leaving tcp/ is addressed with (env.output). */
+struct tcp_out_addr {
+	struct us_in6 src, dst;
+	uint32_t flow_label; /* IPv6 only (RFC 6437): the connection's, 20 bits */
+};
 
 struct tcp_env {
 	struct rte_mempool *pool;     /* mbufs for headers and copied-in send data */
 	struct us_timer_wheel *wheel; /* the engine's wheel: timers and "now" */
-	uint32_t local_ip;            /* host byte order */
-	uint16_t mtu;                 /* IP MTU of the interface (MSS = mtu - 40) */
+	struct us_in6 local_ip;       /* IPv4 address, v4-mapped (::ffff:0.0.0.0: none) */
+	struct us_in6 local_ip6;      /* IPv6 source of active opens (::: none) */
+	/* IP MTU of the interface: MSS = mtu - 40 over IPv4, mtu - 60 over
+	 * IPv6 (RFC 8200's fixed header is 20 bytes longer). */
+	uint16_t mtu;
 	/* Checksum offload: when true, output() fills the TCP checksum (or lets
 	 * the NIC do it) and tcp/ leaves it zero; when false tcp/ computes it. */
 	bool l4_csum_by_ip;
@@ -51,20 +66,22 @@ struct tcp_env {
 	 * with tso_segsz = MSS, its checksum left to whoever cuts it.  0 (or
 	 * anything <= MSS): every segment is at most one MSS. */
 	uint32_t gso_max;
-	/* Hands one segment to IPv4.  m's data starts at the TCP header and has
-	 * at least TCP_HEADROOM_NEEDED bytes of headroom; addresses are host
-	 * byte order.  Consumes m. */
-	void (*output)(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip);
+	/* Hands one segment to IP (the family of a->dst).  m's data starts at
+	 * the TCP header and has at least TCP_HEADROOM_NEEDED bytes of
+	 * headroom.  Consumes m. */
+	void (*output)(void *ctx, struct rte_mbuf *m, const struct tcp_out_addr *a);
 	void *ctx;
-	/* Optional (NULL = any port): may an active open to rip:rport use the
-	 * local port lport?  With several engines, only ports whose RSS hash
-	 * brings the replies to this engine's queue (stack/engine/handoff.h). */
-	bool (*port_ok)(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport);
+	/* Optional (NULL = any port): may an active open from lip to rip:rport
+	 * use the local port lport?  With several engines, only ports whose
+	 * RSS hash brings the replies to this engine's queue
+	 * (stack/engine/handoff.h). */
+	bool (*port_ok)(void *ctx, const struct us_in6 *lip, const struct us_in6 *rip,
+			uint16_t rport, uint16_t lport);
 	/* Optional: a connection TCB entered (open true) or left the 4-tuple
-	 * table (addresses host order); flow steering installs and removes
-	 * its rule (stack/engine/flowrule.h).  Must not call back into tcp/. */
-	void (*conn_event)(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport,
-			   bool open);
+	 * table; flow steering installs and removes its rule
+	 * (stack/engine/flowrule.h).  Must not call back into tcp/. */
+	void (*conn_event)(void *ctx, const struct us_in6 *lip, uint16_t lport,
+			   const struct us_in6 *rip, uint16_t rport, bool open);
 	/* Optional: the Fast Open server secret rotated on this stack (the
 	 * writer, see tcp_tfo_follow); the engine publishes it to the others.
 	 * Must not call back into tcp/. */
@@ -272,12 +289,23 @@ struct tcp_conn_info {
 struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_config *cfg);
 /* Frees every connection, listener, queued mbuf and timer. */
 void tcp_stack_destroy(struct tcp_stack *ts);
-/* m's data starts at the TCP header; ip is m's IPv4 header (still in the
- * mbuf's first segment, in front of the data).  Consumes m. */
-void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
-/* An ICMP error quoting a segment we sent (for PMTU/unreachable handling). */
-void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
-		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len);
+/* m's data starts at the TCP header; src and dst are its IP header's
+ * addresses (IPv4 ones v4-mapped).  Consumes m. */
+void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *src,
+	       const struct us_in6 *dst);
+/* What an ICMP or ICMPv6 error says to TCP, as the network layer sorted it. */
+enum tcp_icmp_kind {
+	TCP_ICMP_SOFT,     /* unreachable, time exceeded, ...: never aborts */
+	TCP_ICMP_HARD,     /* protocol/port unreachable: aborts a SYN-SENT */
+	TCP_ICMP_TOO_BIG,  /* fragmentation needed / Packet Too Big: mtu is the path's */
+	TCP_ICMP_IGNORED,  /* source quench, parameter problem...: counted only */
+};
+/* An ICMP error quoting a segment we sent: qsrc and qdst are the quoted
+ * header's addresses (ours and the peer's), l4 the quoted TCP bytes (at
+ * least 8).  The quoted sequence number must be in flight (RFC 5927). */
+void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
+		    size_t quoted_len);
 const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);
 /* The state gauges now (a copy of what tcp/ keeps: no walk). */
 void tcp_stack_state_gauges(const struct tcp_stack *ts, struct tcp_state_gauges *out);
@@ -299,12 +327,22 @@ uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts);
 
 /* Prototypes: application side (all return 0/count or -errno) */
 
-int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
-	       const struct tcp_callbacks *cb, void *ctx);
+/* A listener on local_ip:port.  local_ip is one of ours, ::ffff:0.0.0.0
+ * (every IPv4 address) or :: (every address of both families; IPv6 only
+ * with TCP_LISTEN_V6ONLY, like IPV6_V6ONLY).  A segment goes to the
+ * listener on its exact address before a wildcard one. */
+#define TCP_LISTEN_V6ONLY 0x1u
+int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+	       unsigned flags, const struct tcp_callbacks *cb, void *ctx);
+/* Drops every listener on port. */
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
+/* Drops the listener on exactly local_ip:port (the one tcp_listen made). */
+int tcp_unlisten_addr(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port);
 /* Every listener (shutdown: nothing new is accepted while closes drain). */
 void tcp_unlisten_all(struct tcp_stack *ts);
-int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+/* From env.local_ip or env.local_ip6 by dst_ip's family; -EADDRNOTAVAIL
+ * when that family has no address. */
+int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* RFC 7413: tcp_connect with len bytes queued before the SYN goes out
  * (like sendto(MSG_FASTOPEN)).  With TCP_CONNECT_FASTOPEN (or the config's
@@ -312,7 +350,7 @@ int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
  * the server takes, or asks for a cookie; the rest follows the handshake.
  * Returns bytes queued (<= len, the send buffer) or -errno. */
 #define TCP_CONNECT_FASTOPEN 0x1u
-ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
 			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* RFC 7413 5.1: Fast Open on every listener on port, at most qlen
@@ -320,7 +358,7 @@ ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_por
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen);
 /* RFC 7413 4.1.3: true when a Fast Open connect to dst_ip would put data
  * in its SYN now (a cookie cached, the server not marked unfriendly). */
-bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, uint32_t dst_ip);
+bool tcp_fastopen_cookie_ready(struct tcp_stack *ts, const struct us_in6 *dst_ip);
 /* Fast Open counters (tcp/fastopen.h TFO_COUNTERS). */
 struct tfo_counters;
 const struct tfo_counters *tcp_stack_tfo_stats(const struct tcp_stack *ts);
@@ -347,8 +385,8 @@ int tcp_close(struct tcp_conn *c);
 /* Abortive close (RST, like SO_LINGER 0). Same rule as tcp_close for c. */
 int tcp_abort(struct tcp_conn *c);
 void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info);
-/* Peer address, host byte order. */
-void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+/* Peer address (v4-mapped for IPv4) and port. */
+void tcp_conn_peer(const struct tcp_conn *c, struct us_in6 *ip, uint16_t *port);
 /* RFC 9293 3.7.4 (MUST-17): Nagle off (true) or on for this connection. */
 int tcp_set_nodelay(struct tcp_conn *c, bool on);
 /* RFC 9293 3.8.4: keepalive probes on this connection (off by default). */
@@ -364,9 +402,9 @@ int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 
-/* A connection's 4-tuple (host byte order), state and queue occupancy. */
+/* A connection's 4-tuple (IPv4 v4-mapped), state and queue occupancy. */
 struct tcp_conn_addrs {
-	uint32_t local_ip, remote_ip;
+	struct us_in6 local_ip, remote_ip;
 	uint16_t local_port, remote_port;
 	uint8_t state;           /* as tcp_conn_info.state */
 	bool listener;           /* a listening socket, not a connection */
@@ -395,8 +433,8 @@ struct tcp_conn_status {
 	bool established;    /* the handshake is done (any later state) */
 	bool dead;           /* reset, timed out or closed: no more data */
 };
-/* Local address, host byte order. */
-void tcp_conn_local(const struct tcp_conn *c, uint32_t *ip, uint16_t *port);
+/* Local address (v4-mapped for IPv4) and port. */
+void tcp_conn_local(const struct tcp_conn *c, struct us_in6 *ip, uint16_t *port);
 void tcp_conn_status(const struct tcp_conn *c, struct tcp_conn_status *st);
 /* Ask for on_writable once the send buffer is half free again. */
 void tcp_conn_want_writable(struct tcp_conn *c);
@@ -441,9 +479,9 @@ void tcp_parcel_free(struct tcp_parcel *p);
  * data or a FIN is queued): 0 (the parcel is gone) or -ECONNREFUSED (no
  * listener), -EEXIST, -ENOBUFS (the parcel stays the caller's). */
 int tcp_migrate_accept(struct tcp_stack *ts, struct tcp_parcel *p);
-/* The connection TCB of a 4-tuple (host order), or NULL. */
-struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, uint32_t lip, uint16_t lport, uint32_t rip,
-			       uint16_t rport);
+/* The connection TCB of a 4-tuple, or NULL. */
+struct tcp_conn *tcp_conn_find(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
+			       const struct us_in6 *rip, uint16_t rport);
 /* No more callbacks for c (the application let go of it, c lives on). */
 void tcp_conn_forget(struct tcp_conn *c);
 /* The env.ctx of c's stack (the engine). */

@@ -38,6 +38,7 @@ struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_c
 		ts->cfg.backlog = 1;
 	LIST_INIT(&ts->dead);
 	us_rand_buf(ts->isn_key, sizeof(ts->isn_key));
+	us_rand_buf(ts->flow_key, sizeof(ts->flow_key));
 	us_rand_buf(ts->hash_key, sizeof(ts->hash_key));
 	tcp_syncookie_init(ts);
 	ts->next_ephemeral = (uint16_t)(TCP_EPHEMERAL_LO +
@@ -149,31 +150,46 @@ static void pmtu_resend(struct tcp_conn *c)
 	tcp_output(c);
 }
 
-/* RFC 1191 (fragmentation needed: lower the MSS) and RFC 5927 4.1 (believe
+/* The MSS a path MTU leaves (RFC 1191, RFC 8201 5.2), less the 12 bytes of
+ * timestamp option every segment carries (as options.c counts them); 0 for
+ * an MTU below the family's floor (IPv4's 68, RFC 8200's 1280). */
+static uint32_t pmtu_mss(const struct tcp_conn *c, uint32_t mtu)
+{
+	uint32_t mss;
+
+	if (tcb_is_v6(c))
+		mss = mtu >= 1280 ? mtu - 60 : 0;
+	else
+		mss = mtu > 40 + 68 ? RTE_MAX(mtu - 40, 88u) : 0;
+	if (mss != 0 && c->ts_ok)
+		mss -= 12;
+	return mss;
+}
+
+/* RFC 1191 / RFC 8201 (too big: lower the MSS) and RFC 5927 4.1 (believe
  * only errors quoting a sequence number in flight, SND.UNA =< seq <
  * SND.MAX).  RFC 1122 4.2.3.9 / RFC 5927 4.2: every other unreachable is a
  * soft error for a live connection (never aborts it); only protocol or
- * port unreachable for our SYN is a hard one (ECONNREFUSED).  Other ICMP
- * types (source quench, time exceeded, parameter problem) are ignored
- * (RFC 9293 3.9.2.2, MUST-55/56). */
-void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t next_mtu,
-		    const struct rte_ipv4_hdr *quoted_ip, const void *quoted_l4, size_t quoted_len)
+ * port unreachable for our SYN is a hard one (ECONNREFUSED).  The network
+ * layer sorts the types (stack/net/icmp.c, icmp6.c): source quench is
+ * discarded (MUST-55), time exceeded and parameter problem never abort
+ * (MUST-56; RFC 4443 3.3/3.4 for ICMPv6). */
+void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
+		    size_t quoted_len)
 {
 	const uint8_t *l4 = quoted_l4;
 	struct tcp_conn *c;
 	uint32_t seq, mss;
 
-	if (quoted_ip == NULL || l4 == NULL || quoted_len < 8)
+	if (qsrc == NULL || qdst == NULL || l4 == NULL || quoted_len < 8)
 		return;
-	if (type != 3) {
-		/* Source quench is discarded (MUST-55); time exceeded and
-		 * parameter problem never abort (MUST-56): nothing to do. */
+	if (kind == TCP_ICMP_IGNORED) {
 		ts->stats.icmp_soft_errors++;
 		return;
 	}
-	c = tcp_table_lookup(ts, rte_be_to_cpu_32(quoted_ip->src_addr),
-			     (uint16_t)(l4[0] << 8 | l4[1]),
-			     rte_be_to_cpu_32(quoted_ip->dst_addr), (uint16_t)(l4[2] << 8 | l4[3]));
+	c = tcp_table_lookup(ts, qsrc, (uint16_t)(l4[0] << 8 | l4[1]), qdst,
+			     (uint16_t)(l4[2] << 8 | l4[3]));
 	if (c == NULL) {
 		ts->stats.icmp_ignored_no_conn++;
 		return;
@@ -184,18 +200,13 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 		return;
 	}
 	tcp_tfo_client_icmp(c); /* RFC 7413 4.1.3: negative cache */
-	/* RFC 1191: the next-hop MTU less fixed headers (and the 12 bytes of
-	 * timestamp option every segment carries, as options.c counts them);
-	 * 68 is IPv4's floor. */
-	mss = next_mtu > 40 + 68 ? RTE_MAX((uint32_t)next_mtu - 40, 88u) : 0;
-	if (mss != 0 && c->ts_ok)
-		mss -= 12;
+	mss = kind == TCP_ICMP_TOO_BIG ? pmtu_mss(c, mtu) : 0;
 	tcp_enter(ts);
-	if (code == 4 && mss != 0 && mss < c->mss) {
+	if (mss != 0 && mss < c->mss) {
 		c->mss = mss;
 		ts->stats.icmp_frag_needed_applied++;
 		pmtu_resend(c);
-	} else if (c->state == TCP_SYN_SENT && (code == 2 || code == 3)) {
+	} else if (c->state == TCP_SYN_SENT && kind == TCP_ICMP_HARD) {
 		/* Protocol/port unreachable for our SYN: a hard error. */
 		ts->stats.icmp_hard_errors++;
 		tcb_set_closed(c, ECONNREFUSED);
@@ -207,21 +218,24 @@ void tcp_icmp_error(struct tcp_stack *ts, uint8_t type, uint8_t code, uint16_t n
 	tcp_leave(ts);
 }
 
-int tcp_listen(struct tcp_stack *ts, uint32_t local_ip, uint16_t port,
-	       const struct tcp_callbacks *cb, void *ctx)
+int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+	       unsigned flags, const struct tcp_callbacks *cb, void *ctx)
 {
+	static const struct us_in6 any;
 	struct tcp_conn *l;
 
 	if (port == 0 || cb == NULL)
 		return -EINVAL;
-	l = tcp_listener_lookup(ts, local_ip, port);
-	if (l != NULL && l->local_ip == local_ip)
+	if (local_ip == NULL)
+		local_ip = &any;
+	if (tcp_listener_exact(ts, local_ip, port) != NULL)
 		return -EADDRINUSE;
 	l = tcb_alloc(ts);
 	if (l == NULL)
 		return -ENOMEM;
 	l->state = TCP_LISTEN;
-	l->local_ip = local_ip;
+	l->local_ip = *local_ip;
+	l->listen_v6only = (flags & TCP_LISTEN_V6ONLY) != 0;
 	l->local_port = port;
 	l->cb = *cb;
 	l->ctx = ctx;
@@ -246,11 +260,24 @@ int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen)
 	return found ? 0 : -ENOENT;
 }
 
-/* Drops every listener on port; their half-open connections are reset. */
+/* Drops listener l; its half-open connections are reset. */
+static void unlisten_one(struct tcp_conn *l)
+{
+	struct tcp_conn *c;
+
+	while ((c = LIST_FIRST(&l->embryo_list)) != NULL) {
+		if (tcp_tfo_unlisten_detach(c))
+			continue; /* RFC 7413: accepted already, lives on */
+		tcp_send_rst(c);
+		tcb_drop(c);
+	}
+	tcb_drop(l);
+}
+
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
 {
 	struct tcp_conn_list *bucket = &ts->listeners[port % RTE_DIM(ts->listeners)];
-	struct tcp_conn *l, *next, *c;
+	struct tcp_conn *l, *next;
 	int found = 0;
 
 	tcp_enter(ts);
@@ -258,17 +285,23 @@ int tcp_unlisten(struct tcp_stack *ts, uint16_t port)
 		next = LIST_NEXT(l, hash_link);
 		if (l->local_port != port)
 			continue;
-		while ((c = LIST_FIRST(&l->embryo_list)) != NULL) {
-			if (tcp_tfo_unlisten_detach(c))
-				continue; /* RFC 7413: accepted already, lives on */
-			tcp_send_rst(c);
-			tcb_drop(c);
-		}
-		tcb_drop(l);
+		unlisten_one(l);
 		found = 1;
 	}
 	tcp_leave(ts);
 	return found ? 0 : -ENOENT;
+}
+
+int tcp_unlisten_addr(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port)
+{
+	struct tcp_conn *l = tcp_listener_exact(ts, local_ip, port);
+
+	if (l == NULL)
+		return -ENOENT;
+	tcp_enter(ts);
+	unlisten_one(l);
+	tcp_leave(ts);
+	return 0;
 }
 
 void tcp_unlisten_all(struct tcp_stack *ts)
@@ -279,34 +312,41 @@ void tcp_unlisten_all(struct tcp_stack *ts)
 }
 
 /* A TCB in SYN-SENT, in the table, its SYN not sent yet. */
-static int connect_alloc(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
+	const struct us_in6 *src;
 	struct tcp_conn *c;
 	uint16_t port;
 	int rc;
 
-	if (cb == NULL || out == NULL || dst_port == 0)
+	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0)
 		return -EINVAL;
+	if (us_in6_is_v4mapped(dst_ip))
+		src = us_in6_v4(&ts->env.local_ip) != 0 ? &ts->env.local_ip : NULL;
+	else
+		src = !us_in6_is_unspec(&ts->env.local_ip6) ? &ts->env.local_ip6 : NULL;
+	if (src == NULL)
+		return -EADDRNOTAVAIL; /* no address of dst_ip's family */
 	if (ts->nconns >= ts->cfg.max_conns)
 		return -ENOBUFS;
-	rc = tcp_ephemeral_port(ts, dst_ip, dst_port, &port);
+	rc = tcp_ephemeral_port(ts, src, dst_ip, dst_port, &port);
 	if (rc < 0)
 		return rc;
 	c = tcb_alloc(ts);
 	if (c == NULL)
 		return -ENOMEM;
 	c->state = TCP_SYN_SENT;
-	c->local_ip = ts->env.local_ip;
+	c->local_ip = *src;
 	c->local_port = port;
-	c->remote_ip = dst_ip;
+	c->remote_ip = *dst_ip;
 	c->remote_port = dst_port;
 	c->cb = *cb;
 	c->ctx = ctx;
-	c->iss = tcp_isn(ts, c->local_ip, port, dst_ip, dst_port);
+	c->iss = tcp_isn(ts, &c->local_ip, port, &c->remote_ip, dst_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
-	c->mss = tcp_our_mss(ts);
+	c->mss = tcp_our_mss(ts, tcb_is_v6(c));
 	tcp_table_insert(ts, c);
 	ts->stats.active_opens++;
 	*out = c;
@@ -326,7 +366,7 @@ static void connect_start(struct tcp_conn *c)
 	tcp_leave(ts);
 }
 
-int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
 	int rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
@@ -336,7 +376,7 @@ int tcp_connect(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
 	return rc;
 }
 
-ssize_t tcp_connect_data(struct tcp_stack *ts, uint32_t dst_ip, uint16_t dst_port,
+ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
 			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
@@ -428,7 +468,7 @@ int tcp_set_quickack(struct tcp_conn *c, bool on)
 	return 0;
 }
 
-void tcp_conn_peer(const struct tcp_conn *c, uint32_t *ip, uint16_t *port)
+void tcp_conn_peer(const struct tcp_conn *c, struct us_in6 *ip, uint16_t *port)
 {
 	*ip = c->remote_ip;
 	*port = c->remote_port;

@@ -13,7 +13,7 @@ static void window_update(struct tcp_conn *c)
 	uint32_t rcvbuf = c->rcvbuf;
 	uint32_t old = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	uint32_t space = c->rcvq.bytes < rcvbuf ? rcvbuf - c->rcvq.bytes : 0;
-	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts));
+	uint32_t step = RTE_MIN(rcvbuf / 2, (uint32_t)tcp_our_mss(c->ts, tcb_is_v6(c)));
 
 	space = RTE_MIN(space, tcp_max_rcv_wnd(c)); /* scaled when wscale is on */
 	if (space >= 2 * old && space - old >= step) {

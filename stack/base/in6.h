@@ -7,8 +7,10 @@
 #ifndef US_IN6_H
 #define US_IN6_H
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Types */
@@ -18,6 +20,8 @@ struct us_in6 {
 };
 
 #define US_IN6_STRLEN 46 /* INET6_ADDRSTRLEN */
+/* "[addr]:port" at most: the address, brackets, colon and 5 digits. */
+#define US_IN6_EPSTRLEN (US_IN6_STRLEN + 8)
 
 /* Prototypes */
 
@@ -60,6 +64,42 @@ static inline bool us_in6_is_v4mapped(const struct us_in6 *a)
 	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
 
 	return memcmp(a->b, pfx, sizeof(pfx)) == 0;
+}
+
+/* ::ffff:a.b.c.d of an IPv4 address in host byte order: how every room
+ * that carries both families holds an IPv4 address (a TCP 4-tuple, a
+ * socket's name), so one comparison and one hash serve both. */
+static inline struct us_in6 us_in6_of_v4(uint32_t ip)
+{
+	return (struct us_in6){ .b = { [10] = 0xff, [11] = 0xff, (uint8_t)(ip >> 24),
+				       (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip } };
+}
+
+/* The IPv4 address (host byte order) of a v4-mapped a. */
+static inline uint32_t us_in6_v4(const struct us_in6 *a)
+{
+	return (uint32_t)a->b[12] << 24 | (uint32_t)a->b[13] << 16 | (uint32_t)a->b[14] << 8 |
+	       a->b[15];
+}
+
+/* a as text: dotted quad for a v4-mapped one (how tcp/ holds IPv4), RFC
+ * 5952 for the rest. */
+static inline void us_in6_str(const struct us_in6 *a, char *buf, size_t len)
+{
+	const void *src = us_in6_is_v4mapped(a) ? (const void *)(a->b + 12) : (const void *)a->b;
+
+	if (inet_ntop(us_in6_is_v4mapped(a) ? AF_INET : AF_INET6, src, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+}
+
+/* An endpoint as text: "a.b.c.d:port" or "[addr]:port" (RFC 5952 6). */
+static inline void us_in6_endpoint_str(const struct us_in6 *a, uint16_t port, char *buf,
+				       size_t len)
+{
+	char text[US_IN6_STRLEN];
+
+	us_in6_str(a, text, sizeof(text));
+	snprintf(buf, len, us_in6_is_v4mapped(a) ? "%s:%u" : "[%s]:%u", text, (unsigned)port);
 }
 
 /* The first plen bits of a and b agree. */

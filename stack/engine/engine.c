@@ -18,12 +18,19 @@
 #include "stack/engine/telemetry.h"
 
 /* tcp/ hands a segment at its TCP header: wrap it in IPv4 (DF set: RFC 1191
- * path MTU discovery, TCP never needs us to fragment). */
-static void engine_tcp_output(void *ctx, struct rte_mbuf *m, uint32_t src_ip, uint32_t dst_ip)
+ * path MTU discovery, TCP never needs us to fragment) or IPv6 (never
+ * fragmented either: RFC 8201, Packet Too Big lowers the MSS), with the
+ * connection's flow label. */
+static void engine_tcp_output(void *ctx, struct rte_mbuf *m, const struct tcp_out_addr *a)
 {
 	struct us_engine *e = ctx;
 
-	us_ip_output(&e->net, m, src_ip, dst_ip, IPPROTO_TCP, US_IP_DF | US_IP_TCP_CSUM);
+	if (us_in6_is_v4mapped(&a->dst))
+		us_ip_output(&e->net, m, us_in6_v4(&a->src), us_in6_v4(&a->dst), IPPROTO_TCP,
+			     US_IP_DF | US_IP_TCP_CSUM);
+	else
+		us_ip6_output_flow(&e->net, m, &a->src, &a->dst, IPPROTO_TCP, 0,
+				   US_IP6_TCP_CSUM | US_IP6_NO_FRAG, a->flow_label);
 }
 
 /* The network layers' TX buffer holds US_TX_FLUSH frames or more: to the
@@ -39,15 +46,16 @@ static void engine_tx_drain(void *ctx, bool full)
 
 /* Active opens: only source ports whose replies hash to this engine's queue
  * (any port with one engine). */
-static bool engine_port_ok(void *ctx, uint32_t rip, uint16_t rport, uint16_t lport)
+static bool engine_port_ok(void *ctx, const struct us_in6 *lip, const struct us_in6 *rip,
+			   uint16_t rport, uint16_t lport)
 {
-	return us_handoff_engine_port_ok(ctx, rip, rport, lport);
+	return us_handoff_engine_port_ok(ctx, lip, rip, rport, lport);
 }
 
 /* Connections entering or leaving the table: the stages that follow them
  * (a flow rule per connection, the end of a migration). */
-static void engine_conn_event(void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
-			      uint16_t rport, bool open)
+static void engine_conn_event(void *ctx, const struct us_in6 *lip, uint16_t lport,
+			      const struct us_in6 *rip, uint16_t rport, bool open)
 {
 	struct us_engine *e = ctx;
 	struct us_stages *ss = &e->stages;
@@ -69,7 +77,7 @@ static int engine_tcp_create(struct us_engine *e)
 	struct tcp_env env = {
 		.pool = e->pool,
 		.wheel = &e->wheel,
-		.local_ip = e->net.addr,
+		.local_ip = us_in6_of_v4(e->net.addr),
 		.mtu = e->net.port.mtu,
 		.l4_csum_by_ip = e->net.port.tx_l4_csum,
 		.gso_max = e->net.gso ? US_GSO_MAX_PAYLOAD : 0,
@@ -80,6 +88,10 @@ static int engine_tcp_create(struct us_engine *e)
 		.tfo_keys_rotated = engine_tfo_rotated,
 	};
 
+	/* Active opens over IPv6 leave from the configured address (slot 1;
+	 * tentative until DAD ends, which us_init waits for). */
+	if (e->net.ip6_on && us_ip6_addr_at(&e->net, 1, &env.local_ip6) == US_IP6_ADDR_NONE)
+		env.local_ip6 = (struct us_in6){ 0 };
 	e->tcp = tcp_stack_create(&env, &e->cfg.tcp);
 	if (e->tcp == NULL)
 		return -(errno ? errno : ENOMEM);

@@ -47,11 +47,16 @@ struct us_flowrules *us_flowrule_create(const struct us_flowrule_ops *ops, uint1
 	return fr;
 }
 
-void us_flowrule_note(struct us_flowrules *fr, uint32_t lip, uint16_t lport, uint32_t rip,
-		      uint16_t rport, bool open)
+void us_flowrule_note(struct us_flowrules *fr, const struct us_in6 *lip, uint16_t lport,
+		      const struct us_in6 *rip, uint16_t rport, bool open)
 {
 	struct us_flowrule_op *op;
 
+	if (!us_in6_is_v4mapped(rip)) {
+		if (open)
+			fr->stats.rules_ip6_skipped++;
+		return;
+	}
 	if (fr->tail - fr->head == US_FLOWRULE_PENDING) {
 		fr->stats.rules_dropped_pending++;
 		return;
@@ -59,7 +64,7 @@ void us_flowrule_note(struct us_flowrules *fr, uint32_t lip, uint16_t lport, uin
 	op = &fr->pending[fr->tail++ & (US_FLOWRULE_PENDING - 1)];
 	/* The rule matches what the NIC receives: remote -> local. */
 	op->t = (struct us_flow_tuple){
-		.src_ip = rte_cpu_to_be_32(rip), .dst_ip = rte_cpu_to_be_32(lip),
+		.src_ip = rte_cpu_to_be_32(us_in6_v4(rip)), .dst_ip = rte_cpu_to_be_32(us_in6_v4(lip)),
 		.sport = rte_cpu_to_be_16(rport), .dport = rte_cpu_to_be_16(lport),
 	};
 	op->install = open;
@@ -136,8 +141,8 @@ void us_flowrule_destroy(struct us_flowrules *fr)
  * rule follows it in and out of tcp/'s table, queued, applied after the
  * iteration's TX. */
 
-static void flowrules_conn(struct us_engine *e, void *ctx, uint32_t lip, uint16_t lport,
-			   uint32_t rip, uint16_t rport, bool open)
+static void flowrules_conn(struct us_engine *e, void *ctx, const struct us_in6 *lip,
+			   uint16_t lport, const struct us_in6 *rip, uint16_t rport, bool open)
 {
 	(void)e;
 	us_flowrule_note(ctx, lip, lport, rip, rport, open);

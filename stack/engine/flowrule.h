@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "stack/base/in6.h"
+
 #include <rte_spinlock.h>
 
 #include "nic/steer.h"
@@ -36,7 +38,8 @@ struct us_engine;
 	X(rules_removed, "flow rules removed") \
 	X(rules_full, "flow rules refused by the NIC (table full): connection left on RSS") \
 	X(rules_failed, "flow rules refused otherwise: connection left on RSS") \
-	X(rules_dropped_pending, "rule operations dropped: pending queue full")
+	X(rules_dropped_pending, "rule operations dropped: pending queue full") \
+	X(rules_ip6_skipped, "IPv6 connections left on RSS: no IPv6 flow rules yet")
 
 struct us_flowrule_stats {
 #define US_FLOWRULE_X_FIELD(name, desc) uint64_t name;
@@ -75,7 +78,8 @@ struct us_flowrules *us_flowrule_create(const struct us_flowrule_ops *ops, uint1
 void us_flowrule_destroy(struct us_flowrules *fr);
 /* Data path: queue an install (open) or removal of the connection's rule
  * (addresses host order, as tcp/ has them). */
-void us_flowrule_note(struct us_flowrules *fr, uint32_t lip, uint16_t lport, uint32_t rip,
+void us_flowrule_note(struct us_flowrules *fr, const struct us_in6 *lip, uint16_t lport,
+		      const struct us_in6 *rip,
 		      uint16_t rport, bool open);
 /* Applies up to max queued operations; returns how many. */
 unsigned us_flowrule_apply(struct us_flowrules *fr, unsigned max);

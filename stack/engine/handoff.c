@@ -83,15 +83,19 @@ void us_handoff_destroy(struct us_handoff *h)
 	free(h);
 }
 
-unsigned us_handoff_owner(const struct us_handoff *h, uint32_t rip, uint32_t lip,
-			  uint16_t rport, uint16_t lport)
+unsigned us_handoff_owner(const struct us_handoff *h, const struct us_in6 *rip,
+			  const struct us_in6 *lip, uint16_t rport, uint16_t lport)
 {
 	/* The NIC classifies incoming packets: remote -> local. */
-	return us_rss_queue_ipv4_tcp(&h->rss, rip, lip, rport, lport);
+	if (us_in6_is_v4mapped(rip))
+		return us_rss_queue_ipv4_tcp(&h->rss, us_in6_v4(rip), us_in6_v4(lip), rport,
+					     lport);
+	return us_rss_queue(&h->rss,
+			    us_rss_hash_ipv6_tcp(h->rss.key, rip->b, lip->b, rport, lport));
 }
 
-bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, uint32_t lip,
-			uint32_t rip, uint16_t rport, uint16_t lport)
+bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, const struct us_in6 *lip,
+			const struct us_in6 *rip, uint16_t rport, uint16_t lport)
 {
 	return h == NULL || us_handoff_owner(h, rip, lip, rport, lport) == self;
 }
@@ -148,8 +152,41 @@ const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
 	return (const struct rte_tcp_hdr *)((const uint8_t *)*ip + ihl);
 }
 
-bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport, uint32_t *rip,
-			uint16_t *rport)
+/* Where the upper-layer header of the IPv6 packet at off in m's first
+ * segment starts, its protocol in *proto, past hop-by-hop, routing and
+ * destination options headers (at most US_HANDOFF_EXT_MAX of them, read
+ * where the first segment holds them); 0 for a fragment (reassembled where
+ * it arrived, as IPv4's are) or a chain cut off or too long. */
+#define US_HANDOFF_EXT_MAX 8
+
+static unsigned ip6_upper(const struct rte_mbuf *m, unsigned off, uint8_t *proto)
+{
+	const uint8_t *base = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(base + off);
+	uint8_t next;
+
+	if (rte_pktmbuf_data_len(m) < off + sizeof(*ip) ||
+	    rte_be_to_cpu_32(ip->vtc_flow) >> 28 != 6)
+		return 0;
+	next = ip->proto;
+	off += sizeof(*ip);
+	for (unsigned k = 0; k <= US_HANDOFF_EXT_MAX; k++) {
+		if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS) {
+			*proto = next;
+			return next == IPPROTO_FRAGMENT ? 0 : off;
+		}
+		if (rte_pktmbuf_data_len(m) < off + 2u)
+			return 0;
+		next = base[off];
+		off += (base[off + 1] + 1u) * 8u;
+	}
+	return 0;
+}
+
+/* The same for IPv4 frames: a TCP segment to us, or an ICMP error quoting
+ * one of ours. */
+static bool conn_of_ipv4(const struct rte_mbuf *m, struct us_in6 *lip, uint16_t *lport,
+			 struct us_in6 *rip, uint16_t *rport)
 {
 	const struct rte_ipv4_hdr *ip, *q;
 	const struct rte_tcp_hdr *th;
@@ -160,8 +197,8 @@ bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport
 		th = icmp_quote(m, ip, ihl, &q);
 		if (th == NULL)
 			return false;
-		*lip = rte_be_to_cpu_32(q->src_addr);
-		*rip = rte_be_to_cpu_32(q->dst_addr);
+		*lip = us_in6_of_v4(rte_be_to_cpu_32(q->src_addr));
+		*rip = us_in6_of_v4(rte_be_to_cpu_32(q->dst_addr));
 		*lport = rte_be_to_cpu_16(th->src_port);
 		*rport = rte_be_to_cpu_16(th->dst_port);
 		return true;
@@ -169,11 +206,58 @@ bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport
 	th = us_handoff_tcp(m, &ip);
 	if (th == NULL)
 		return false;
-	*lip = rte_be_to_cpu_32(ip->dst_addr);
-	*rip = rte_be_to_cpu_32(ip->src_addr);
+	*lip = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
+	*rip = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
 	*lport = rte_be_to_cpu_16(th->dst_port);
 	*rport = rte_be_to_cpu_16(th->src_port);
 	return true;
+}
+
+/* IPv6: a TCP segment to us, or an ICMPv6 error (RFC 4443: destination
+ * unreachable, packet too big, time exceeded, parameter problem) quoting
+ * one of ours. */
+static bool conn_of_ipv6(const struct rte_mbuf *m, struct us_in6 *lip, uint16_t *lport,
+			 struct us_in6 *rip, uint16_t *rport)
+{
+	const unsigned eth = sizeof(struct rte_ether_hdr);
+	const uint8_t *base = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(base + eth);
+	unsigned l4, ql4;
+	uint8_t proto, qproto;
+
+	l4 = ip6_upper(m, eth, &proto);
+	if (l4 != 0 && proto == IPPROTO_ICMPV6 && rte_pktmbuf_data_len(m) >= l4 + 1u &&
+	    base[l4] >= ICMP6_DST_UNREACH && base[l4] <= ICMP6_PARAM_PROB) {
+		const struct rte_ipv6_hdr *q = (const struct rte_ipv6_hdr *)(base + l4 + 8);
+
+		ql4 = ip6_upper(m, l4 + 8, &qproto);
+		if (ql4 == 0 || qproto != IPPROTO_TCP || rte_pktmbuf_data_len(m) < ql4 + 4u)
+			return false;
+		memcpy(lip->b, q->src_addr, 16);
+		memcpy(rip->b, q->dst_addr, 16);
+		*lport = (uint16_t)(base[ql4] << 8 | base[ql4 + 1]);
+		*rport = (uint16_t)(base[ql4 + 2] << 8 | base[ql4 + 3]);
+		return true;
+	}
+	if (l4 == 0 || proto != IPPROTO_TCP || rte_pktmbuf_data_len(m) < l4 + 4u)
+		return false;
+	memcpy(lip->b, ip->dst_addr, 16);
+	memcpy(rip->b, ip->src_addr, 16);
+	*lport = (uint16_t)(base[l4 + 2] << 8 | base[l4 + 3]);
+	*rport = (uint16_t)(base[l4] << 8 | base[l4 + 1]);
+	return true;
+}
+
+bool us_handoff_conn_of(const struct rte_mbuf *m, struct us_in6 *lip, uint16_t *lport,
+			struct us_in6 *rip, uint16_t *rport)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth))
+		return false;
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+		return conn_of_ipv6(m, lip, lport, rip, rport);
+	return conn_of_ipv4(m, lip, lport, rip, rport);
 }
 
 /* An IPv6 Neighbor Solicitation or Advertisement right after the fixed
@@ -197,13 +281,13 @@ static bool handoff_is_nd6(const struct rte_mbuf *m)
 	return type == ND_NEIGHBOR_SOLICIT || type == ND_NEIGHBOR_ADVERT;
 }
 
-/* Only unfragmented IPv4/TCP (and ICMP errors about it) has an owner;
+/* Only unfragmented TCP (and ICMP errors about it) has an owner;
  * ARP and neighbour discovery go everywhere; everything else is local. */
 enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
 					 unsigned *owner)
 {
 	const struct rte_ether_hdr *eth;
-	uint32_t lip, rip;
+	struct us_in6 lip, rip;
 	uint16_t lport, rport;
 
 	if (rte_pktmbuf_data_len(m) < sizeof(*eth))
@@ -217,7 +301,7 @@ enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struc
 	 * connection it quotes, so path MTU news reaches the right TCB. */
 	if (!us_handoff_conn_of(m, &lip, &lport, &rip, &rport))
 		return US_HO_LOCAL;
-	*owner = us_handoff_owner(h, rip, lip, rport, lport);
+	*owner = us_handoff_owner(h, &rip, &lip, rport, lport);
 	return US_HO_OWNER;
 }
 

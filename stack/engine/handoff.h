@@ -8,8 +8,10 @@
  * single-consumer rte_ring, one per ordered pair of engines, in bursts; the
  * owner processes and frees it (Seastar forwards the same way).
  *
- * The owner of an IPv4/TCP 4-tuple is RETA[Toeplitz(symmetric key, tuple)]:
- * the symmetric key makes both directions agree, so an active open that
+ * The owner of a TCP 4-tuple (IPv4 or IPv6) is RETA[Toeplitz(symmetric
+ * key, tuple)]: the symmetric key (a 16-bit pattern, so swapping addresses
+ * and ports of either family changes nothing) makes both directions
+ * agree, so an active open that
  * picks its source port with us_handoff_port_ok is owned by the engine that
  * sent the SYN, and a listener replicated on every engine accepts a passive
  * open on the engine the SYN's tuple hashes to.  ARP frames, and IPv6
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "nic/rss.h"
+#include "stack/base/in6.h"
 #include "stack/base/limits.h"
 
 struct rte_ipv4_hdr;
@@ -61,12 +64,14 @@ struct us_handoff {
 struct us_handoff *us_handoff_create(unsigned n, const struct us_rss *rss, const char *name);
 /* Frees every frame still in a ring, then the rings.  Engines stopped. */
 void us_handoff_destroy(struct us_handoff *h);
-/* The engine owning TCP tuple remote:rport -> local:lport (host order). */
-unsigned us_handoff_owner(const struct us_handoff *h, uint32_t rip, uint32_t lip,
-			  uint16_t rport, uint16_t lport);
+/* The engine owning TCP tuple remote:rport -> local:lport (addresses as
+ * tcp/ has them, IPv4 v4-mapped; ports host order): the Toeplitz hash of
+ * the IPv4 or IPv6 tuple. */
+unsigned us_handoff_owner(const struct us_handoff *h, const struct us_in6 *rip,
+			  const struct us_in6 *lip, uint16_t rport, uint16_t lport);
 /* Active open: is lport a source port whose connection engine self owns? */
-bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, uint32_t lip,
-			uint32_t rip, uint16_t rport, uint16_t lport);
+bool us_handoff_port_ok(const struct us_handoff *h, unsigned self, const struct us_in6 *lip,
+			const struct us_in6 *rip, uint16_t rport, uint16_t lport);
 /* Where frame m (at its Ethernet header) belongs; *owner for US_HO_OWNER.
  * Reads headers only. */
 enum us_handoff_dest us_handoff_classify(const struct us_handoff *h, const struct rte_mbuf *m,
@@ -104,11 +109,12 @@ unsigned us_handoff_room(const struct us_handoff *h, unsigned from, unsigned to)
  * its IPv4 header in *ip; NULL for anything else.  Reads headers only. */
 const struct rte_tcp_hdr *us_handoff_tcp(const struct rte_mbuf *m,
 					 const struct rte_ipv4_hdr **ip);
-/* The connection frame m is about, from our side (host byte order): a TCP
- * segment to us, or an ICMP error quoting a segment of ours (path MTU
- * news for that connection); false for anything else. */
-bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport, uint32_t *rip,
-			uint16_t *rport);
+/* The connection frame m is about, from our side (addresses as tcp/ has
+ * them, ports host order): a TCP segment to us over either family, or an
+ * ICMP or ICMPv6 error quoting a segment of ours (path MTU news for that
+ * connection); false for anything else (a fragment among them). */
+bool us_handoff_conn_of(const struct rte_mbuf *m, struct us_in6 *lip, uint16_t *lport,
+			struct us_in6 *rip, uint16_t *rport);
 
 /* Prototypes: stage_handoff.c, the engine's side */
 
@@ -120,7 +126,7 @@ bool us_handoff_conn_of(const struct rte_mbuf *m, uint32_t *lip, uint16_t *lport
 int us_handoff_attach(struct us_engine *e, struct us_handoff *ho);
 /* tcp_env.port_ok: is lport a source port whose connection to rip:rport
  * e owns?  Any port without hand-off. */
-bool us_handoff_engine_port_ok(const struct us_engine *e, uint32_t rip, uint16_t rport,
-			       uint16_t lport);
+bool us_handoff_engine_port_ok(const struct us_engine *e, const struct us_in6 *lip,
+			       const struct us_in6 *rip, uint16_t rport, uint16_t lport);
 
 #endif

@@ -20,7 +20,12 @@
 
 static unsigned mig_bucket(const struct us_mig_tuple *tu)
 {
-	uint32_t h = tu->lip ^ tu->rip * 0x9e3779b1u ^ ((uint32_t)tu->lport << 16 | tu->rport);
+	uint32_t w[8], h = (uint32_t)tu->lport << 16 | tu->rport;
+
+	memcpy(w, tu->lip.b, 16);
+	memcpy(w + 4, tu->rip.b, 16);
+	for (unsigned i = 0; i < 8; i++)
+		h = (h ^ w[i]) * 0x9e3779b1u;
 
 	h ^= h >> 15;
 	h *= 0x2c1b3c6du;
@@ -29,7 +34,7 @@ static unsigned mig_bucket(const struct us_mig_tuple *tu)
 
 static bool mig_same(const struct us_mig_tuple *a, const struct us_mig_tuple *b)
 {
-	return a->lip == b->lip && a->rip == b->rip && a->lport == b->lport &&
+	return us_in6_eq(&a->lip, &b->lip) && us_in6_eq(&a->rip, &b->rip) && a->lport == b->lport &&
 	       a->rport == b->rport;
 }
 
@@ -125,7 +130,7 @@ static struct us_mig_msg *mig_msg_new(uint8_t type, const struct us_mig_tuple *t
 
 static unsigned mig_rss_owner(const struct us_migrate *mg, const struct us_mig_tuple *tu)
 {
-	return us_handoff_owner(mg->ho, tu->rip, tu->lip, tu->rport, tu->lport);
+	return us_handoff_owner(mg->ho, &tu->rip, &tu->lip, tu->rport, tu->lport);
 }
 
 static void mig_conn_gone(struct us_engine *e, struct us_migrate *mg,
@@ -293,11 +298,11 @@ static void mig_run_deferred(struct us_engine *e, void *ctx);
 
 /* tcp_env.conn_event: only a connection leaving matters, and only while
  * the table has entries. */
-static void mig_conn(struct us_engine *e, void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
-		     uint16_t rport, bool open)
+static void mig_conn(struct us_engine *e, void *ctx, const struct us_in6 *lip, uint16_t lport,
+		     const struct us_in6 *rip, uint16_t rport, bool open)
 {
 	struct us_migrate *mg = ctx;
-	struct us_mig_tuple tu = { .lip = lip, .rip = rip, .lport = lport, .rport = rport };
+	struct us_mig_tuple tu = { .lip = *lip, .rip = *rip, .lport = lport, .rport = rport };
 
 	if (!open && mg->n > 0)
 		mig_conn_gone(e, mg, &tu);
@@ -441,7 +446,7 @@ static void mig_run_deferred(struct us_engine *e, void *ctx)
 		return;
 	for (unsigned i = 0; i < mg->ndefer; i++) {
 		struct us_mig_defer d = mg->defer[i];
-		struct tcp_conn *c = tcp_conn_find(e->tcp, d.tu.lip, d.tu.lport, d.tu.rip,
+		struct tcp_conn *c = tcp_conn_find(e->tcp, &d.tu.lip, d.tu.lport, &d.tu.rip,
 						   d.tu.rport);
 		int rc = c != NULL ? mig_move(e, mg, c, d.to) : -ENOTCONN;
 

@@ -39,6 +39,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "stack/base/in6.h"
 #include <sys/queue.h>
 
 struct rte_mbuf;
@@ -54,7 +56,7 @@ struct us_handoff;
 #define US_MIG_DEFER 256    /* moves asked for inside one loop iteration */
 
 struct us_mig_tuple {
-	uint32_t lip, rip; /* host byte order */
+	struct us_in6 lip, rip; /* IPv4 v4-mapped, as tcp/ has them */
 	uint16_t lport, rport;
 };
 

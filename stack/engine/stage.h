@@ -43,6 +43,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "stack/base/in6.h"
 #include <stdio.h>
 
 struct rte_mbuf;
@@ -76,9 +78,9 @@ struct us_stage_ops {
 	 * them over early when US_TX_FLUSH wait. */
 	bool tx_per_iteration;
 	void (*after)(struct us_engine *e, void *ctx);
-	/* Addresses and ports host byte order, as tcp/ has them. */
-	void (*conn)(struct us_engine *e, void *ctx, uint32_t lip, uint16_t lport, uint32_t rip,
-		     uint16_t rport, bool open);
+	/* Addresses as tcp/ has them (IPv4 v4-mapped), ports host order. */
+	void (*conn)(struct us_engine *e, void *ctx, const struct us_in6 *lip, uint16_t lport,
+		     const struct us_in6 *rip, uint16_t rport, bool open);
 	int (*listen)(struct us_engine *e, void *ctx, uint16_t port);
 	void (*unlisten)(struct us_engine *e, void *ctx, uint16_t port);
 	/* "name value  # description" lines. */

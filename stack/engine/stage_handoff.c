@@ -210,11 +210,10 @@ int us_handoff_attach(struct us_engine *e, struct us_handoff *ho)
 	return rc;
 }
 
-bool us_handoff_engine_port_ok(const struct us_engine *e, uint32_t rip, uint16_t rport,
-			       uint16_t lport)
+bool us_handoff_engine_port_ok(const struct us_engine *e, const struct us_in6 *lip,
+			       const struct us_in6 *rip, uint16_t rport, uint16_t lport)
 {
 	const struct handoff_stage *hs = us_engine_stage_ctx(e, &handoff_ops);
 
-	return us_handoff_port_ok(hs != NULL ? hs->ho : NULL, e->id, us_engine_addr(e), rip,
-				  rport, lport);
+	return us_handoff_port_ok(hs != NULL ? hs->ho : NULL, e->id, lip, rip, rport, lport);
 }

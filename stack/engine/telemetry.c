@@ -449,26 +449,17 @@ static int telem_build_port(struct rte_tel_data *d, const struct telem_snap *s)
 	return 0;
 }
 
-static void telem_endpoint(char *buf, size_t len, uint32_t ip, uint16_t port)
-{
-	struct in_addr a = { .s_addr = htonl(ip) };
-	char text[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &a, text, sizeof(text));
-	snprintf(buf, len, "%s:%u", text, (unsigned)port);
-}
-
 static struct rte_tel_data *telem_conn_row(const struct telem_conn *r)
 {
 	const struct tcp_conn_info *i = &r->info;
 	struct rte_tel_data *c = telem_dict();
-	char ep[32];
+	char ep[US_IN6_EPSTRLEN];
 
 	if (c == NULL)
 		return NULL;
-	telem_endpoint(ep, sizeof(ep), r->a.local_ip, r->a.local_port);
+	us_in6_endpoint_str(&r->a.local_ip, r->a.local_port, ep, sizeof(ep));
 	rte_tel_data_add_dict_string(c, "local", ep);
-	telem_endpoint(ep, sizeof(ep), r->a.remote_ip, r->a.remote_port);
+	us_in6_endpoint_str(&r->a.remote_ip, r->a.remote_port, ep, sizeof(ep));
 	rte_tel_data_add_dict_string(c, "remote", ep);
 	rte_tel_data_add_dict_string(c, "state", tcp_state_str(i->state));
 	rte_tel_data_add_dict_string(c, "cc", tcp_cc_name(i->cc));

@@ -132,9 +132,23 @@ static void icmp_echo(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv
 	us_ip_output(n, m, dst, src, IPPROTO_ICMP, 0);
 }
 
+/* What an ICMP error means to TCP (RFC 1122 4.2.3.9, RFC 5927): protocol
+ * and port unreachable are hard, fragmentation needed carries a path MTU,
+ * the other unreachables are soft; source quench (MUST-55), time exceeded
+ * and parameter problem (MUST-56) never act on a connection. */
+static enum tcp_icmp_kind icmp_tcp_kind(uint8_t type, uint8_t code)
+{
+	if (type != ICMP_DEST_UNREACH)
+		return TCP_ICMP_IGNORED;
+	if (code == ICMP_FRAG_NEEDED)
+		return TCP_ICMP_TOO_BIG;
+	return code == 2 || code == 3 ? TCP_ICMP_HARD : TCP_ICMP_SOFT; /* protocol, port */
+}
+
 /* Errors about our own datagrams: TCP's go to tcp/, the rest are noted. */
 static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 {
+	struct us_in6 qsrc, qdst;
 	const struct rte_icmp_hdr *ih = rte_pktmbuf_mtod(m, const struct rte_icmp_hdr *);
 	uint8_t buf[ICMP_QUOTE_MAX];
 	uint32_t qlen = RTE_MIN(rte_pktmbuf_pkt_len(m) - ICMP_HDR_LEN, (uint32_t)sizeof(buf));
@@ -156,10 +170,11 @@ static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 	}
 	/* RFC 1191 4: the next-hop MTU is the low half of the unused word. */
 	US_NET_STAT_INC(n, icmp_errors_to_tcp);
-	tcp_icmp_error(n->tcp, ih->icmp_type, ih->icmp_code,
-		       ih->icmp_type == ICMP_DEST_UNREACH && ih->icmp_code == ICMP_FRAG_NEEDED ?
-			       rte_be_to_cpu_16(ih->icmp_seq_nb) : 0,
-		       qip, (const uint8_t *)qip + qhl, qlen - qhl);
+	qsrc = us_in6_of_v4(rte_be_to_cpu_32(qip->src_addr));
+	qdst = us_in6_of_v4(rte_be_to_cpu_32(qip->dst_addr));
+	tcp_icmp_error(n->tcp, icmp_tcp_kind(ih->icmp_type, ih->icmp_code),
+		       rte_be_to_cpu_16(ih->icmp_seq_nb), &qsrc, &qdst, (const uint8_t *)qip + qhl,
+		       qlen - qhl);
 out:
 	rte_pktmbuf_free(m);
 }

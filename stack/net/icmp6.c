@@ -3,8 +3,8 @@
  * Packet Too Big lowering a destination's path MTU (RFC 8201), and the
  * Neighbor Discovery messages handed to nd6.c.
  *
- * Errors received about our packets are counted; no transport runs over
- * IPv6 yet to take them.
+ * Errors received about our TCP segments go to tcp/ (tcp_icmp_error),
+ * which believes only those quoting a sequence number in flight.
  */
 #include <errno.h>
 #include <netinet/icmp6.h>
@@ -17,6 +17,7 @@
 
 #include "stack/base/csum.h"
 #include "stack/net/net.h"
+#include "tcp/tcp.h"
 
 #define ICMP6_HDR_LEN 8    /* type, code, checksum, and one 32-bit word */
 /* 2.4 (c): an error quotes as much of the packet as fits in the minimum
@@ -222,6 +223,51 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
+/* What an ICMPv6 error means to TCP (like Linux's icmpv6_err_convert):
+ * port unreachable and an unknown next header (the protocol unreachable
+ * of IPv6) are hard; packet too big carries the path MTU; the other
+ * unreachables are soft; time exceeded never acts on a connection (RFC
+ * 9293 MUST-56). */
+static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
+{
+	switch (type) {
+	case ICMP6_PACKET_TOO_BIG:
+		return TCP_ICMP_TOO_BIG;
+	case ICMP6_DST_UNREACH:
+		return code == ICMP6_DST_UNREACH_NOPORT ? TCP_ICMP_HARD : TCP_ICMP_SOFT;
+	case ICMP6_PARAM_PROB:
+		return code == ICMP6_PARAMPROB_NEXTHEADER ? TCP_ICMP_HARD : TCP_ICMP_SOFT;
+	default:
+		return TCP_ICMP_IGNORED;
+	}
+}
+
+/* An error quoting a TCP segment from one of our addresses goes to tcp/
+ * (m at the ICMPv6 header, not consumed): the quoted chain is walked to
+ * the TCP header, of which 8 bytes (ports and sequence number) are read. */
+static void icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint32_t mtu)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t ipbuf[sizeof(struct rte_ipv6_hdr)], l4buf[8], proto;
+	const struct rte_ipv6_hdr *q;
+	const uint8_t *l4;
+	struct us_in6 qsrc, qdst;
+	uint32_t l4_off, nh_off;
+
+	if (n->tcp == NULL)
+		return;
+	q = rte_pktmbuf_read(m, ICMP6_HDR_LEN, sizeof(ipbuf), ipbuf);
+	if (q == NULL || us_ip6_skip_ext(m, ICMP6_HDR_LEN, &proto, &l4_off, &nh_off) < 0 ||
+	    proto != IPPROTO_TCP || (l4 = rte_pktmbuf_read(m, l4_off, sizeof(l4buf), l4buf)) == NULL)
+		return;
+	memcpy(qsrc.b, q->src_addr, sizeof(qsrc.b));
+	memcpy(qdst.b, q->dst_addr, sizeof(qdst.b));
+	if (!us_ip6_is_local(n, &qsrc))
+		return;
+	US_NET_STAT_INC(n, icmp6_errors_to_tcp);
+	tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), mtu, &qsrc, &qdst, l4, sizeof(l4buf));
+}
+
 /* 3.2, RFC 8201 4: a Packet Too Big about a packet of ours lowers its
  * destination's path MTU, never below 1280 and never up. */
 static void icmp6_ptb_input(struct us_net *n, struct rte_mbuf *m)
@@ -249,13 +295,18 @@ static void icmp6_ptb_input(struct us_net *n, struct rte_mbuf *m)
 		goto out;
 	}
 	memcpy(&mtu, p + 4, sizeof(mtu));
-	rc = us_ip6_pmtu_lower(n, &qdst, rte_be_to_cpu_32(mtu));
+	mtu = rte_be_to_cpu_32(mtu);
+	rc = us_ip6_pmtu_lower(n, &qdst, mtu);
 	if (rc == 0)
 		US_NET_STAT_INC(n, icmp6_ptb_lowered);
 	else if (rc == -EINVAL)
 		US_NET_STAT_INC(n, icmp6_ptb_drop_small);
 	else
 		US_NET_STAT_INC(n, icmp6_ptb_not_lower);
+	/* A connection made before a lower path MTU was known still has its
+	 * larger MSS: TCP lowers it (for a segment in flight, RFC 5927). */
+	if (rc != -EINVAL)
+		icmp6_error_to_tcp(n, m, mtu);
 out:
 	rte_pktmbuf_free(m);
 }
@@ -293,6 +344,7 @@ void us_icmp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_
 	case ICMP6_TIME_EXCEEDED:
 	case ICMP6_PARAM_PROB:
 		US_NET_STAT_INC(n, icmp6_rx_errors);
+		icmp6_error_to_tcp(n, m, 0);
 		goto drop;
 	default:
 		/* 2.4 (b): unknown informational messages are dropped; unknown

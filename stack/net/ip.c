@@ -159,6 +159,15 @@ static struct rte_mbuf *ip_reassemble(struct us_net *n, struct rte_mbuf *m)
 	return whole;
 }
 
+/* tcp/ takes both families' addresses v4-mapped. */
+static void ip_tcp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	struct us_in6 src = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
+	struct us_in6 dst = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
+
+	tcp_input(n->tcp, m, &src, &dst);
+}
+
 void us_ip_input(struct us_net *n, struct rte_mbuf *m)
 {
 	const struct rte_ipv4_hdr *ip;
@@ -182,7 +191,7 @@ void us_ip_input(struct us_net *n, struct rte_mbuf *m)
 	rte_pktmbuf_adj(m, hlen);
 	switch (ip->next_proto_id) {
 	case IPPROTO_TCP:
-		tcp_input(n->tcp, m, ip);
+		ip_tcp_input(n, m, ip);
 		return;
 	case IPPROTO_UDP:
 		us_udp_input(n, m, ip);

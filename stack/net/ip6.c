@@ -39,6 +39,12 @@ int us_ip6_init(struct us_net *n, const struct us_config *cfg)
 int us_ip6_prepend(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
 		   uint8_t proto, uint8_t hop_limit)
 {
+	return us_ip6_prepend_flow(m, src, dst, proto, hop_limit, 0);
+}
+
+int us_ip6_prepend_flow(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
+			uint8_t proto, uint8_t hop_limit, uint32_t flow_label)
+{
 	uint32_t plen = rte_pktmbuf_pkt_len(m);
 	struct rte_ipv6_hdr *ip;
 
@@ -47,7 +53,7 @@ int us_ip6_prepend(struct rte_mbuf *m, const struct us_in6 *src, const struct us
 	ip = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
 	if (ip == NULL)
 		return -ENOBUFS;
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (flow_label & 0xfffffu));
 	ip->payload_len = rte_cpu_to_be_16((uint16_t)plen);
 	ip->proto = proto;
 	ip->hop_limits = hop_limit;
@@ -262,6 +268,13 @@ static void ip6_fragment(struct us_net *n, struct rte_mbuf *m, uint16_t mtu,
 void us_ip6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
 		   const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit, unsigned flags)
 {
+	us_ip6_output_flow(n, m, src, dst, proto, hop_limit, flags, 0);
+}
+
+void us_ip6_output_flow(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
+			const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit,
+			unsigned flags, uint32_t flow_label)
+{
 	struct us_in6 next_hop, from;
 	uint16_t mtu;
 	int rc;
@@ -277,7 +290,8 @@ void us_ip6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *sr
 		}
 		src = &from;
 	}
-	rc = us_ip6_prepend(m, src, dst, proto, hop_limit ? hop_limit : n->ip6.hop_limit);
+	rc = us_ip6_prepend_flow(m, src, dst, proto, hop_limit ? hop_limit : n->ip6.hop_limit,
+				 flow_label);
 	if (rc < 0) {
 		if (rc == -EMSGSIZE)
 			US_NET_STAT_INC(n, ip6_drop_too_big);

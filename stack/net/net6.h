@@ -233,6 +233,9 @@ int us_ip6_init(struct us_net *n, const struct us_config *cfg);
  * flow label 0.  0, or -ENOBUFS (no headroom; m untouched). */
 int us_ip6_prepend(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
 		   uint8_t proto, uint8_t hop_limit);
+/* The same with a flow label (RFC 6437: a transport's per-flow label). */
+int us_ip6_prepend_flow(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
+			uint8_t proto, uint8_t hop_limit, uint32_t flow_label);
 /* Follows the Next Header fields of a chain that the walk accepted (or
  * whose headers are at least complete) from the IPv6 header at offset
  * ip_off of m: the upper-layer protocol, its offset, and the offset of the
@@ -251,6 +254,10 @@ void us_ip6_input(struct us_net *n, struct rte_mbuf *m, enum us_net_rx from);
  * US_IP6_NO_FRAG), resolves the next hop through ND and queues. */
 void us_ip6_output(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
 		   const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit, unsigned flags);
+/* The same with a flow label (TCP's per connection, tcp/tcb.c). */
+void us_ip6_output_flow(struct us_net *n, struct rte_mbuf *m, const struct us_in6 *src,
+			const struct us_in6 *dst, uint8_t proto, uint8_t hop_limit,
+			unsigned flags, uint32_t flow_label);
 
 /* Prototypes: ip6_ext.c (the extension-header chain, RFC 8200 4) */
 

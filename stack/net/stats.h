@@ -129,7 +129,8 @@
 	X(icmp6_echo_in, "ICMPv6 echo requests received") \
 	X(icmp6_echo_out, "ICMPv6 echo replies sent") \
 	X(icmp6_drop_echo_unspec, "dropped: echo request from :: (no one to answer)") \
-	X(icmp6_rx_errors, "ICMPv6 destination unreachable, time exceeded, parameter problem received (no transport over IPv6 takes them yet)") \
+	X(icmp6_rx_errors, "ICMPv6 destination unreachable, time exceeded, parameter problem received") \
+	X(icmp6_errors_to_tcp, "ICMPv6 errors (packet too big among them) quoting a TCP segment of ours, handed to TCP") \
 	X(icmp6_ptb_in, "ICMPv6 packet too big received") \
 	X(icmp6_ptb_lowered, "path MTUs lowered by a packet too big") \
 	X(icmp6_ptb_not_lower, "packet too big not below the path MTU in use (a PTB never raises it)") \

@@ -10,6 +10,7 @@
 
 #include "stack/engine/engine.h"
 #include "stack/engine/migrate.h"
+#include "stack/net/net.h"
 #include "stack/sock/conn.h"
 #include "tcp/tcp.h"
 #include "userstack.h"
@@ -83,10 +84,14 @@ static int conn_errno(long rc)
 
 /* Listening */
 
-/* Listens on engine e's TCP stack with the shared listener record l. */
+/* Listens on engine e's TCP stack with the shared listener record l: on
+ * every address of both families when IPv6 is on (::, not V6ONLY), else
+ * on the engine's IPv4 address. */
 static int conn_listen_one(struct us_engine *e, uint16_t port, struct us_conn_listener *l)
 {
-	int rc = tcp_listen(us_engine_tcp(e), us_engine_addr(e), port, &conn_tcp_callbacks, l);
+	struct us_in6 at = us_engine_net(e)->ip6_on ? (struct us_in6){ 0 }
+						     : us_in6_of_v4(us_engine_addr(e));
+	int rc = tcp_listen(us_engine_tcp(e), &at, port, 0, &conn_tcp_callbacks, l);
 
 	/* Isolated port: without the listener's rule no SYN would arrive. */
 	if (rc == 0 && (rc = us_engine_listen_rule(e, port)) < 0)

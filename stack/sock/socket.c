@@ -279,8 +279,12 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
 	s->quickack_off = l->quickack_off;
-	tcp_conn_local(tc, &s->lip, &s->lport);
-	tcp_conn_peer(tc, &s->rip, &s->rport);
+	struct us_in6 l6, r6;
+
+	tcp_conn_local(tc, &l6, &s->lport);
+	tcp_conn_peer(tc, &r6, &s->rport);
+	s->lip = us_in6_v4(&l6);
+	s->rip = us_in6_v4(&r6);
 	tcp_conn_set_ctx(tc, s);
 	sock_apply_opts(s);
 	s->listener = l;
@@ -438,7 +442,8 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EINVAL);
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
-	rc = tcp_listen(s->tab->ts, s->lip, s->lport, &us_sock_callbacks, s);
+	rc = tcp_listen(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(s->lip) }[0], s->lport, 0,
+			&us_sock_callbacks, s);
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
 		tcp_unlisten(s->tab->ts, s->lport);
 	/* Isolated port: without the listener's rule no SYN would arrive. */
@@ -540,13 +545,19 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		rc = us_sock_tfo_connect(s, ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
-	rc = tcp_connect(s->tab->ts, ip, port, &us_sock_callbacks, s, &s->tc);
+	rc = tcp_connect(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0], port,
+			 &us_sock_callbacks, s, &s->tc);
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);
 	s->state = US_SS_CONNECTING;
 	s->rip = ip;
 	s->rport = port;
-	tcp_conn_local(s->tc, &s->lip, &s->lport);
+	{
+		struct us_in6 l6;
+
+		tcp_conn_local(s->tc, &l6, &s->lport);
+		s->lip = us_in6_v4(&l6);
+	}
 	sock_apply_opts(s);
 	return us_sock_fail(-EINPROGRESS);
 }

@@ -80,7 +80,12 @@ static void tfo_connecting(struct us_sock *s, uint32_t ip, uint16_t port)
 	s->tfo_defer = false;
 	s->rip = ip;
 	s->rport = port;
-	tcp_conn_local(s->tc, &s->lip, &s->lport);
+	{
+		struct us_in6 l6;
+
+		tcp_conn_local(s->tc, &l6, &s->lport);
+		s->lip = us_in6_v4(&l6);
+	}
 	if (s->nodelay)
 		tcp_set_nodelay(s->tc, true);
 	if (s->keepalive)
@@ -93,8 +98,9 @@ static void tfo_connecting(struct us_sock *s, uint32_t ip, uint16_t port)
 static ssize_t tfo_open(struct us_sock *s, uint32_t ip, uint16_t port, const void *buf,
 			size_t len)
 {
-	ssize_t n = tcp_connect_data(s->tab->ts, ip, port, buf, len, TCP_CONNECT_FASTOPEN,
-				     &us_sock_callbacks, s, &s->tc);
+	ssize_t n = tcp_connect_data(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0], port,
+				     buf, len, TCP_CONNECT_FASTOPEN, &us_sock_callbacks, s,
+				     &s->tc);
 
 	if (n < 0)
 		return n == -ENOBUFS ? -EAGAIN : n;
@@ -138,7 +144,7 @@ ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
 		return rc;
 	if (buf == NULL && len > 0)
 		return -EFAULT;
-	if (!tcp_fastopen_cookie_ready(s->tab->ts, ip)) {
+	if (!tcp_fastopen_cookie_ready(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0])) {
 		/* RFC 7413 4.1.1: the SYN asks for a cookie; the data is not
 		 * taken (Linux: EINPROGRESS, send it once writable). */
 		n = tfo_open(s, ip, port, NULL, 0);
@@ -154,7 +160,7 @@ int us_sock_tfo_connect(struct us_sock *s, uint32_t ip, uint16_t port)
 
 	if (s->bound && s->lport != 0)
 		return -EOPNOTSUPP;
-	if (tcp_fastopen_cookie_ready(s->tab->ts, ip)) {
+	if (tcp_fastopen_cookie_ready(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0])) {
 		/* Linux tcp_fastopen_defer_connect: nothing goes out until
 		 * the first send, which rides in the SYN. */
 		s->state = US_SS_CONNECTING;
