@@ -52,13 +52,15 @@ int us_rss_init(struct us_rss *rss, const uint8_t *key, size_t key_len, uint16_t
 
 /* rte_softrss reads the key 32 bits at a time (it byte-swaps each word, so
  * the key stays in the NIC's byte order) and one word past the input: 16
- * bytes for IPv4+L4.  Copying them into words keeps that read aligned
- * whatever pointer the caller holds. */
+ * bytes for IPv4+L4, 40 for IPv6+L4 (every key is at least 40).  Copying
+ * them into words keeps that read aligned whatever pointer the caller
+ * holds. */
 static uint32_t rss_softrss(uint32_t *words, uint32_t nwords, const uint8_t *key)
 {
-	uint32_t k[RTE_THASH_V4_L4_LEN + 1];
+	uint32_t k[RTE_THASH_V6_L4_LEN + 1];
 
-	memcpy(k, key, sizeof(k));
+	RTE_ASSERT(nwords <= RTE_THASH_V6_L4_LEN);
+	memcpy(k, key, (nwords + 1) * sizeof(k[0]));
 	return rte_softrss(words, nwords, (const uint8_t *)k);
 }
 

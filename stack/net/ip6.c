@@ -21,6 +21,7 @@
 #include <rte_tcp.h>
 
 #include "stack/net/net.h"
+#include "tcp/tcp.h"
 
 /* RFC 8200 4.5: the most fragments a 65535-byte payload needs at the
  * minimum MTU (each carries a multiple of 8 bytes after the IPv6 and
@@ -184,6 +185,17 @@ static void ip6_unknown_proto(struct us_net *n, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* tcp/ takes the segment (m at its TCP header) with the header's addresses. */
+static void ip6_tcp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	struct us_in6 src, dst;
+
+	memcpy(src.b, ip->src_addr, sizeof(src.b));
+	memcpy(dst.b, ip->dst_addr, sizeof(dst.b));
+	US_NET_STAT_INC(n, ip6_rx_tcp);
+	tcp_input(n->tcp, m, &src, &dst);
+}
+
 static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip6_chain *c,
 			enum us_net_rx from)
 {
@@ -199,10 +211,15 @@ static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip
 		us_icmp6_input(n, m, ip, from);
 		return;
 	case IPPROTO_TCP:
+		if (rte_pktmbuf_adj(m, c->l4_off) == NULL) {
+			US_NET_STAT_INC(n, ip6_drop_bad_len);
+			break;
+		}
+		ip6_tcp_input(n, m, ip);
+		return;
 	case IPPROTO_UDP:
-		/* TCP and UDP over IPv6 are not attached to this layer yet:
-		 * counted, and no port unreachable for a transport that does
-		 * not run. */
+		/* UDP over IPv6 is not attached to this layer yet: counted,
+		 * and no port unreachable for a transport that does not run. */
 		US_NET_STAT_INC(n, ip6_drop_no_transport);
 		break;
 	case IPPROTO_NONE:

@@ -83,7 +83,8 @@
 	X(ip6_drop_tentative, "dropped: destination an address of ours still under DAD (RFC 4862 5.4)") \
 	X(ip6_drop_bad_src, "dropped: source address multicast or loopback") \
 	X(ip6_rx_hop_limit_zero, "accepted with hop limit 0 (a host does not forward)") \
-	X(ip6_drop_no_transport, "dropped: TCP or UDP over IPv6 (not attached yet)") \
+	X(ip6_drop_no_transport, "dropped: UDP over IPv6 (not attached yet)") \
+	X(ip6_rx_tcp, "TCP segments over IPv6 handed to TCP") \
 	X(ip6_rx_no_next_header, "dropped: next header 59, nothing follows (RFC 8200 4.7)") \
 	X(ip6_drop_unknown_proto, "dropped: unrecognized next header (parameter problem sent)") \
 	X(ip6_drop_frag_nested, "dropped: a fragment header inside a reassembled datagram") \

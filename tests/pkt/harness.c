@@ -18,6 +18,8 @@
 
 static struct rte_mempool *g_pool;
 static struct pkt_t *g_current;
+static int g_family = 4;
+static struct us_in6 g_local, g_peer;
 
 #define PKT_FAIL(file, line, ...) do { \
 	print_error("%s:%d: ", (file), (line)); \
@@ -26,9 +28,32 @@ static struct pkt_t *g_current;
 	_fail((file), (line)); \
 } while (0)
 
+int pkt_family(void)
+{
+	return g_family;
+}
+
+const struct us_in6 *pkt_local_ip(void)
+{
+	return &g_local;
+}
+
+const struct us_in6 *pkt_peer_ip(void)
+{
+	return &g_peer;
+}
+
 int pkt_group_setup(void **state)
 {
+	const char *fam = getenv("US_PKT_FAMILY");
+	static const struct us_in6 l6 = { .b = { 0xfd, [15] = 1 } }, p6 = { .b = { 0xfd, [15] = 2 } };
+
 	(void)state;
+	g_family = fam != NULL && strcmp(fam, "6") == 0 ? 6 : 4;
+	g_local = g_family == 6 ? l6 : us_in6_of_v4(PKT_LOCAL_IP4);
+	g_peer = g_family == 6 ? p6 : us_in6_of_v4(PKT_PEER_IP4);
+	if (g_family == 6)
+		print_message("[ family  ] IPv6\n");
 	if (test_eal_start("pkt") < 0)
 		return -1;
 	g_pool = rte_pktmbuf_pool_create("pkt_pool", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -89,18 +114,23 @@ static uint32_t sum16(const uint8_t *p, size_t n, uint32_t sum)
 	return sum;
 }
 
-static uint16_t tcp_csum(const uint8_t *seg, size_t n, uint32_t src, uint32_t dst)
+/* Over the family's pseudo-header: IPv4's (RFC 9293 3.1) or IPv6's (RFC
+ * 8200 8.1), its addresses as they lie in the header. */
+static uint16_t tcp_csum(const uint8_t *seg, size_t n, const struct us_in6 *src,
+			 const struct us_in6 *dst)
 {
-	uint32_t sum = (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + 6 +
-		       (uint32_t)n;
+	unsigned from = us_in6_is_v4mapped(src) ? 12 : 0;
+	uint32_t sum = 6 + (uint32_t)n;
 
+	sum = sum16(src->b + from, 16 - from, sum);
+	sum = sum16(dst->b + from, 16 - from, sum);
 	sum = sum16(seg, n, sum);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum; /* 0xffff when the checksum field is right */
 }
 
-static void output_cb(void *ctx, struct rte_mbuf *m, uint32_t src, uint32_t dst)
+static void output_cb(void *ctx, struct rte_mbuf *m, const struct tcp_out_addr *a)
 {
 	struct pkt_t *t = ctx;
 
@@ -109,7 +139,7 @@ static void output_cb(void *ctx, struct rte_mbuf *m, uint32_t src, uint32_t dst)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	t->cap[(t->cap_head + t->ncap) % PKT_CAP_MAX] = (struct pkt_cap){ m, src, dst };
+	t->cap[(t->cap_head + t->ncap) % PKT_CAP_MAX] = (struct pkt_cap){ m, *a };
 	t->ncap++;
 }
 
@@ -200,8 +230,10 @@ struct pkt_t *pkt_start(const struct tcp_config *cfg)
 		tcp_config_defaults(&t->cfg);
 		t->cfg.wscale = t->cfg.sack = t->cfg.timestamps = false;
 	}
+	/* MSS 1460 in both families (tcp/: MTU less 40 or 60). */
 	t->env = (struct tcp_env){
-		.pool = g_pool, .wheel = t->wheel, .local_ip = PKT_LOCAL_IP, .mtu = 1500,
+		.pool = g_pool, .wheel = t->wheel, .local_ip = us_in6_of_v4(PKT_LOCAL_IP4),
+		.local_ip6 = { .b = { 0xfd, [15] = 1 } }, .mtu = g_family == 6 ? 1520 : 1500,
 		.l4_csum_by_ip = false, .output = output_cb, .ctx = t,
 	};
 	t->ts = tcp_stack_create(&t->env, &t->cfg);
@@ -217,7 +249,7 @@ struct pkt_t *pkt_start(const struct tcp_config *cfg)
 
 int pkt_listen(struct pkt_t *t)
 {
-	return tcp_listen(t->ts, PKT_LOCAL_IP, PKT_LOCAL_PORT, &t->cb, t);
+	return tcp_listen(t->ts, PKT_LOCAL_IP, PKT_LOCAL_PORT, 0, &t->cb, t);
 }
 
 ssize_t pkt_app_send(struct pkt_t *t, size_t n)
@@ -286,11 +318,21 @@ static size_t build_opts(struct pkt_t *t, const struct pkt_seg *s, uint8_t *o)
 	return n;
 }
 
-/* Builds IPv4 + TCP for s in a flat buffer; returns the TCP length. */
+static const struct us_in6 *seg_peer(const struct pkt_seg *s)
+{
+	return s->peer_ip != NULL ? s->peer_ip : PKT_PEER_IP;
+}
+
+static const struct us_in6 *seg_local(const struct pkt_seg *s)
+{
+	return s->local_ip != NULL ? s->local_ip : PKT_LOCAL_IP;
+}
+
+/* Builds the TCP segment for s in a flat buffer; returns its length. */
 static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 			 uint32_t seq, uint32_t ack, uint8_t flags, uint32_t plen)
 {
-	uint8_t *th = buf + 20, opt[60] = { 0 };
+	uint8_t *th = buf, opt[60] = { 0 };
 	size_t optlen = 0, hlen;
 	uint32_t data_off = seq + !!(flags & TH_SYN) - t->peer_isn - 1;
 	uint16_t win = (uint16_t)(s->win == PKT_ANY ? 65535 : s->win);
@@ -302,7 +344,7 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 		optlen = build_opts(t, s, opt);
 	}
 	hlen = 20 + ((optlen + 3) & ~(size_t)3);
-	memset(buf, 0, 20 + hlen);
+	memset(buf, 0, hlen);
 	*(uint16_t *)(th + 0) = rte_cpu_to_be_16((uint16_t)(s->sport ? s->sport : t->peer_port));
 	*(uint16_t *)(th + 2) = rte_cpu_to_be_16((uint16_t)(s->dport ? s->dport : t->local_port));
 	*(uint32_t *)(th + 4) = rte_cpu_to_be_32(seq);
@@ -313,14 +355,7 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 	memcpy(th + 20, opt, optlen);
 	for (uint32_t i = 0; i < plen; i++)
 		th[hlen + i] = s->data ? (uint8_t)s->data[i] : pkt_pattern(data_off + i);
-	/* IPv4 header (tcp/ reads addresses and the total length). */
-	buf[0] = 0x45;
-	*(uint16_t *)(buf + 2) = rte_cpu_to_be_16((uint16_t)(20 + hlen + plen + s->ip_len_delta));
-	buf[8] = 64;
-	buf[9] = IPPROTO_TCP;
-	*(uint32_t *)(buf + 12) = rte_cpu_to_be_32(PKT_PEER_IP);
-	*(uint32_t *)(buf + 16) = rte_cpu_to_be_32(PKT_LOCAL_IP);
-	uint16_t ck = (uint16_t)~tcp_csum(th, hlen + plen, PKT_PEER_IP, PKT_LOCAL_IP);
+	uint16_t ck = (uint16_t)~tcp_csum(th, hlen + plen, seg_peer(s), seg_local(s));
 	if (s->bad_csum)
 		ck ^= 0x5a5a;
 	*(uint16_t *)(th + 16) = rte_cpu_to_be_16(ck);
@@ -328,27 +363,26 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 }
 
 static struct rte_mbuf *flat_to_mbuf(struct pkt_t *t, const uint8_t *buf, size_t n,
-				     size_t first, uint32_t pad)
+				     size_t first)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool);
 	size_t done;
 
 	assert_non_null(m);
-	if (first >= n)
-		first = n + pad <= rte_pktmbuf_tailroom(m) ? n + pad : n;
+	first = RTE_MIN(first, n);
 	first = RTE_MIN(first, (size_t)rte_pktmbuf_tailroom(m));
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)first);
 	assert_non_null(p);
 	memcpy(p, buf, RTE_MIN(first, n));
 	/* The rest in as many mbufs as it takes (a coalesced segment is a
-	 * chain of several MSS), the padding at the end of the last. */
+	 * chain of several MSS). */
 	for (done = first; done < n;) {
 		struct rte_mbuf *m2 = rte_pktmbuf_alloc(t->pool);
 		size_t k;
 
 		assert_non_null(m2);
-		k = RTE_MIN(n - done, (size_t)rte_pktmbuf_tailroom(m2) - pad);
-		p = (uint8_t *)rte_pktmbuf_append(m2, (uint16_t)(k + (done + k == n ? pad : 0)));
+		k = RTE_MIN(n - done, (size_t)rte_pktmbuf_tailroom(m2));
+		p = (uint8_t *)rte_pktmbuf_append(m2, (uint16_t)k);
 		assert_non_null(p);
 		memcpy(p, buf + done, k);
 		done += k;
@@ -376,21 +410,22 @@ void pkt_inject(struct pkt_t *t, struct pkt_seg s, const char *file, int line)
 		t->peer_nxt = seq;
 	}
 	plen = (uint32_t)(s.len != PKT_ANY ? s.len : (s.data ? (int32_t)strlen(s.data) : 0));
-	buf = malloc(20 + 60 + plen + s.pad);
+	buf = malloc(60 + plen);
 	if (buf == NULL)
 		PKT_FAIL(file, line, "out of memory");
-	n = 20 + build_flat(t, &s, buf, seq, ack, flags, plen);
-	memset(buf + n, 0, s.pad);
+	n = build_flat(t, &s, buf, seq, ack, flags, plen);
+	if (s.cut > n)
+		PKT_FAIL(file, line, "cut %u of %zu bytes", s.cut, n);
+	n -= s.cut;
 	first = s.split ? n - plen + s.split : n;
-	m = flat_to_mbuf(t, buf, n, first, s.pad);
+	m = flat_to_mbuf(t, buf, n, first);
 	free(buf);
 	if (s.csum_good_flag)
 		m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-	rte_pktmbuf_adj(m, 20);
 	end = seq + plen + !!(flags & TH_SYN) + !!(flags & TH_FIN);
 	if (!(flags & TH_RST) && SEQ_GT(end, t->peer_nxt))
 		t->peer_nxt = end;
-	tcp_input(t->ts, m, rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, -20));
+	tcp_input(t->ts, m, seg_peer(&s), seg_local(&s));
 }
 
 struct pkt_out {
@@ -444,17 +479,23 @@ static void parse_opt(const uint8_t *p, struct pkt_out *o, const char *file, int
 	}
 }
 
-/* Parses a captured segment; checks what must always hold. */
-static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
-		      struct pkt_out *o, const char *file, int line)
+/* Parses a captured segment; checks what must always hold (the addresses
+ * s names, the family's defaults when s is NULL). */
+static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, const struct pkt_seg *s,
+		      uint8_t *buf, struct pkt_out *o, const char *file, int line)
 {
+	const struct us_in6 *local = s != NULL ? seg_local(s) : PKT_LOCAL_IP;
+	const struct us_in6 *peer = s != NULL ? seg_peer(s) : PKT_PEER_IP;
 	size_t n = cap->m->pkt_len, hlen;
 	const uint8_t *p = rte_pktmbuf_read(cap->m, 0, (uint32_t)n, buf);
 
 	if (p != buf)
 		memcpy(buf, p, n);
-	if (cap->src != PKT_LOCAL_IP || cap->dst != PKT_PEER_IP || n < 20)
+	if (!us_in6_eq(&cap->a.src, local) || !us_in6_eq(&cap->a.dst, peer) || n < 20)
 		PKT_FAIL(file, line, "bad addresses or length %zu", n);
+	/* RFC 6437: an IPv6 segment carries a label, never 0. */
+	if (!us_in6_is_v4mapped(peer) && (cap->a.flow_label == 0 || cap->a.flow_label > 0xfffff))
+		PKT_FAIL(file, line, "flow label %#x", cap->a.flow_label);
 	if (rte_pktmbuf_headroom(cap->m) < TCP_HEADROOM_NEEDED)
 		PKT_FAIL(file, line, "headroom %u", rte_pktmbuf_headroom(cap->m));
 	hlen = (size_t)(buf[12] >> 4) * 4;
@@ -466,7 +507,7 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, uint8_t *buf,
 		    (n - hlen) % cap->m->tso_segsz != 0)
 			PKT_FAIL(file, line, "segmentation: %zu bytes in pieces of %u", n - hlen,
 				 (unsigned)cap->m->tso_segsz);
-	} else if (tcp_csum(buf, n, PKT_LOCAL_IP, PKT_PEER_IP) != 0xffff) {
+	} else if (tcp_csum(buf, n, local, peer) != 0xffff) {
 		PKT_FAIL(file, line, "bad TCP checksum");
 	}
 	o->sport = rte_be_to_cpu_16(*(uint16_t *)buf);
@@ -582,7 +623,7 @@ struct rte_mbuf *pkt_expect_keep(struct pkt_t *t, struct pkt_seg s, const char *
 	buf = malloc(cap.m->pkt_len + 1);
 	if (buf == NULL)
 		PKT_FAIL(file, line, "out of memory");
-	parse_out(t, &cap, buf, &o, file, line);
+	parse_out(t, &cap, &s, buf, &o, file, line);
 	check_out(t, &s, &o, file, line);
 	free(buf);
 	t->cap_head = (t->cap_head + 1) % PKT_CAP_MAX;
@@ -603,7 +644,7 @@ void pkt_expect_nothing(struct pkt_t *t, const char *file, int line)
 		char d[200];
 
 		assert_non_null(buf);
-		parse_out(t, &t->cap[t->cap_head], buf, &o, file, line);
+		parse_out(t, &t->cap[t->cap_head], NULL, buf, &o, file, line);
 		describe(&o, d, sizeof(d));
 		free(buf);
 		PKT_FAIL(file, line, "expected nothing, %u segment(s) sent, first %s", t->ncap, d);

@@ -21,6 +21,12 @@
  * EXPECT checks only what the script sets (plus addresses, ports and the
  * checksum, always); a payload without .data must be our stream's pattern.
  *
+ * Address family: every script runs over IPv4 or IPv6 as the environment
+ * says (US_PKT_FAMILY=6 for IPv6; meson registers each script suite once
+ * per family).  PKT_LOCAL_IP and PKT_PEER_IP are the family's addresses;
+ * the interface MTU is chosen so that the MSS is 1460 either way, so a
+ * script's numbers hold in both.
+ *
  * Every script ends with FINISH(t, tcbs): no segment left unasserted, the
  * expected TCB count, the state gauges equal to a recount of the table
  * (tcp_state_gauges_check), then tcp_stack_destroy must leave the mbuf pool
@@ -56,8 +62,11 @@
 #define PKT_ABSENT (-2) /* EXPECT: the option must not be there */
 #define PKT_CAP_MAX 512u
 #define PKT_RX_MAX (1u << 20)
-#define PKT_LOCAL_IP 0x0a000001u /* 10.0.0.1 */
-#define PKT_PEER_IP 0x0a000002u  /* 10.0.0.2 */
+#define PKT_LOCAL_IP4 0x0a000001u /* 10.0.0.1 */
+#define PKT_PEER_IP4 0x0a000002u  /* 10.0.0.2 */
+/* fd00::1 and fd00::2 over IPv6 */
+#define PKT_LOCAL_IP (pkt_local_ip())
+#define PKT_PEER_IP (pkt_peer_ip())
 #define PKT_LOCAL_PORT 80u
 #define PKT_PEER_PORT 40000u
 
@@ -87,8 +96,10 @@ struct pkt_seg {
 	bool bad_csum;
 	bool csum_good_flag;  /* set RTE_MBUF_F_RX_L4_CKSUM_GOOD */
 	uint32_t split;       /* payload bytes in the first mbuf (0: one mbuf) */
-	uint32_t pad;         /* link-layer padding after the datagram */
-	int32_t ip_len_delta; /* added to the IPv4 total length */
+	uint32_t cut;         /* bytes cut off the end (a truncated segment) */
+	/* Both: the peer's and our address when not the family's defaults (a
+	 * script that mixes families). */
+	const struct us_in6 *peer_ip, *local_ip;
 };
 
 #define SEG(...) ((struct pkt_seg){ .seq = PKT_ANY, .ack = PKT_ANY, .flags = PKT_ANY, \
@@ -99,7 +110,7 @@ struct pkt_seg {
 
 struct pkt_cap {
 	struct rte_mbuf *m;
-	uint32_t src, dst;
+	struct tcp_out_addr a;
 };
 
 struct pkt_t {
@@ -135,6 +146,10 @@ struct pkt_t {
 
 /* Prototypes */
 
+/* The script's family (4 or 6, from US_PKT_FAMILY) and its addresses. */
+int pkt_family(void);
+const struct us_in6 *pkt_local_ip(void);
+const struct us_in6 *pkt_peer_ip(void);
 int pkt_group_setup(void **state);
 int pkt_group_teardown(void **state);
 /* Per-test teardown: frees a script's harness if it failed before FINISH. */

@@ -406,7 +406,7 @@ static void test_counters_printed_and_looked_up(void **state)
 	FILE *f = open_memstream(&text, &len);
 
 	learn(h, &h_peer_mac, H_PEER_IP);
-	assert_int_equal(tcp_listen(us_engine_tcp(h->e), H_OUR_IP, 80, &none, NULL), 0);
+	assert_int_equal(tcp_listen(us_engine_tcp(h->e), NULL, 80, 0, &none, NULL), 0);
 	us_engine_print_stats(h->e, f);
 	fclose(f);
 	assert_non_null(strstr(text, "arp_rx_requests 1  # ARP requests received\n"));

@@ -116,7 +116,7 @@ static void handoff_script(struct h_multi *t)
 	unsigned owned[H_ENG_MAX] = { 0 };
 
 	for (unsigned k = 0; k < t->n; k++)
-		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), H_OUR_IP, OUR_PORT,
+		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), NULL, OUR_PORT, 0,
 					    &quiet_cb, NULL), 0);
 	for (unsigned f = 0; f < NFLOWS; f++) {
 		peer_seq[f] = 1000u * f + 7;
@@ -252,6 +252,7 @@ static void test_connect_picks_port_on_own_queue(void **state)
 {
 	static struct h_multi t;
 	const struct tcp_callbacks cb = { .on_accept = walk_cb_ignore };
+	const struct us_in6 peer = us_in6_of_v4(H_PEER_IP);
 	(void)state;
 
 	multi_start(&t, 4);
@@ -260,7 +261,7 @@ static void test_connect_picks_port_on_own_queue(void **state)
 			struct tcp_conn *c;
 			struct tcp_conn_addrs a;
 
-			assert_int_equal(tcp_connect(us_engine_tcp(t.h[k].e), H_PEER_IP, 8080, &cb,
+			assert_int_equal(tcp_connect(us_engine_tcp(t.h[k].e), &peer, 8080, &cb,
 						     NULL, &c), 0);
 			tcp_conn_addrs(c, &a);
 			assert_int_equal(us_rss_queue_ipv4_tcp(&t.sym, H_PEER_IP, H_OUR_IP, 8080,
@@ -304,9 +305,14 @@ static void test_icmp_error_goes_to_owner(void **state)
 	h_multi_finish(&t);
 }
 
-/* The owner rule is symmetric: a segment and its reply have one owner. */
+/* The owner rule is symmetric: a segment and its reply have one owner, in
+ * either family; and it spreads IPv6 tuples over both engines. */
 static void test_owner_symmetric(void **state)
 {
+	const struct us_in6 our4 = us_in6_of_v4(H_OUR_IP), peer4 = us_in6_of_v4(H_PEER_IP);
+	const struct us_in6 our6 = { .b = { 0xfd, 0, 0, 0x77, [15] = 2 } };
+	const struct us_in6 peer6 = { .b = { 0xfd, 0, 0, 0x77, [15] = 1 } };
+	unsigned on[2] = { 0, 0 };
 	struct us_rss rss;
 	struct us_handoff *ho;
 	(void)state;
@@ -314,9 +320,15 @@ static void test_owner_symmetric(void **state)
 	assert_int_equal(us_rss_init(&rss, us_rss_key_symmetric, US_RSS_KEY_LEN, 128, 2), 0);
 	ho = us_handoff_create(2, &rss, "sym");
 	assert_non_null(ho);
-	for (uint16_t p = 1000; p < 1100; p++)
-		assert_int_equal(us_handoff_owner(ho, H_PEER_IP, H_OUR_IP, p, 80),
-				 us_handoff_owner(ho, H_OUR_IP, H_PEER_IP, 80, p));
+	for (uint16_t p = 1000; p < 1100; p++) {
+		unsigned o6 = us_handoff_owner(ho, &peer6, &our6, p, 80);
+
+		assert_int_equal(us_handoff_owner(ho, &peer4, &our4, p, 80),
+				 us_handoff_owner(ho, &our4, &peer4, 80, p));
+		assert_int_equal(o6, us_handoff_owner(ho, &our6, &peer6, 80, p));
+		on[o6]++;
+	}
+	assert_true(on[0] > 20 && on[1] > 20);
 	us_handoff_destroy(ho);
 }
 

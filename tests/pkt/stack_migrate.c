@@ -338,7 +338,9 @@ static void connect_pair(struct end *cli, struct end *srv, size_t total)
 	assert_int_equal(errno, EINPROGRESS);
 	run(3);
 	assert_int_equal(us_getsockname(cli->fd, (struct sockaddr *)&loc, &len), 0);
-	srv->eng = us_handoff_owner(w.ho, H_PEER_IP, H_OUR_IP, ntohs(loc.sin_port), SRV_PORT);
+	srv->eng = us_handoff_owner(w.ho, &(struct us_in6[]){ us_in6_of_v4(H_PEER_IP) }[0],
+				    &(struct us_in6[]){ us_in6_of_v4(H_OUR_IP) }[0],
+				    ntohs(loc.sin_port), SRV_PORT);
 }
 
 /* The server's engine takes the connection from its listener's queue. */
@@ -781,7 +783,7 @@ static void test_migrate_from_handler(void **state)
 	ech.next_move = 8192;
 	world_start(0);
 	for (uintptr_t k = 0; k < 2; k++)
-		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), H_OUR_IP, ECHO_PORT, &cb,
+		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), NULL, ECHO_PORT, 0, &cb,
 					    (void *)k), 0);
 	us_sock_table_bind_thread(w.s[PEER].tab);
 	cli.fd = us_socket(AF_INET, SOCK_STREAM, 0);
@@ -905,7 +907,7 @@ static void test_migrate_request_response(void **state)
 	memset(&rr, 0, sizeof(rr));
 	world_start(0);
 	for (uintptr_t k = 0; k < 2; k++)
-		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), H_OUR_IP, RR_PORT, &cb,
+		assert_int_equal(tcp_listen(us_engine_tcp(w.s[k].e), NULL, RR_PORT, 0, &cb,
 					    (void *)k), 0);
 	us_sock_table_bind_thread(w.s[PEER].tab);
 	fd = us_socket(AF_INET, SOCK_STREAM, 0);

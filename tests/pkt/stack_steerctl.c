@@ -200,7 +200,7 @@ static void isolate_start(struct h_multi *t, struct us_flowctl *ctl)
 	isolated_nic(t, ctl);
 	for (unsigned k = 0; k < t->n; k++) {
 		h_model_flowrules(t->h[k].e, (uint16_t)k, &t->nic);
-		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), H_OUR_IP, OUR_PORT,
+		assert_int_equal(tcp_listen(us_engine_tcp(t->h[k].e), NULL, OUR_PORT, 0,
 					    &quiet_cb, NULL), 0);
 	}
 	for (unsigned k = 0; k < t->n; k++)
@@ -473,7 +473,7 @@ static void test_tfo_cookie_valid_on_every_engine(void **state)
 	assert_non_null(pub);
 	for (unsigned k = 0; k < t.n; k++) {
 		assert_int_equal(us_publish_attach(t.h[k].e, pub), 0);
-		assert_int_equal(tcp_listen(us_engine_tcp(t.h[k].e), H_OUR_IP, OUR_PORT,
+		assert_int_equal(tcp_listen(us_engine_tcp(t.h[k].e), NULL, OUR_PORT, 0,
 					    &quiet_cb, NULL), 0);
 	}
 	assert_int_equal(us_publish_send_tfo_keys(t.h[1].e), -EINVAL); /* not the writer */

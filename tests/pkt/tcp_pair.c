@@ -2,6 +2,7 @@
 #include "tests/pkt/tcp_pair.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -11,34 +12,94 @@
 #define TP_TICK_NS 1000000ull /* the wheels' tick: timers are run at least this often */
 #define TP_BURST 64
 
-/* env->output: an IPv4 header in front (tcp/ left TCP_HEADROOM_NEEDED
- * bytes), then into this direction's stage. */
-static void tp_output(void *ctx, struct rte_mbuf *m, uint32_t src, uint32_t dst)
+const struct us_in6 *tp_addr(unsigned side)
+{
+	static const struct us_in6 v6[2] = { { .b = { 0xfd, 0x01, [15] = 1 } },
+					     { .b = { 0xfd, 0x01, [15] = 2 } } };
+	static struct us_in6 v4[2];
+	const char *fam = getenv("US_PKT_FAMILY");
+
+	if (fam != NULL && strcmp(fam, "6") == 0)
+		return &v6[side & 1];
+	v4[side & 1] = us_in6_of_v4(0x0a010001u + (side & 1));
+	return &v4[side & 1];
+}
+
+/* An IPv4 or IPv6 header in front of m (tcp/ left TCP_HEADROOM_NEEDED
+ * bytes): false when there was no room. */
+static bool tp_prepend_ip(struct rte_mbuf *m, const struct tcp_out_addr *a)
+{
+	uint32_t plen = m->pkt_len;
+
+	if (us_in6_is_v4mapped(&a->dst)) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
+
+		if (ip == NULL)
+			return false;
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = 0x45;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(plen + sizeof(*ip)));
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_TCP;
+		memcpy(&ip->src_addr, a->src.b + 12, 4);
+		memcpy(&ip->dst_addr, a->dst.b + 12, 4);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
+
+		if (ip == NULL)
+			return false;
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | a->flow_label);
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)plen);
+		ip->proto = IPPROTO_TCP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, a->src.b, 16);
+		memcpy(ip->dst_addr, a->dst.b, 16);
+	}
+	return true;
+}
+
+/* env->output: the IP header in front, then into this direction's stage. */
+static void tp_output(void *ctx, struct rte_mbuf *m, const struct tcp_out_addr *a)
 {
 	struct tp_dir *d = ctx;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
 
-	if (ip == NULL) {
+	if (!tp_prepend_ip(m, a)) {
 		d->p->no_mbuf++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)m->pkt_len);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = rte_cpu_to_be_32(src);
-	ip->dst_addr = rte_cpu_to_be_32(dst);
 	d->sent++;
 	nic_impair_enqueue(d->imp, &m, 1, d->p->now);
 }
 
-static int tp_stack(struct tp_pair *p, struct tcp_stack **ts, struct us_timer_wheel *w,
-		    uint32_t ip, struct tp_dir *out, const struct tcp_config *cfg)
+/* The addresses of the IP header at m's data, which it strips. */
+static void tp_strip_ip(struct rte_mbuf *m, struct us_in6 *src, struct us_in6 *dst)
 {
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	if (p[0] >> 4 == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+
+		*src = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
+		*dst = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
+		rte_pktmbuf_adj(m, sizeof(*ip));
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+
+		memcpy(src->b, ip->src_addr, 16);
+		memcpy(dst->b, ip->dst_addr, 16);
+		rte_pktmbuf_adj(m, sizeof(*ip));
+	}
+}
+
+static int tp_stack(struct tp_pair *p, struct tcp_stack **ts, struct us_timer_wheel *w,
+		    const struct us_in6 *ip, struct tp_dir *out, const struct tcp_config *cfg)
+{
+	bool v4 = us_in6_is_v4mapped(ip);
+	/* MSS 1460 in both families, as the packet scripts have it. */
 	struct tcp_env env = {
-		.pool = p->pool, .wheel = w, .local_ip = ip, .mtu = 1500,
+		.pool = p->pool, .wheel = w, .local_ip = v4 ? *ip : us_in6_of_v4(0),
+		.local_ip6 = v4 ? (struct us_in6){ { 0 } } : *ip, .mtu = v4 ? 1500 : 1520,
 		.l4_csum_by_ip = false, .output = tp_output, .ctx = out,
 	};
 
@@ -73,10 +134,10 @@ static unsigned tp_deliver(struct tp_pair *p, struct tp_dir *d)
 	uint16_t n = nic_impair_dequeue(d->imp, pk, TP_BURST, p->now);
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(pk[i], struct rte_ipv4_hdr *);
+		struct us_in6 src, dst;
 
-		rte_pktmbuf_adj(pk[i], sizeof(*ip));
-		tcp_input(*d->to, pk[i], ip);
+		tp_strip_ip(pk[i], &src, &dst);
+		tcp_input(*d->to, pk[i], &src, &dst);
 	}
 	return n;
 }

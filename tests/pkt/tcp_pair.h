@@ -23,8 +23,11 @@
 
 /* Types */
 
-#define TP_IP_A 0x0a010001u /* 10.1.0.1: the client side */
-#define TP_IP_B 0x0a010002u /* 10.1.0.2: the server side */
+/* The client side (10.1.0.1 or fd01::1) and the server side (10.1.0.2 or
+ * fd01::2), in the family US_PKT_FAMILY names (4 unless it is 6): the
+ * frames between them carry that family's IP header. */
+#define TP_IP_A (tp_addr(0))
+#define TP_IP_B (tp_addr(1))
 
 struct tp_pair;
 
@@ -41,10 +44,13 @@ struct tp_pair {
 	struct us_timer_wheel wa, wb;
 	struct tcp_stack *a, *b;
 	struct tp_dir ab, ba;
-	uint64_t no_mbuf;         /* IPv4 header could not be prepended */
+	uint64_t no_mbuf;         /* IP header could not be prepended */
 };
 
 /* Prototypes */
+
+/* Side 0 (A) or 1 (B)'s address. */
+const struct us_in6 *tp_addr(unsigned side);
 
 /* cfg applies to both stacks; ab/ba impair each direction.  0 or -errno. */
 int tp_create(struct tp_pair *p, struct rte_mempool *pool, const struct tcp_config *cfg,

@@ -183,7 +183,7 @@ static void run_echo(const char *spec, const struct tcp_config *cfg, struct echo
 	ba = ab;
 	*x = (struct echo){ .p = &p };
 	assert_int_equal(tp_create(&p, g_pool, cfg, &ab, &ba), 0);
-	assert_int_equal(tcp_listen(p.b, TP_IP_B, BE_PORT, &srv_cb, x), 0);
+	assert_int_equal(tcp_listen(p.b, TP_IP_B, BE_PORT, 0, &srv_cb, x), 0);
 	assert_int_equal(tcp_connect(p.a, TP_IP_B, BE_PORT, &cli_cb, x, &x->cli), 0);
 	tcp_set_nodelay(x->cli, true);
 	tp_run(&p, p.now + 60ull * 1000000000ull, be_done, x);

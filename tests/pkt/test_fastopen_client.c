@@ -69,7 +69,7 @@ static void synack(struct pkt_t *t, uint32_t ack, uint16_t mss, uint8_t cookie_l
 
 static void cache_cookie(struct pkt_t *t, uint16_t mss)
 {
-	assert_int_equal(tfo_cache_store(t->ts->tfo.cache, rte_cpu_to_be_32(PKT_PEER_IP), COOKIE,
+	assert_int_equal(tfo_cache_store(t->ts->tfo.cache, PKT_PEER_IP, COOKIE,
 					 sizeof(COOKIE), mss), 0);
 }
 
@@ -231,7 +231,6 @@ static void test_rfc7413_4_1_3_icmp_error_negative_cache(void **state)
 {
 	(void)state;
 	struct pkt_t *t = pkt_start(NULL);
-	struct rte_ipv4_hdr ip = { 0 };
 	uint8_t l4[8];
 	struct tcp_conn *c;
 	struct tfo_opt o;
@@ -239,13 +238,12 @@ static void test_rfc7413_4_1_3_icmp_error_negative_cache(void **state)
 	cache_cookie(t, 1460);
 	c = connect_data(t, 100, TCP_CONNECT_FASTOPEN);
 	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0, .len = 100));
-	ip.src_addr = rte_cpu_to_be_32(PKT_LOCAL_IP);
-	ip.dst_addr = rte_cpu_to_be_32(PKT_PEER_IP);
 	l4[0] = (uint8_t)(c->local_port >> 8), l4[1] = (uint8_t)c->local_port;
 	l4[2] = (uint8_t)(PKT_PEER_PORT >> 8), l4[3] = (uint8_t)PKT_PEER_PORT;
 	l4[4] = (uint8_t)(t->our_isn >> 24), l4[5] = (uint8_t)(t->our_isn >> 16);
 	l4[6] = (uint8_t)(t->our_isn >> 8), l4[7] = (uint8_t)t->our_isn;
-	tcp_icmp_error(t->ts, 3, 1, 0, &ip, l4, sizeof(l4)); /* host unreachable: soft */
+	tcp_icmp_error(t->ts, TCP_ICMP_SOFT, 0, PKT_LOCAL_IP, PKT_PEER_IP, l4,
+		       sizeof(l4)); /* host unreachable */
 	assert_int_equal(ctr(t)->cli_marked_unfriendly, 1);
 	assert_int_equal(tcp_abort(c), 0);
 	connect_data(t, 100, TCP_CONNECT_FASTOPEN);

@@ -1,6 +1,8 @@
 /* Packet scripts: ICMP errors against live connections (RFC 5927, RFC 1191,
- * RFC 1122 4.2.3.9, RFC 9293 3.9.2.2), through tcp_icmp_error as stack/net/icmp.c
- * calls it: the quoted IPv4 header and the first 8 bytes of our segment. */
+ * RFC 8201, RFC 1122 4.2.3.9, RFC 9293 3.9.2.2), through tcp_icmp_error as
+ * stack/net/icmp.c and icmp6.c call it: what the error means to TCP (the
+ * network layer sorts the types), the quoted addresses and the first 8
+ * bytes of our segment. */
 #include "tests/pkt/harness.h"
 
 #include <errno.h>
@@ -8,23 +10,34 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#define ICMP_UNREACH 3
-#define ICMP_QUENCH 4
-#define ICMP_TIME_EXCEEDED 11
-#define ICMP_PARAM_PROBLEM 12
+/* A path MTU each family allows (IPv6's floor is 1280), and the headers
+ * the MSS leaves out of it. */
+static uint32_t small_mtu(void)
+{
+	return pkt_family() == 6 ? 1300 : 1000;
+}
+
+static uint32_t hdrs(void)
+{
+	return pkt_family() == 6 ? 60 : 40;
+}
+
+/* The MSS small_mtu() leaves with timestamps on (their 12 bytes). */
+static uint32_t lowered_mss(void)
+{
+	return small_mtu() - hdrs() - 12;
+}
 
 /* An ICMP error quoting our segment from local_port with sequence seq. */
-static void icmp(struct pkt_t *t, uint8_t type, uint8_t code, uint16_t mtu, uint16_t local_port,
+static void icmp(struct pkt_t *t, enum tcp_icmp_kind kind, uint32_t mtu, uint16_t local_port,
 		 uint32_t seq)
 {
-	struct rte_ipv4_hdr ip = { .version_ihl = 0x45,
-		.src_addr = rte_cpu_to_be_32(PKT_LOCAL_IP), .dst_addr = rte_cpu_to_be_32(PKT_PEER_IP) };
 	uint8_t l4[8] = { (uint8_t)(local_port >> 8), (uint8_t)local_port,
 			  PKT_PEER_PORT >> 8, PKT_PEER_PORT & 0xff,
 			  (uint8_t)(seq >> 24), (uint8_t)(seq >> 16), (uint8_t)(seq >> 8),
 			  (uint8_t)seq };
 
-	tcp_icmp_error(t->ts, type, code, mtu, &ip, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, kind, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
 }
 
 /* RFC 5927 4.1: only SND.UNA =< seq < SND.MAX is in flight; anything else
@@ -38,15 +51,15 @@ static void test_rfc5927_out_of_window_ignored(void **state)
 	ESTABLISH(t);
 	assert_int_equal(pkt_app_send(t, 1460), 1460);
 	EXPECT(t, SEG(.seq = 1, .len = 1460));
-	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn);
-	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1461);
-	icmp(t, ICMP_UNREACH, 3, 0, PKT_LOCAL_PORT, t->our_isn + 50000);
+	icmp(t, TCP_ICMP_TOO_BIG, small_mtu(), PKT_LOCAL_PORT, t->our_isn);
+	icmp(t, TCP_ICMP_TOO_BIG, small_mtu(), PKT_LOCAL_PORT, t->our_isn + 1461);
+	icmp(t, TCP_ICMP_HARD, 0, PKT_LOCAL_PORT, t->our_isn + 50000);
 	assert_int_equal(STAT(t, icmp_ignored_out_of_window), 3);
 	assert_int_equal(STAT(t, icmp_frag_needed_applied), 0);
 	assert_int_equal(t->conn->mss, 1460);
 	assert_int_equal(t->conn->state, TCP_ESTABLISHED);
 	/* No connection at all for the quoted ports. */
-	icmp(t, ICMP_UNREACH, 3, 0, PKT_LOCAL_PORT + 1, t->our_isn + 1);
+	icmp(t, TCP_ICMP_HARD, 0, PKT_LOCAL_PORT + 1, t->our_isn + 1);
 	assert_int_equal(STAT(t, icmp_ignored_no_conn), 1);
 	INJECT(t, SEG(.seq = 1001, .ack = 1461));
 	FINISH(t, 1);
@@ -70,20 +83,20 @@ static void test_frag_needed_in_flight_lowers_mss(void **state)
 	assert_int_equal(t->conn->mss, 1448);
 	assert_int_equal(pkt_app_send(t, 1448), 1448);
 	EXPECT(t, SEG(.seq = 1, .len = 1448));
-	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1);
-	assert_int_equal(t->conn->mss, 1000 - 40 - 12);
+	icmp(t, TCP_ICMP_TOO_BIG, small_mtu(), PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, lowered_mss());
 	assert_int_equal(STAT(t, icmp_frag_needed_applied), 1);
 	/* Resent at the new size at once, not at the RTO, and without
 	 * shrinking cwnd (RFC 1191 6.4: not congestion) (the rest follows in the same flight). */
-	EXPECT(t, SEG(.seq = 1, .len = 948));
-	EXPECT(t, SEG(.seq = 949, .len = 500));
+	EXPECT(t, SEG(.seq = 1, .len = (int32_t)lowered_mss()));
+	EXPECT(t, SEG(.seq = 1 + lowered_mss(), .len = (int32_t)(1448 - lowered_mss())));
 	assert_int_equal(STAT(t, pmtu_resends), 1);
 	assert_int_equal(STAT(t, rto_fired), 0);
-	icmp(t, ICMP_UNREACH, 4, 1400, PKT_LOCAL_PORT, t->our_isn + 1);
-	assert_int_equal(t->conn->mss, 948);
+	icmp(t, TCP_ICMP_TOO_BIG, 1400, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, lowered_mss());
 	assert_int_equal(STAT(t, icmp_frag_needed_applied), 1);
 	EXPECT_NOTHING(t);
-	INJECT(t, SEG(.seq = 1001, .ack = 949, .ts_val = 102));
+	INJECT(t, SEG(.seq = 1001, .ack = 1 + lowered_mss(), .ts_val = 102));
 	EXPECT_NOTHING(t);
 	INJECT(t, SEG(.seq = 1001, .ack = 1449, .ts_val = 103));
 	FINISH(t, 1);
@@ -108,16 +121,16 @@ static void test_frag_needed_sack_blocks_fit_path_mtu(void **state)
 	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101));
 	assert_int_equal(pkt_app_send(t, 1448), 1448);
 	EXPECT(t, SEG(.seq = 1, .len = 1448));
-	icmp(t, ICMP_UNREACH, 4, 1000, PKT_LOCAL_PORT, t->our_isn + 1);
-	assert_int_equal(t->conn->mss, 948);
-	EXPECT(t, SEG(.seq = 1, .len = 948));
-	EXPECT(t, SEG(.seq = 949, .len = 500));
+	icmp(t, TCP_ICMP_TOO_BIG, small_mtu(), PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, lowered_mss());
+	EXPECT(t, SEG(.seq = 1, .len = (int32_t)lowered_mss()));
+	EXPECT(t, SEG(.seq = 1 + lowered_mss(), .len = (int32_t)(1448 - lowered_mss())));
 	INJECT(t, SEG(.seq = 1001, .ack = 1449, .ts_val = 102));
 	/* The peer's data after a hole: a block to report from now on. */
 	INJECT(t, SEG(.seq = 1101, .ack = 1449, .len = 100, .ts_val = 103));
 	EXPECT(t, SEG(.flags = TH_ACK, .len = 0, .ack = 1001, .nsack = 1));
-	assert_int_equal(pkt_app_send(t, 948), 948);
-	EXPECT(t, SEG(.seq = 1449, .len = 948, .nsack = 0));
+	assert_int_equal(pkt_app_send(t, lowered_mss()), (ssize_t)lowered_mss());
+	EXPECT(t, SEG(.seq = 1449, .len = (int32_t)lowered_mss(), .nsack = 0));
 	INJECT(t, SEG(.seq = 1001, .ack = 2397, .len = 100, .ts_val = 104));
 	EXPECT(t, SEG(.flags = TH_ACK, .len = 0, .ack = 1201));
 	APP_READ(t);
@@ -131,16 +144,19 @@ static void test_soft_errors_do_not_kill_established(void **state)
 {
 	(void)state;
 	struct pkt_t *t = pkt_start(NULL);
-	const uint8_t unreach[] = { 0, 1, 2, 3, 5 }; /* net, host, proto, port, SR */
+	/* IPv4's net, host, protocol, port unreachable and source route
+	 * failed as stack/net/icmp.c sorts them. */
+	const enum tcp_icmp_kind unreach[] = { TCP_ICMP_SOFT, TCP_ICMP_SOFT, TCP_ICMP_HARD,
+					       TCP_ICMP_HARD, TCP_ICMP_SOFT };
 
 	ESTABLISH(t);
 	assert_int_equal(pkt_app_send(t, 100), 100);
 	EXPECT(t, SEG(.seq = 1, .len = 100));
-	for (unsigned i = 0; i < sizeof(unreach); i++)
-		icmp(t, ICMP_UNREACH, unreach[i], 0, PKT_LOCAL_PORT, t->our_isn + 1);
-	icmp(t, ICMP_QUENCH, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
-	icmp(t, ICMP_TIME_EXCEEDED, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
-	icmp(t, ICMP_PARAM_PROBLEM, 0, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	for (unsigned i = 0; i < RTE_DIM(unreach); i++)
+		icmp(t, unreach[i], 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	/* Source quench, time exceeded, parameter problem. */
+	for (unsigned i = 0; i < 3; i++)
+		icmp(t, TCP_ICMP_IGNORED, 0, PKT_LOCAL_PORT, t->our_isn + 1);
 	assert_int_equal(STAT(t, icmp_soft_errors), 8);
 	assert_int_equal(STAT(t, icmp_hard_errors), 0);
 	assert_int_equal(t->n_closed, 0);
@@ -172,7 +188,7 @@ static void test_syn_sent_port_unreachable_refused(void **state)
 	struct pkt_t *t = pkt_start(NULL);
 	struct tcp_conn *c = connect_peer(t);
 
-	icmp(t, ICMP_UNREACH, 3, 0, c->local_port, t->our_isn);
+	icmp(t, TCP_ICMP_HARD, 0, c->local_port, t->our_isn);
 	assert_int_equal(t->n_closed, 1);
 	assert_int_equal(t->closed_err, ECONNREFUSED);
 	assert_int_equal(STAT(t, icmp_hard_errors), 1);
@@ -190,7 +206,7 @@ static void test_syn_sent_host_unreachable_is_soft(void **state)
 	struct pkt_t *t = pkt_start(NULL);
 	struct tcp_conn *c = connect_peer(t);
 
-	icmp(t, ICMP_UNREACH, 1, 0, c->local_port, t->our_isn);
+	icmp(t, TCP_ICMP_SOFT, 0, c->local_port, t->our_isn);
 	assert_int_equal(t->n_closed, 0);
 	assert_int_equal(STAT(t, icmp_soft_errors), 1);
 	ADVANCE(t, 1000);

@@ -64,6 +64,9 @@ static void test_backlog_full_cookie_handshake_with_options(void **state)
 {
 	(void)state;
 	struct pkt_t *t = start_cookies(1, TCP_SYNCOOKIES_AUTO, true);
+	/* The peer's 1460 as the family's cookie table has it, less the
+	 * timestamps' 12 bytes. */
+	uint32_t mss = (pkt_family() == 6 ? 1440 : 1460) - 12;
 	uint32_t tsv;
 
 	fill_backlog(t);
@@ -90,7 +93,7 @@ static void test_backlog_full_cookie_handshake_with_options(void **state)
 	assert_int_equal(t->conn->snd_wscale, 7);
 	assert_int_equal(t->conn->rcv_wscale, OUR_WSCALE);
 	assert_int_equal(t->conn->snd_wnd, 1000u << 7);
-	assert_int_equal(t->conn->mss, 1460 - 12);
+	assert_int_equal(t->conn->mss, mss);
 
 	/* Data both ways with the negotiated options. */
 	INJECT(t, SEG(.seq = 1001, .len = 100, .win = 1000, .ts_val = 5020));
@@ -98,12 +101,12 @@ static void test_backlog_full_cookie_handshake_with_options(void **state)
 	assert_int_equal(t->rx_len, 100);
 	/* Reading opens the window to the scaled receive buffer: an update. */
 	EXPECT(t, SEG(.flags = TH_ACK, .ack = 1101, .len = 0, .win = 262144 >> OUR_WSCALE));
-	assert_int_equal(pkt_app_send(t, 1448 + 10), 1448 + 10);
-	EXPECT(t, SEG(.seq = 1, .ack = 1101, .len = 1448, .ts_val = pkt_ts_now(t),
+	assert_int_equal(pkt_app_send(t, mss + 10), mss + 10);
+	EXPECT(t, SEG(.seq = 1, .ack = 1101, .len = (int32_t)mss, .ts_val = pkt_ts_now(t),
 		      .ts_ecr = 5020));
-	EXPECT(t, SEG(.seq = 1449, .len = 10, .ts_ecr = 5020));
-	INJECT(t, SEG(.seq = 1101, .ack = 1459, .win = 1000, .ts_val = 5030));
-	assert_int_equal(t->conn->snd_una, t->our_isn + 1459);
+	EXPECT(t, SEG(.seq = mss + 1, .len = 10, .ts_ecr = 5020));
+	INJECT(t, SEG(.seq = 1101, .ack = mss + 11, .win = 1000, .ts_val = 5030));
+	assert_int_equal(t->conn->snd_una, t->our_isn + mss + 11);
 	ADVANCE(t, TCP_SYNCOOKIE_ACTIVE_S * 1000);
 	assert_false(tcp_listener_syncookies_active(listener(t)));
 	/* The half-open filler retransmitted its SYN-ACK meanwhile (1 s, 3 s). */
@@ -207,11 +210,12 @@ static void test_cookie_valid_one_period_refused_after_two(void **state)
 
 /* Without timestamps on the SYN, window scale and SACK are not offered
  * (nothing could remember them): the cookie carries the MSS only, rounded
- * down to its table (1400 -> 1300). */
+ * down to its family's table (1400 -> 1300, 1220 over IPv6). */
 static void test_no_timestamps_mss_only(void **state)
 {
 	(void)state;
 	struct pkt_t *t = start_cookies(1, TCP_SYNCOOKIES_AUTO, true);
+	uint32_t mss = pkt_family() == 6 ? 1220 : 1300;
 
 	fill_backlog(t);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1400, .ws = 7, .sack_perm = 1));
@@ -220,10 +224,10 @@ static void test_no_timestamps_mss_only(void **state)
 	INJECT(t, SEG(.seq = 1001, .ack = 1));
 	assert_int_equal(t->n_accept, 1);
 	assert_false(t->conn->ws_ok || t->conn->sack_ok || t->conn->ts_ok);
-	assert_int_equal(t->conn->mss, 1300);
+	assert_int_equal(t->conn->mss, mss);
 	assert_int_equal(pkt_app_send(t, 1400), 1400);
-	EXPECT(t, SEG(.seq = 1, .len = 1300, .ts_val = PKT_ABSENT));
-	EXPECT(t, SEG(.seq = 1301, .len = 100));
+	EXPECT(t, SEG(.seq = 1, .len = (int32_t)mss, .ts_val = PKT_ABSENT));
+	EXPECT(t, SEG(.seq = 1 + mss, .len = (int32_t)(1400 - mss)));
 	INJECT(t, SEG(.seq = 1001, .ack = 1401));
 	FINISH(t, 2);
 }

@@ -155,7 +155,7 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 	cfg.recovery = alg;
 	cfg.time_wait_ms = 100;
 	assert_int_equal(tp_create(&p, g_pool, &cfg, &ab, &ba), 0);
-	assert_int_equal(tcp_listen(p.b, TP_IP_B, XF_PORT, &srv_cb, &x), 0);
+	assert_int_equal(tcp_listen(p.b, TP_IP_B, XF_PORT, 0, &srv_cb, &x), 0);
 	assert_int_equal(tcp_connect(p.a, TP_IP_B, XF_PORT, &cli_cb, &x, &x.cli), 0);
 	if (!tp_run(&p, p.now + 3600ull * 1000000000ull, xf_done, &x))
 		fail_msg("%s %s: not done after an hour of virtual time (%llu of %llu bytes)",

@@ -39,9 +39,9 @@ static void test_walk_listener_and_connection(void **state)
 	assert_false(r.a[1].listener);
 	assert_string_equal(tcp_state_str(r.a[1].state), "ESTABLISHED");
 	assert_true(tcp_state_is_current_estab(r.a[1].state));
-	assert_int_equal(r.a[1].local_ip, PKT_LOCAL_IP);
+	assert_true(us_in6_eq(&r.a[1].local_ip, PKT_LOCAL_IP));
 	assert_int_equal(r.a[1].local_port, PKT_LOCAL_PORT);
-	assert_int_equal(r.a[1].remote_ip, PKT_PEER_IP);
+	assert_true(us_in6_eq(&r.a[1].remote_ip, PKT_PEER_IP));
 	assert_int_equal(r.a[1].remote_port, PKT_PEER_PORT);
 	assert_int_equal(r.a[1].sndq_bytes, 1000); /* sent, not yet ACKed */
 	assert_int_equal(r.a[1].rcvq_bytes, 0);

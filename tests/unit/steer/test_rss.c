@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 
 #include <rte_ip.h>
@@ -30,6 +31,32 @@ static const struct {
 	{ US_IPV4(153, 39, 163, 191), US_IPV4(202, 188, 127, 2), 44251, 1303, 0x5d1809c5,
 	  0x10e828a2 },
 };
+
+/* The same page's IPv6 with TCP vectors: source, destination, hash. */
+static const struct {
+	const char *src, *dst;
+	uint16_t sport, dport;
+	uint32_t h_tcp;
+} rss_vectors6[] = {
+	{ "3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766, 0x40207d3d },
+	{ "3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739, 0xdde51bbf },
+	{ "3ffe:1900:4545:3:200:f8ff:fe21:67cf", "fe80::200:f8ff:fe21:67cf", 44251, 38024,
+	  0x02d1feef },
+};
+
+static void test_ms_vectors_ipv6(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(rss_vectors6); i++) {
+		uint8_t src[16], dst[16];
+
+		assert_int_equal(inet_pton(AF_INET6, rss_vectors6[i].src, src), 1);
+		assert_int_equal(inet_pton(AF_INET6, rss_vectors6[i].dst, dst), 1);
+		assert_int_equal(us_rss_hash_ipv6_tcp(us_rss_key_default, src, dst,
+						      rss_vectors6[i].sport, rss_vectors6[i].dport),
+				 rss_vectors6[i].h_tcp);
+	}
+}
 
 /* xorshift32: seeded, so a failure reproduces. */
 static uint32_t rnd(uint32_t *s)
@@ -181,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ms_vectors),
+		cmocka_unit_test(test_ms_vectors_ipv6),
 		cmocka_unit_test(test_default_key_asymmetric),
 		cmocka_unit_test(test_symmetric_key),
 		cmocka_unit_test(test_init_and_reta),
