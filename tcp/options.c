@@ -171,7 +171,7 @@ void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 	/* RFC 9293 3.7.1: Eff.snd.MSS = min(SendMSS + 20, MMS_S) - TCPhdrsize,
 	 * MMS_S from the route MTU; the header carries the timestamps. */
-	c->mss = RTE_MIN(peer, (uint32_t)tcp_our_mss(c->ts, tcb_is_v6(c)));
+	c->mss = RTE_MIN(peer, tcp_conn_mss_cap(c));
 	if (c->ts_ok)
 		c->mss -= TCP_TS_OPT_SPACE;
 }

@@ -33,6 +33,18 @@ uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6)
 							       : TCP_DEFAULT_MSS);
 }
 
+uint32_t tcp_conn_mss_cap(const struct tcp_conn *c)
+{
+	const struct tcp_env *env = &c->ts->env;
+	uint32_t mss = tcp_our_mss(c->ts, tcb_is_v6(c));
+	uint32_t hdrs = tcb_is_v6(c) ? 60u : 40u;
+	uint32_t pmtu = env->path_mtu != NULL ? env->path_mtu(env->ctx, &c->remote_ip) : 0;
+
+	if (pmtu > hdrs + TCP_MIN_SND_MSS && pmtu - hdrs < mss)
+		mss = pmtu - hdrs;
+	return mss;
+}
+
 /* The pseudo-header's addresses, summed as 16-bit words in memory order:
  * IPv4's two (RFC 9293 3.1) or IPv6's 32 bytes (RFC 8200 8.1). */
 static uint32_t phdr_addr_sum(const struct us_in6 *src, const struct us_in6 *dst)

@@ -494,6 +494,9 @@ void tcp_send_rst_for(struct tcp_stack *ts, const struct tcp_seg *seg);
 void tcp_send_rst_closed(struct tcp_stack *ts, const struct tcp_seg *seg);
 uint32_t tcp_rcv_window(struct tcp_conn *c);
 uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6);
+/* The most a segment of c may carry before the peer's MSS counts: our MSS,
+ * lowered to what env.path_mtu says the path to the peer takes. */
+uint32_t tcp_conn_mss_cap(const struct tcp_conn *c);
 /* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */
 int tcp_send_window_probe(struct tcp_conn *c);
 /* RFC 9293 3.8.4: <SEQ=SND.UNA-1><CTL=ACK>. */

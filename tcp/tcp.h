@@ -82,6 +82,10 @@ struct tcp_env {
 	 * (stack/engine/flowrule.h).  Must not call back into tcp/. */
 	void (*conn_event)(void *ctx, const struct us_in6 *lip, uint16_t lport,
 			   const struct us_in6 *rip, uint16_t rport, bool open);
+	/* Optional (NULL: the interface MTU): the path MTU to dst as the
+	 * network layer knows it now (IPv6's Packet Too Big cache, RFC 8201),
+	 * which caps a new connection's MSS. */
+	uint32_t (*path_mtu)(void *ctx, const struct us_in6 *dst);
 	/* Optional: the Fast Open server secret rotated on this stack (the
 	 * writer, see tcp_tfo_follow); the engine publishes it to the others.
 	 * Must not call back into tcp/. */

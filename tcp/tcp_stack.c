@@ -346,7 +346,7 @@ static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 	c->iss = tcp_isn(ts, &c->local_ip, port, &c->remote_ip, dst_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
-	c->mss = tcp_our_mss(ts, tcb_is_v6(c));
+	c->mss = tcp_conn_mss_cap(c);
 	tcp_table_insert(ts, c);
 	ts->stats.active_opens++;
 	*out = c;

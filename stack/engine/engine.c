@@ -67,6 +67,15 @@ static void engine_conn_event(void *ctx, const struct us_in6 *lip, uint16_t lpor
 	}
 }
 
+/* IPv6 keeps the path MTUs Packet Too Big taught it (stack/net/route6.c);
+ * IPv4 has no such cache (frag-needed lowers the one connection's MSS). */
+static uint32_t engine_path_mtu(void *ctx, const struct us_in6 *dst)
+{
+	struct us_engine *e = ctx;
+
+	return us_in6_is_v4mapped(dst) || !e->net.ip6_on ? 0 : us_ip6_path_mtu(&e->net, dst);
+}
+
 static void engine_tfo_rotated(void *ctx, const struct tfo_keys *k)
 {
 	us_publish_tfo_rotated(ctx, k);
@@ -85,6 +94,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.ctx = e,
 		.port_ok = engine_port_ok,
 		.conn_event = engine_conn_event,
+		.path_mtu = engine_path_mtu,
 		.tfo_keys_rotated = engine_tfo_rotated,
 	};
 
