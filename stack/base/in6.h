@@ -62,6 +62,22 @@ static inline bool us_in6_is_v4mapped(const struct us_in6 *a)
 	return memcmp(a->b, pfx, sizeof(pfx)) == 0;
 }
 
+/* ::ffff:a.b.c.d of an IPv4 address in host byte order: how every room
+ * that carries both families holds an IPv4 address (a TCP 4-tuple, a
+ * socket's name), so one comparison and one hash serve both. */
+static inline struct us_in6 us_in6_of_v4(uint32_t ip)
+{
+	return (struct us_in6){ .b = { [10] = 0xff, [11] = 0xff, (uint8_t)(ip >> 24),
+				       (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip } };
+}
+
+/* The IPv4 address (host byte order) of a v4-mapped a. */
+static inline uint32_t us_in6_v4(const struct us_in6 *a)
+{
+	return (uint32_t)a->b[12] << 24 | (uint32_t)a->b[13] << 16 | (uint32_t)a->b[14] << 8 |
+	       a->b[15];
+}
+
 /* The first plen bits of a and b agree. */
 static inline bool us_in6_prefix_eq(const struct us_in6 *a, const struct us_in6 *b, unsigned plen)
 {

@@ -246,6 +246,16 @@ void us_sock_keep_rest(struct us_sock *s)
 	}
 }
 
+void us_sock_tcp_names(struct us_sock *s)
+{
+	uint32_t lip, rip; /* FIXME-merge */
+
+	tcp_conn_local(s->tc, &lip, &s->lport); /* FIXME-merge */
+	tcp_conn_peer(s->tc, &rip, &s->rport); /* FIXME-merge */
+	s->lip = us_in6_of_v4(lip); /* FIXME-merge */
+	s->rip = us_in6_of_v4(rip); /* FIXME-merge */
+}
+
 /* tcp/ callbacks: record, then wake the epoll registrations.  No
  * application code runs here. */
 
@@ -276,11 +286,12 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	}
 	s->state = US_SS_CONNECTED;
 	s->tc = tc;
+	s->family = l->family;
+	s->v6only = l->v6only;
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
 	s->quickack_off = l->quickack_off;
-	tcp_conn_local(tc, &s->lip, &s->lport);
-	tcp_conn_peer(tc, &s->rip, &s->rport);
+	us_sock_tcp_names(s);
 	tcp_conn_set_ctx(tc, s);
 	sock_apply_opts(s);
 	s->listener = l;
@@ -348,13 +359,16 @@ int us_socket(int domain, int type, int protocol)
 	struct us_sock *s;
 	int rc;
 
-	if (domain != AF_INET)
+	if (domain != AF_INET && domain != AF_INET6)
 		return us_sock_fail(-EAFNOSUPPORT);
 	type &= ~(US_SOCK_NONBLOCK | US_SOCK_CLOEXEC);
 	if (type == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP)) {
 		rc = us_sock_alloc(sock_cur, US_SK_UDP, &s);
-		if (rc == 0 && (rc = us_udp_open(s)) < 0)
-			us_sock_release(s);
+		if (rc == 0) {
+			s->family = (uint8_t)domain;
+			if ((rc = us_udp_open(s)) < 0)
+				us_sock_release(s);
+		}
 		return rc < 0 ? us_sock_fail(rc) : s->fd;
 	}
 	if (type != SOCK_STREAM || (protocol != 0 && protocol != IPPROTO_TCP))
@@ -362,23 +376,9 @@ int us_socket(int domain, int type, int protocol)
 	rc = us_sock_alloc(sock_cur, US_SK_TCP, &s);
 	if (rc < 0)
 		return us_sock_fail(rc);
+	s->family = (uint8_t)domain;
 	s->state = US_SS_NEW;
 	return s->fd;
-}
-
-/* An IPv4 address argument: 0 or -errno. */
-int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
-			uint16_t *port)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
-
-	if (addr == NULL || len < sizeof(*sin))
-		return -EINVAL;
-	if (sin->sin_family != AF_INET)
-		return -EAFNOSUPPORT;
-	*ip = ntohl(sin->sin_addr.s_addr);
-	*port = ntohs(sin->sin_port);
-	return 0;
 }
 
 static bool sock_port_taken(const struct us_sock_table *tab, uint16_t port)
@@ -396,7 +396,7 @@ static bool sock_port_taken(const struct us_sock_table *tab, uint16_t port)
 int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct us_sock *s;
-	uint32_t ip, ours;
+	struct us_in6 ip, ours;
 	uint16_t port;
 	int rc = us_sock_any(fd, &s);
 
@@ -404,17 +404,17 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 		return us_sock_fail(rc);
 	if (s->state != US_SS_NEW || s->bound)
 		return us_sock_fail(-EINVAL);
-	rc = us_sock_addr_in(addr, len, &ip, &port);
+	rc = us_sock_addr_get(s, addr, len, &ip, &port);
 	if (rc == 0 && s->kind == US_SK_UDP)
-		rc = us_udp_bind(s, ip, port);
+		rc = us_udp_bind(s, &ip, port);
 	if (rc < 0 || s->kind == US_SK_UDP)
 		return rc < 0 ? us_sock_fail(rc) : 0;
-	ours = us_engine_addr(s->tab->e);
-	if (ip != INADDR_ANY && ip != ours)
-		return us_sock_fail(-EADDRNOTAVAIL);
+	ours = us_in6_of_v4(us_engine_addr(s->tab->e));
+	if (!us_sock_addr_is_any(&ip) && !us_in6_eq(&ip, &ours))
+		return us_sock_fail(-EADDRNOTAVAIL); /* FIXME-merge: IPv6 names when tcp/ has them */
 	if (port != 0 && sock_port_taken(s->tab, port))
 		return us_sock_fail(-EADDRINUSE);
-	s->lip = ours;
+	s->lip = s->family == AF_INET6 && us_in6_is_unspec(&ip) ? ip : ours;
 	s->lport = port;
 	s->bound = true;
 	return 0;
@@ -438,7 +438,7 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EINVAL);
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
-	rc = tcp_listen(s->tab->ts, s->lip, s->lport, &us_sock_callbacks, s);
+	rc = tcp_listen(s->tab->ts, us_in6_v4(&s->lip), s->lport, &us_sock_callbacks, s); /* FIXME-merge */
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
 		tcp_unlisten(s->tab->ts, s->lport);
 	/* Isolated port: without the listener's rule no SYN would arrive. */
@@ -449,18 +449,6 @@ int us_listen(int fd, int backlog)
 	s->state = US_SS_LISTEN;
 	s->backlog = (unsigned)backlog;
 	return 0;
-}
-
-void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
-	};
-
-	if (addr == NULL || len == NULL)
-		return;
-	memcpy(addr, &sin, *len < sizeof(sin) ? *len : sizeof(sin));
-	*len = sizeof(sin);
 }
 
 int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -485,7 +473,7 @@ int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
 	s->listener = NULL;
 	l->tab->stats.sock_opened++;
 	l->tab->stats.sock_accepted++;
-	us_sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_addr_put(s, &s->rip, s->rport, addr, len);
 	return s->fd;
 }
 
@@ -514,39 +502,39 @@ static int sock_connect_state(struct us_sock *s)
 int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct us_sock *s;
-	uint32_t ip;
+	struct us_in6 ip;
 	uint16_t port;
 	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (s->kind == US_SK_UDP) {
-		rc = us_sock_addr_in(addr, len, &ip, &port);
+		rc = us_sock_addr_peer(s, addr, len, US_SA_CONNECT, &ip, &port);
 		if (rc == 0)
-			rc = us_udp_connect(s, ip, port);
+			rc = us_udp_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
 	rc = sock_connect_state(s);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	rc = us_sock_addr_in(addr, len, &ip, &port);
+	rc = us_sock_addr_peer(s, addr, len, US_SA_CONNECT, &ip, &port);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	if (port == 0 || ip == INADDR_ANY)
+	if (port == 0 || us_sock_addr_is_any(&ip))
 		return us_sock_fail(-EADDRNOTAVAIL);
+	if (!us_in6_is_v4mapped(&ip))
+		return us_sock_fail(-ENETUNREACH); /* FIXME-merge: no TCP over IPv6 yet */
 	if (s->bound && s->lport != 0)
 		return us_sock_fail(-EOPNOTSUPP); /* tcp/ picks the source port */
 	if (s->tfo_connect) {
-		rc = us_sock_tfo_connect(s, ip, port);
+		rc = us_sock_tfo_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
-	rc = tcp_connect(s->tab->ts, ip, port, &us_sock_callbacks, s, &s->tc);
+	rc = tcp_connect(s->tab->ts, us_in6_v4(&ip), port, &us_sock_callbacks, s, &s->tc); /* FIXME-merge */
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);
 	s->state = US_SS_CONNECTING;
-	s->rip = ip;
-	s->rport = port;
-	tcp_conn_local(s->tc, &s->lip, &s->lport);
+	us_sock_tcp_names(s);
 	sock_apply_opts(s);
 	return us_sock_fail(-EINPROGRESS);
 }
@@ -560,7 +548,7 @@ int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 		return us_sock_fail(rc);
 	if (addr == NULL || len == NULL)
 		return us_sock_fail(-EFAULT);
-	us_sock_fill_addr(s->lip, s->lport, addr, len);
+	us_sock_addr_put(s, &s->lip, s->lport, addr, len);
 	return 0;
 }
 
@@ -575,6 +563,6 @@ int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 		return us_sock_fail(-EFAULT);
 	if (s->state != US_SS_CONNECTED && s->state != US_SS_ENDED)
 		return us_sock_fail(-ENOTCONN);
-	us_sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_addr_put(s, &s->rip, s->rport, addr, len);
 	return 0;
 }
