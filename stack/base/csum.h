@@ -16,6 +16,8 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "stack/base/in6.h"
+
 /* Prototypes */
 
 static inline uint16_t us_csum_fold(uint32_t sum)
@@ -196,6 +198,19 @@ static inline uint16_t us_csum_phdr(const struct rte_ipv4_hdr *ip, uint16_t l4_l
 	uint32_t sum = rte_raw_cksum(&ip->src_addr, 8);
 
 	sum += rte_cpu_to_be_16((uint16_t)ip->next_proto_id) + rte_cpu_to_be_16(l4_len);
+	return us_csum_fold(sum);
+}
+
+/* IPv6 pseudo-header sum (RFC 8200 8.1): both addresses, then the
+ * upper-layer length and the next header as 32-bit words. */
+static inline uint16_t us_csum_phdr6(const struct us_in6 *src, const struct us_in6 *dst,
+				     uint32_t l4_len, uint8_t proto)
+{
+	uint32_t sum = (uint32_t)us_csum_raw(src->b, sizeof(src->b)) +
+		       us_csum_raw(dst->b, sizeof(dst->b)) +
+		       rte_cpu_to_be_16((uint16_t)(l4_len >> 16)) +
+		       rte_cpu_to_be_16((uint16_t)l4_len) + rte_cpu_to_be_16(proto);
+
 	return us_csum_fold(sum);
 }
 

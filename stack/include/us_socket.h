@@ -3,7 +3,11 @@
  *
  * Porting an epoll service is renaming: socket -> us_socket, epoll_wait ->
  * us_epoll_wait, struct epoll_event -> struct us_epoll_event, SO_* ->
- * US_SO_*, ...  Addresses are the system's struct sockaddr_in (AF_INET).
+ * US_SO_*, ...  Addresses are the system's: struct sockaddr_in on an
+ * AF_INET socket, struct sockaddr_in6 on an AF_INET6 one.  An AF_INET6
+ * socket is dual-stack (RFC 3493 3.7): it reaches IPv4 peers through
+ * v4-mapped addresses (::ffff:a.b.c.d), in what it is given and what it
+ * reports, unless US_IPV6_V6ONLY is set.
  *
  * Threads and engines: every socket belongs to one engine (one lcore, one
  * queue per port) and may be used only by the thread driving that engine.
@@ -45,6 +49,7 @@ extern "C" {
 /* setsockopt/getsockopt levels and names */
 #define US_SOL_SOCKET 1
 #define US_IPPROTO_TCP 6
+#define US_IPPROTO_IPV6 41
 #define US_SO_REUSEADDR 2  /* int; accepted and reported (listeners never
 			    * conflict with TIME-WAIT connections here) */
 #define US_SO_ERROR 4      /* int, get only: the pending error, cleared */
@@ -74,6 +79,13 @@ extern "C" {
  * for a cookie (Linux's tcp_fastopen_defer_connect). */
 #define US_TCP_FASTOPEN 23
 #define US_TCP_FASTOPEN_CONNECT 30
+/* US_IPPROTO_IPV6 level, AF_INET6 sockets only (ENOPROTOOPT on AF_INET):
+ * US_IPV6_V6ONLY, int 0/1, default 0 (Linux's net.ipv6.bindv6only = 0):
+ * 1 makes the socket IPv6 only (RFC 3493 5.3): no IPv4 peers, a bind to
+ * :: leaves the port's IPv4 side to another socket.  Set before bind or
+ * connect (EINVAL after).  Binding an IPv6 address of ours (not :: nor
+ * v4-mapped) turns it on, as Linux does. */
+#define US_IPV6_V6ONLY 26
 
 /* send/recv flags */
 #define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
@@ -138,19 +150,29 @@ struct us_tcp_info {
 
 /* Prototypes: sockets */
 
-/* AF_INET with SOCK_STREAM (TCP) or SOCK_DGRAM (UDP); type may carry
- * US_SOCK_NONBLOCK and US_SOCK_CLOEXEC.  Other domains: EAFNOSUPPORT; other
- * types or protocols: EPROTONOSUPPORT.  A descriptor or -1.
+/* AF_INET or AF_INET6 with SOCK_STREAM (TCP) or SOCK_DGRAM (UDP); type may
+ * carry US_SOCK_NONBLOCK and US_SOCK_CLOEXEC.  Other domains: EAFNOSUPPORT;
+ * other types or protocols: EPROTONOSUPPORT.  A descriptor or -1.
+ * Address arguments follow Linux: one shorter than the socket family's
+ * sockaddr is EINVAL, another family EAFNOSUPPORT (an AF_INET6 UDP socket
+ * also takes a sockaddr_in as destination); a v4-mapped address on a
+ * US_IPV6_V6ONLY socket is EINVAL to bind and ENETUNREACH as destination.
  * UDP: us_bind (or the first send: an ephemeral port), us_connect sets the
  * default destination and accepts datagrams only from it, us_sendto /
- * us_send send one datagram (EMSGSIZE above 65507 bytes, ENOBUFS when the
- * pool is empty), us_recvfrom / us_recv return one datagram (truncated to
- * len, the rest discarded), EAGAIN when none waits; EPOLLIN while one
- * waits, EPOLLOUT always.  Listen, accept, shutdown and the zero-copy
+ * us_send send one datagram (EMSGSIZE above 65507 bytes over IPv4, 65527
+ * over IPv6; ENOBUFS when the pool is empty; over IPv6 ENETUNREACH without
+ * a route or [ip6], EADDRNOTAVAIL without a usable address), us_recvfrom /
+ * us_recv return one datagram (truncated to len, the rest discarded; the
+ * sender's address in the socket's family), EAGAIN when none waits;
+ * EPOLLIN while one waits, EPOLLOUT always.  An AF_INET6 socket bound to
+ * :: receives both families; one per port and address (EADDRINUSE when
+ * two would receive the same datagram).  Listen, accept, shutdown and the zero-copy
  * calls are TCP only (EOPNOTSUPP). */
 int us_socket(int domain, int type, int protocol);
-/* INADDR_ANY or the engine's address; port 0 only for a socket that will
- * connect (a client cannot choose its port yet: EOPNOTSUPP at us_connect). */
+/* INADDR_ANY / :: or the engine's address (an AF_INET6 UDP socket: one of
+ * its IPv6 addresses or a v4-mapped one too); port 0 only for a socket that
+ * will connect (a client cannot choose its port yet: EOPNOTSUPP at
+ * us_connect). */
 int us_bind(int fd, const struct sockaddr *addr, socklen_t len);
 /* Bound socket only (EDESTADDRREQ otherwise).  backlog bounds the queue of
  * established connections not yet accepted; beyond it they are reset. */

@@ -27,17 +27,11 @@
 uint16_t us_icmp6_cksum(const struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint32_t sum;
 	uint16_t raw;
 
 	if (us_csum_raw_mbuf(m, 0, len, &raw) < 0)
 		return 0;
-	/* RFC 8200 8.1: the pseudo-header's length and next header are 32-bit
-	 * words. */
-	sum = (uint32_t)raw + us_csum_raw(src->b, sizeof(src->b)) +
-	      us_csum_raw(dst->b, sizeof(dst->b)) + rte_cpu_to_be_16((uint16_t)(len >> 16)) +
-	      rte_cpu_to_be_16((uint16_t)len) + rte_cpu_to_be_16(IPPROTO_ICMPV6);
-	return us_csum_fold(sum);
+	return us_csum_fold((uint32_t)raw + us_csum_phdr6(src, dst, len, IPPROTO_ICMPV6));
 }
 
 static void icmp6_set_cksum(struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst)

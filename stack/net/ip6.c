@@ -3,8 +3,9 @@
  * Input validates the fixed header (version, payload length against the
  * frame, a destination of ours, a source that may send), has the
  * extension-header chain walked (ip6_ext.c), reassembles fragments
- * (frag6.c) and hands ICMPv6 to icmp6.c with m's data at its header.  We
- * never forward, so the hop limit is not checked on receipt.
+ * (frag6.c) and hands ICMPv6 to icmp6.c and UDP to udp.c with m's data
+ * at their header.  We never forward, so the hop limit is not checked on
+ * receipt.
  *
  * Output builds the header, picks the source (ip6_addr.c) and the next hop
  * (route6.c), fragments what exceeds the path MTU unless told not to, and
@@ -218,10 +219,12 @@ static void ip6_deliver(struct us_net *n, struct rte_mbuf *m, const struct us_ip
 		ip6_tcp_input(n, m, ip);
 		return;
 	case IPPROTO_UDP:
-		/* UDP over IPv6 is not attached to this layer yet: counted,
-		 * and no port unreachable for a transport that does not run. */
-		US_NET_STAT_INC(n, ip6_drop_no_transport);
-		break;
+		if (rte_pktmbuf_adj(m, c->l4_off) == NULL) {
+			US_NET_STAT_INC(n, ip6_drop_bad_len);
+			break;
+		}
+		us_udp6_input(n, m, ip);
+		return;
 	case IPPROTO_NONE:
 		/* RFC 8200 4.7: nothing follows. */
 		US_NET_STAT_INC(n, ip6_rx_no_next_header);

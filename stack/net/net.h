@@ -80,9 +80,11 @@ struct us_net_port {
 typedef void (*us_net_tx_drain_fn)(void *ctx, bool full);
 
 /* UDP sockets: takes a valid datagram (m at its UDP header) for a bound port
- * (0, m consumed) or -ENOENT (m untouched, ICMP port unreachable follows). */
-typedef int (*us_net_udp_deliver_fn)(void *ctx, struct rte_mbuf *m,
-				     const struct rte_ipv4_hdr *ip);
+ * (0, m consumed) or -ENOENT (m untouched, ICMP or ICMPv6 port unreachable
+ * follows).  src and dst are its IP header's addresses, both families as
+ * struct us_in6 (IPv4 ones v4-mapped, stack/base/in6.h). */
+typedef int (*us_net_udp_deliver_fn)(void *ctx, struct rte_mbuf *m, const struct us_in6 *src,
+				     const struct us_in6 *dst);
 
 /* What the engine hands the layers once, at us_net_init. */
 struct us_net_env {
@@ -300,7 +302,10 @@ void us_icmp_unreach(struct us_net *n, uint8_t code, const struct rte_ipv4_hdr *
 /* Datagrams for bound ports go to deliver(ctx, ...) (NULL: none, every port
  * is closed). */
 void us_udp_set_deliver(struct us_net *n, us_net_udp_deliver_fn deliver, void *ctx);
-/* m at the UDP header. */
+/* m at the UDP header; ip its IPv4 header (in front of m's data). */
 void us_udp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_hdr *ip);
+/* m at the UDP header; ip6 its IPv6 header (in front of m's data, in its
+ * first segment).  A zero checksum is refused (RFC 8200 8.1). */
+void us_udp6_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6);
 
 #endif

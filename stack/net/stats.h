@@ -83,7 +83,6 @@
 	X(ip6_drop_tentative, "dropped: destination an address of ours still under DAD (RFC 4862 5.4)") \
 	X(ip6_drop_bad_src, "dropped: source address multicast or loopback") \
 	X(ip6_rx_hop_limit_zero, "accepted with hop limit 0 (a host does not forward)") \
-	X(ip6_drop_no_transport, "dropped: UDP over IPv6 (not attached yet)") \
 	X(ip6_rx_tcp, "TCP segments over IPv6 handed to TCP") \
 	X(ip6_rx_no_next_header, "dropped: next header 59, nothing follows (RFC 8200 4.7)") \
 	X(ip6_drop_unknown_proto, "dropped: unrecognized next header (parameter problem sent)") \
@@ -177,11 +176,13 @@
 	X(dad_tx_ns, "DAD neighbor solicitations sent (RFC 4862 5.4.2)") \
 	X(dad_ok, "addresses that passed DAD") \
 	X(dad_duplicate, "addresses DAD found in use by another node (not used)") \
-	X(udp_rx, "UDP datagrams received") \
+	X(udp_rx, "UDP datagrams received (both families)") \
 	X(udp_drop_short, "dropped: shorter than a UDP header") \
 	X(udp_drop_bad_len, "dropped: UDP length beyond the IP payload or < 8") \
 	X(udp_drop_bad_csum, "dropped: bad UDP checksum") \
-	X(udp_drop_no_port, "dropped: no socket on the port (ICMP port unreachable)") \
+	X(udp_drop_no_port, "dropped: no socket on the port (ICMP or ICMPv6 port unreachable)") \
+	X(udp6_rx, "UDP datagrams received over IPv6 (also in udp_rx)") \
+	X(udp6_drop_zero_csum, "dropped: UDP over IPv6 with a zero checksum (RFC 8200 8.1)") \
 	X(steer_rx_own, "frames received on this engine's queue and kept (several engines)") \
 	X(steer_handoff_out, "frames handed off to the engine owning their connection") \
 	X(steer_handoff_in, "frames received by hand-off from another engine") \

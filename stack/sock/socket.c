@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "stack/net/net.h"
 #include "stack/sock/socket_priv.h"
 
 /* One writer (start-up), then read-only: each slot's table is used by the
@@ -246,6 +247,12 @@ void us_sock_keep_rest(struct us_sock *s)
 	}
 }
 
+void us_sock_tcp_names(struct us_sock *s)
+{
+	tcp_conn_local(s->tc, &s->lip, &s->lport);
+	tcp_conn_peer(s->tc, &s->rip, &s->rport);
+}
+
 /* tcp/ callbacks: record, then wake the epoll registrations.  No
  * application code runs here. */
 
@@ -276,15 +283,12 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	}
 	s->state = US_SS_CONNECTED;
 	s->tc = tc;
+	s->family = l->family;
+	s->v6only = l->v6only;
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
 	s->quickack_off = l->quickack_off;
-	struct us_in6 l6, r6;
-
-	tcp_conn_local(tc, &l6, &s->lport);
-	tcp_conn_peer(tc, &r6, &s->rport);
-	s->lip = us_in6_v4(&l6);
-	s->rip = us_in6_v4(&r6);
+	us_sock_tcp_names(s);
 	tcp_conn_set_ctx(tc, s);
 	sock_apply_opts(s);
 	s->listener = l;
@@ -352,13 +356,16 @@ int us_socket(int domain, int type, int protocol)
 	struct us_sock *s;
 	int rc;
 
-	if (domain != AF_INET)
+	if (domain != AF_INET && domain != AF_INET6)
 		return us_sock_fail(-EAFNOSUPPORT);
 	type &= ~(US_SOCK_NONBLOCK | US_SOCK_CLOEXEC);
 	if (type == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP)) {
 		rc = us_sock_alloc(sock_cur, US_SK_UDP, &s);
-		if (rc == 0 && (rc = us_udp_open(s)) < 0)
-			us_sock_release(s);
+		if (rc == 0) {
+			s->family = (uint8_t)domain;
+			if ((rc = us_udp_open(s)) < 0)
+				us_sock_release(s);
+		}
 		return rc < 0 ? us_sock_fail(rc) : s->fd;
 	}
 	if (type != SOCK_STREAM || (protocol != 0 && protocol != IPPROTO_TCP))
@@ -366,41 +373,69 @@ int us_socket(int domain, int type, int protocol)
 	rc = us_sock_alloc(sock_cur, US_SK_TCP, &s);
 	if (rc < 0)
 		return us_sock_fail(rc);
+	s->family = (uint8_t)domain;
 	s->state = US_SS_NEW;
 	return s->fd;
 }
 
-/* An IPv4 address argument: 0 or -errno. */
-int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
-			uint16_t *port)
+/* Would a TCP socket bound to ip (v6only as given) share an address with
+ * o?  Each takes IPv4 when bound to an IPv4 address or to :: without
+ * V6ONLY, and IPv6 when bound to :: or an IPv6 address (Linux's
+ * inet_bind_conflict with bindv6only: 0.0.0.0:80 and a V6ONLY [::]:80
+ * live side by side). */
+static bool sock_names_overlap(const struct us_sock *o, const struct us_in6 *ip, bool v6only)
 {
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
+	bool o_v4 = us_in6_is_v4mapped(&o->lip) || (us_in6_is_unspec(&o->lip) && !o->v6only);
+	bool ip_v4 = us_in6_is_v4mapped(ip) || (us_in6_is_unspec(ip) && !v6only);
+	bool o_v6 = !us_in6_is_v4mapped(&o->lip), ip_v6 = !us_in6_is_v4mapped(ip);
 
-	if (addr == NULL || len < sizeof(*sin))
-		return -EINVAL;
-	if (sin->sin_family != AF_INET)
-		return -EAFNOSUPPORT;
-	*ip = ntohl(sin->sin_addr.s_addr);
-	*port = ntohs(sin->sin_port);
-	return 0;
+	if (o_v4 && ip_v4)
+		return true;
+	return o_v6 && ip_v6 &&
+	       (us_in6_is_unspec(&o->lip) || us_in6_is_unspec(ip) || us_in6_eq(&o->lip, ip));
 }
 
-static bool sock_port_taken(const struct us_sock_table *tab, uint16_t port)
+static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6 *ip,
+			    bool v6only, uint16_t port)
 {
 	for (unsigned i = 1; i < tab->cap; i++) {
 		const struct us_sock *o = tab->socks[i];
 
 		if (o != NULL && o->kind == US_SK_TCP && o->bound && o->lport == port &&
-		    (o->state == US_SS_NEW || o->state == US_SS_LISTEN))
+		    (o->state == US_SS_NEW || o->state == US_SS_LISTEN) &&
+		    sock_names_overlap(o, ip, v6only))
 			return true;
 	}
 	return false;
 }
 
+/* The name a TCP socket takes for the address it was asked to bind: our
+ * IPv4 address for 0.0.0.0 (or ::ffff:0.0.0.0), :: itself on an AF_INET6
+ * socket (both families, unless V6ONLY), else an address of ours:
+ * 0 or -EADDRNOTAVAIL. */
+static int sock_tcp_bind_name(struct us_sock *s, const struct us_in6 *ip, struct us_in6 *name)
+{
+	struct us_in6 ours = us_in6_of_v4(us_engine_addr(s->tab->e));
+
+	if (us_in6_is_unspec(ip)) {
+		*name = *ip;
+		return 0;
+	}
+	if (us_sock_addr_is_any(ip) || us_in6_eq(ip, &ours)) {
+		*name = ours;
+		return 0;
+	}
+	if (us_in6_is_v4mapped(ip) || !us_engine_net(s->tab->e)->ip6_on ||
+	    !us_ip6_is_local(us_engine_net(s->tab->e), ip))
+		return -EADDRNOTAVAIL;
+	*name = *ip;
+	return 0;
+}
+
 int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct us_sock *s;
-	uint32_t ip, ours;
+	struct us_in6 ip, name;
 	uint16_t port;
 	int rc = us_sock_any(fd, &s);
 
@@ -408,17 +443,17 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 		return us_sock_fail(rc);
 	if (s->state != US_SS_NEW || s->bound)
 		return us_sock_fail(-EINVAL);
-	rc = us_sock_addr_in(addr, len, &ip, &port);
+	rc = us_sock_addr_get(s, addr, len, &ip, &port);
 	if (rc == 0 && s->kind == US_SK_UDP)
-		rc = us_udp_bind(s, ip, port);
+		rc = us_udp_bind(s, &ip, port);
 	if (rc < 0 || s->kind == US_SK_UDP)
 		return rc < 0 ? us_sock_fail(rc) : 0;
-	ours = us_engine_addr(s->tab->e);
-	if (ip != INADDR_ANY && ip != ours)
-		return us_sock_fail(-EADDRNOTAVAIL);
-	if (port != 0 && sock_port_taken(s->tab, port))
+	rc = sock_tcp_bind_name(s, &ip, &name);
+	if (rc < 0)
+		return us_sock_fail(rc);
+	if (port != 0 && sock_port_taken(s->tab, &name, s->v6only, port))
 		return us_sock_fail(-EADDRINUSE);
-	s->lip = ours;
+	s->lip = name;
 	s->lport = port;
 	s->bound = true;
 	return 0;
@@ -442,30 +477,18 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EINVAL);
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
-	rc = tcp_listen(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(s->lip) }[0], s->lport, 0,
+	rc = tcp_listen(s->tab->ts, &s->lip, s->lport, s->v6only ? TCP_LISTEN_V6ONLY : 0,
 			&us_sock_callbacks, s);
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
-		tcp_unlisten(s->tab->ts, s->lport);
+		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	/* Isolated port: without the listener's rule no SYN would arrive. */
 	if (rc == 0 && (rc = us_engine_listen_rule(s->tab->e, s->lport)) < 0)
-		tcp_unlisten(s->tab->ts, s->lport);
+		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	if (rc < 0)
 		return us_sock_fail(rc);
 	s->state = US_SS_LISTEN;
 	s->backlog = (unsigned)backlog;
 	return 0;
-}
-
-void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip),
-	};
-
-	if (addr == NULL || len == NULL)
-		return;
-	memcpy(addr, &sin, *len < sizeof(sin) ? *len : sizeof(sin));
-	*len = sizeof(sin);
 }
 
 int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -490,7 +513,7 @@ int us_accept(int fd, struct sockaddr *addr, socklen_t *len)
 	s->listener = NULL;
 	l->tab->stats.sock_opened++;
 	l->tab->stats.sock_accepted++;
-	us_sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_addr_put(s, &s->rip, s->rport, addr, len);
 	return s->fd;
 }
 
@@ -519,45 +542,37 @@ static int sock_connect_state(struct us_sock *s)
 int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct us_sock *s;
-	uint32_t ip;
+	struct us_in6 ip;
 	uint16_t port;
 	int rc = us_sock_any(fd, &s);
 
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (s->kind == US_SK_UDP) {
-		rc = us_sock_addr_in(addr, len, &ip, &port);
+		rc = us_sock_addr_peer(s, addr, len, US_SA_CONNECT, &ip, &port);
 		if (rc == 0)
-			rc = us_udp_connect(s, ip, port);
+			rc = us_udp_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
 	rc = sock_connect_state(s);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	rc = us_sock_addr_in(addr, len, &ip, &port);
+	rc = us_sock_addr_peer(s, addr, len, US_SA_CONNECT, &ip, &port);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	if (port == 0 || ip == INADDR_ANY)
+	if (port == 0 || us_sock_addr_is_any(&ip))
 		return us_sock_fail(-EADDRNOTAVAIL);
 	if (s->bound && s->lport != 0)
 		return us_sock_fail(-EOPNOTSUPP); /* tcp/ picks the source port */
 	if (s->tfo_connect) {
-		rc = us_sock_tfo_connect(s, ip, port);
+		rc = us_sock_tfo_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
-	rc = tcp_connect(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0], port,
-			 &us_sock_callbacks, s, &s->tc);
+	rc = tcp_connect(s->tab->ts, &ip, port, &us_sock_callbacks, s, &s->tc);
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);
 	s->state = US_SS_CONNECTING;
-	s->rip = ip;
-	s->rport = port;
-	{
-		struct us_in6 l6;
-
-		tcp_conn_local(s->tc, &l6, &s->lport);
-		s->lip = us_in6_v4(&l6);
-	}
+	us_sock_tcp_names(s);
 	sock_apply_opts(s);
 	return us_sock_fail(-EINPROGRESS);
 }
@@ -571,7 +586,7 @@ int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 		return us_sock_fail(rc);
 	if (addr == NULL || len == NULL)
 		return us_sock_fail(-EFAULT);
-	us_sock_fill_addr(s->lip, s->lport, addr, len);
+	us_sock_addr_put(s, &s->lip, s->lport, addr, len);
 	return 0;
 }
 
@@ -586,6 +601,6 @@ int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 		return us_sock_fail(-EFAULT);
 	if (s->state != US_SS_CONNECTED && s->state != US_SS_ENDED)
 		return us_sock_fail(-ENOTCONN);
-	us_sock_fill_addr(s->rip, s->rport, addr, len);
+	us_sock_addr_put(s, &s->rip, s->rport, addr, len);
 	return 0;
 }

@@ -34,7 +34,7 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP) {
-		n = us_udp_sendto(s, buf, len, 0, 0, false);
+		n = us_udp_sendto(s, buf, len, NULL, 0);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
 	if (buf == NULL && len > 0)
@@ -147,7 +147,7 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 		  socklen_t alen)
 {
 	struct us_sock *s;
-	uint32_t ip = 0;
+	struct us_in6 ip;
 	uint16_t port = 0;
 	ssize_t n;
 	int rc = us_sock_any(fd, &s);
@@ -157,9 +157,10 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 	if (s->kind == US_SK_UDP) {
 		if (flags & ~SOCK_SEND_FLAGS)
 			return us_sock_fail(-EOPNOTSUPP);
-		if (addr != NULL && (rc = us_sock_addr_in(addr, alen, &ip, &port)) < 0)
+		if (addr != NULL &&
+		    (rc = us_sock_addr_peer(s, addr, alen, US_SA_SENDTO, &ip, &port)) < 0)
 			return us_sock_fail(rc);
-		n = us_udp_sendto(s, buf, len, ip, port, addr != NULL);
+		n = us_udp_sendto(s, buf, len, addr != NULL ? &ip : NULL, port);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
 	if (flags & US_MSG_FASTOPEN) {
@@ -177,7 +178,7 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 		    socklen_t *alen)
 {
 	struct us_sock *s;
-	uint32_t ip;
+	struct us_in6 ip;
 	uint16_t port;
 	ssize_t n;
 
@@ -187,7 +188,7 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 		n = us_udp_recvfrom(s, buf, len, &ip, &port, (flags & US_MSG_PEEK) != 0);
 		if (n < 0)
 			return us_sock_fail((int)n);
-		us_sock_fill_addr(ip, port, addr, alen);
+		us_sock_addr_put(s, &ip, port, addr, alen);
 		return n;
 	}
 	n = us_recv(fd, buf, len, flags);
@@ -229,7 +230,7 @@ static void sock_close_listener(struct us_sock *l)
 {
 	struct us_sock *s;
 
-	tcp_unlisten(l->tab->ts, l->lport);
+	tcp_unlisten_addr(l->tab->ts, &l->lip, l->lport);
 	us_engine_unlisten_rule(l->tab->e, l->lport);
 	while ((s = STAILQ_FIRST(&l->acceptq)) != NULL) {
 		STAILQ_REMOVE_HEAD(&l->acceptq, accept_link);

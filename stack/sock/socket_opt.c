@@ -26,6 +26,24 @@ static int opt_conn_bool(struct us_sock *s, int name, bool on)
 	return name == US_TCP_NODELAY ? tcp_set_nodelay(s->tc, on) : tcp_set_keepalive(s->tc, on);
 }
 
+/* RFC 3493 5.3: IPV6_V6ONLY on an AF_INET6 socket, before it has a port
+ * (Linux: EINVAL once bound or connecting).  An AF_INET socket has no
+ * IPv6 level (ENOPROTOOPT, as Linux's ip_setsockopt). */
+static int opt_set_ipv6(struct us_sock *s, int name, const void *val, socklen_t len)
+{
+	int v, rc;
+
+	if (s->family != AF_INET6 || name != US_IPV6_V6ONLY)
+		return -ENOPROTOOPT;
+	rc = opt_int(val, len, &v);
+	if (rc < 0)
+		return rc;
+	if (s->bound || s->state != US_SS_NEW)
+		return -EINVAL;
+	s->v6only = v != 0;
+	return 0;
+}
+
 static int opt_set(struct us_sock *s, int level, int name, const void *val, socklen_t len)
 {
 	struct linger lg;
@@ -41,6 +59,8 @@ static int opt_set(struct us_sock *s, int level, int name, const void *val, sock
 	if (level == US_IPPROTO_TCP &&
 	    (name == US_TCP_FASTOPEN || name == US_TCP_FASTOPEN_CONNECT))
 		return us_sock_tfo_setopt(s, name, val, len); /* socket_tfo.c */
+	if (level == US_IPPROTO_IPV6)
+		return opt_set_ipv6(s, name, val, len);
 	rc = opt_int(val, len, &v);
 	if (rc < 0)
 		return rc;
@@ -128,6 +148,12 @@ static int opt_get_int(struct us_sock *s, int level, int name, int *v)
 		default:
 			return -ENOPROTOOPT;
 		}
+	}
+	if (level == US_IPPROTO_IPV6) {
+		if (s->family != AF_INET6 || name != US_IPV6_V6ONLY)
+			return -ENOPROTOOPT;
+		*v = s->v6only;
+		return 0;
 	}
 	if (level == US_IPPROTO_TCP && name == US_TCP_NODELAY) {
 		*v = s->nodelay;

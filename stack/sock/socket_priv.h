@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <sys/queue.h>
 
+#include "stack/base/in6.h"
 #include "stack/engine/engine.h"
 #include "stack/sock/sock_table.h"
 #include "us_socket.h"
@@ -45,6 +46,7 @@ struct rte_mbuf;
 	X(udp_drop_rcvbuf, "dropped: UDP socket queue full (rcvbuf or 512 datagrams)") \
 	X(udp_drop_not_peer, "dropped: UDP datagram not from a connected socket's peer") \
 	X(udp_drop_padding, "dropped: UDP datagram whose link padding spans segments") \
+	X(udp_tx6, "UDP datagrams sent over IPv6 (also in udp_tx)") \
 	X(epoll_waits, "us_epoll_wait calls") \
 	X(epoll_events, "events reported by us_epoll_wait")
 
@@ -88,11 +90,24 @@ struct us_sock {
 	enum us_sock_kind kind;
 	enum us_sock_state state;
 	struct us_epitem_list watchers; /* epoll registrations of this socket */
+	/* AF_INET or AF_INET6 (us_socket): the family of every address the
+	 * socket's calls take and give (sockaddr.c).  An AF_INET6 socket
+	 * reaches IPv4 peers through v4-mapped addresses unless v6only
+	 * (IPV6_V6ONLY, RFC 3493 5.3; off by default, as Linux's
+	 * net.ipv6.bindv6only = 0). */
+	uint8_t family;
+	bool v6only;
+
+	/* Addresses, both families as struct us_in6 (IPv4 ones v4-mapped).
+	 * lip: an AF_INET socket's is the engine's address once bound (an
+	 * engine has one); an AF_INET6 socket's is what it was bound to (::
+	 * for every address), the source chosen at connect when that was a
+	 * wildcard, as Linux does. */
+	struct us_in6 lip, rip;
+	uint16_t lport, rport;
 
 	/* TCP */
 	struct tcp_conn *tc;            /* NULL when NEW, LISTEN or ENDED */
-	uint32_t lip, rip;              /* host byte order */
-	uint16_t lport, rport;
 	bool bound, shut_rd, shut_wr, eof;
 	int so_error;                   /* pending, reported once */
 	bool reuseaddr, keepalive, nodelay, linger_rst;
@@ -110,11 +125,14 @@ struct us_sock {
 	uint32_t tfo_qlen;
 	bool tfo_qlen_set, tfo_connect, tfo_defer;
 
-	/* UDP: received datagrams (data at the UDP header, source address in
-	 * m->hash.usr), a ring of US_UDP_QUEUE. */
+	/* UDP: received datagrams (data at the UDP header), a ring of
+	 * US_UDP_QUEUE, their source addresses in the parallel ring dq_src;
+	 * the next socket bound to the same port (us_sock_table.udp_ports). */
 	struct rte_mbuf **dq;
+	struct us_in6 *dq_src;
 	unsigned dq_head, dq_n;
 	uint32_t dq_bytes;
+	struct us_sock *udp_port_next;
 
 	/* Epoll */
 	struct us_epitem_list items;
@@ -128,7 +146,7 @@ struct us_sock_table {
 	unsigned slot;
 	uint32_t sndbuf, rcvbuf;        /* the engine's [tcp] sizes (SO_SNDBUF/RCVBUF) */
 	struct us_sock **socks;         /* indexed by fd & (US_FD_MAX_PER_TABLE - 1) */
-	struct us_sock **udp_ports;     /* UDP sockets by port (65536, on first use) */
+	struct us_sock **udp_ports;     /* UDP sockets by port, a list each (65536, on first use) */
 	unsigned udp_next;              /* next ephemeral UDP port to try */
 	unsigned cap, nfree;
 	unsigned *free_idx;             /* stack of free indices */
@@ -152,12 +170,44 @@ void us_sock_wake(struct us_sock *s);
 void us_sock_unwatch(struct us_sock *s);
 /* Frees an epoll descriptor's registrations (closing it). */
 void us_epoll_close(struct us_sock *ep);
-/* An AF_INET address argument (host byte order out): 0 or -errno. */
-int us_sock_addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip, uint16_t *port);
-/* Writes a sockaddr_in (truncated to *len) and sets *len; NULLs ignored. */
-void us_sock_fill_addr(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len);
+/* sockaddr.c: the address arguments of the socket calls, in s's family.
+ * IPv4 addresses come out and go in v4-mapped (::ffff:a.b.c.d). */
+
+/* A local name (us_bind): a sockaddr_in on an AF_INET socket, a
+ * sockaddr_in6 on an AF_INET6 one, v4-mapped allowed unless s->v6only.
+ * Linux's errors (inet_bind, inet6_bind): EINVAL when len is short for s's
+ * family (or addr NULL) or a v4-mapped address on a v6only socket,
+ * EAFNOSUPPORT for another family.  0 or -errno. */
+int us_sock_addr_get(const struct us_sock *s, const struct sockaddr *addr, socklen_t len,
+		     struct us_in6 *ip, uint16_t *port);
+/* What a destination is for. */
+enum us_sock_addr_use {
+	US_SA_CONNECT, /* us_connect, and sendto(MSG_FASTOPEN) which connects */
+	US_SA_SENDTO,  /* us_sendto on a UDP socket */
+};
+/* A peer's address (us_connect, us_sendto): us_sock_addr_get's rules, plus
+ * Linux's for destinations: an AF_INET6 UDP socket also takes a
+ * sockaddr_in (EAFNOSUPPORT to connect, ENETUNREACH to sendto when
+ * v6only); a v4-mapped address on a v6only socket is ENETUNREACH; an
+ * AF_INET6 UDP sendto of another family EINVAL (udpv6_sendmsg,
+ * __ip6_datagram_connect, tcp_v6_connect).  0 or -errno. */
+int us_sock_addr_peer(const struct us_sock *s, const struct sockaddr *addr, socklen_t len,
+		      enum us_sock_addr_use use, struct us_in6 *ip, uint16_t *port);
+/* Writes the name in s's family (a sockaddr_in6 with a v4-mapped address
+ * for an IPv4 peer of an AF_INET6 socket), truncated to *len; *len set to
+ * the full size.  NULLs ignored. */
+void us_sock_addr_put(const struct us_sock *s, const struct us_in6 *ip, uint16_t port,
+		      struct sockaddr *addr, socklen_t *len);
+/* 0.0.0.0 (v4-mapped) or ::: a wildcard, never a peer. */
+static inline bool us_sock_addr_is_any(const struct us_in6 *ip)
+{
+	return us_in6_is_unspec(ip) || (us_in6_is_v4mapped(ip) && us_in6_v4(ip) == 0);
+}
+
 /* 0 for a TCP or UDP socket; -EBADF or -ENOTSOCK. */
 int us_sock_any(int fd, struct us_sock **out);
+/* s's names (lip, lport, rip, rport) from its connection s->tc. */
+void us_sock_tcp_names(struct us_sock *s);
 /* Moves unread data to s->rest once both FINs are out. */
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
@@ -173,20 +223,21 @@ ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
 			   const struct sockaddr *addr, socklen_t alen);
 /* us_connect with US_TCP_FASTOPEN_CONNECT: 0 (deferred to the first send)
  * or -EINPROGRESS (a cookie request is on its way) or -errno. */
-int us_sock_tfo_connect(struct us_sock *s, uint32_t ip, uint16_t port);
+int us_sock_tfo_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port);
 /* The first send (or a shutdown) of a deferred connect: bytes queued. */
 ssize_t us_sock_tfo_start(struct us_sock *s, const void *buf, size_t len);
 
-/* socket_udp.c (addresses host byte order; 0/count or -errno) */
+/* socket_udp.c (addresses as sockaddr.c gives them; 0/count or -errno) */
 void us_udp_table_init(struct us_sock_table *tab);
 void us_udp_table_fini(struct us_sock_table *tab);
 int us_udp_open(struct us_sock *s);
 void us_udp_close(struct us_sock *s);
-int us_udp_bind(struct us_sock *s, uint32_t ip, uint16_t port);
-int us_udp_connect(struct us_sock *s, uint32_t ip, uint16_t port);
-ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, uint32_t dst,
-		      uint16_t dport, bool have_dst);
-ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, uint32_t *src,
+int us_udp_bind(struct us_sock *s, const struct us_in6 *ip, uint16_t port);
+int us_udp_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port);
+/* dst NULL: to the connected peer. */
+ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, const struct us_in6 *dst,
+		      uint16_t dport);
+ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 *src,
 			uint16_t *sport, bool peek);
 
 static inline int us_sock_fail(int rc)

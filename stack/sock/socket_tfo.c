@@ -74,18 +74,11 @@ int us_sock_tfo_listen(struct us_sock *s)
 }
 
 /* The connection exists (SYN-SENT): the socket follows it. */
-static void tfo_connecting(struct us_sock *s, uint32_t ip, uint16_t port)
+static void tfo_connecting(struct us_sock *s)
 {
 	s->state = US_SS_CONNECTING;
 	s->tfo_defer = false;
-	s->rip = ip;
-	s->rport = port;
-	{
-		struct us_in6 l6;
-
-		tcp_conn_local(s->tc, &l6, &s->lport);
-		s->lip = us_in6_v4(&l6);
-	}
+	us_sock_tcp_names(s);
 	if (s->nodelay)
 		tcp_set_nodelay(s->tc, true);
 	if (s->keepalive)
@@ -95,28 +88,27 @@ static void tfo_connecting(struct us_sock *s, uint32_t ip, uint16_t port)
 }
 
 /* tcp_connect_data with the socket's callbacks: bytes queued or -errno. */
-static ssize_t tfo_open(struct us_sock *s, uint32_t ip, uint16_t port, const void *buf,
-			size_t len)
+static ssize_t tfo_open(struct us_sock *s, const struct us_in6 *ip, uint16_t port,
+			const void *buf, size_t len)
 {
-	ssize_t n = tcp_connect_data(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0], port,
-				     buf, len, TCP_CONNECT_FASTOPEN, &us_sock_callbacks, s,
-				     &s->tc);
+	ssize_t n = tcp_connect_data(s->tab->ts, ip, port, buf, len, TCP_CONNECT_FASTOPEN,
+				     &us_sock_callbacks, s, &s->tc);
 
 	if (n < 0)
 		return n == -ENOBUFS ? -EAGAIN : n;
-	tfo_connecting(s, ip, port);
+	tfo_connecting(s);
 	return n;
 }
 
 /* A destination for an active open: 0 or -errno, as us_connect checks. */
 static int tfo_dest(struct us_sock *s, const struct sockaddr *addr, socklen_t alen,
-		    uint32_t *ip, uint16_t *port)
+		    struct us_in6 *ip, uint16_t *port)
 {
-	int rc = us_sock_addr_in(addr, alen, ip, port);
+	int rc = us_sock_addr_peer(s, addr, alen, US_SA_CONNECT, ip, port);
 
 	if (rc < 0)
 		return rc;
-	if (*port == 0 || *ip == INADDR_ANY)
+	if (*port == 0 || us_sock_addr_is_any(ip))
 		return -EADDRNOTAVAIL;
 	if (s->bound && s->lport != 0)
 		return -EOPNOTSUPP; /* tcp/ picks the source port */
@@ -126,7 +118,7 @@ static int tfo_dest(struct us_sock *s, const struct sockaddr *addr, socklen_t al
 ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
 			   const struct sockaddr *addr, socklen_t alen)
 {
-	uint32_t ip;
+	struct us_in6 ip;
 	uint16_t port;
 	ssize_t n;
 	int rc;
@@ -144,30 +136,30 @@ ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
 		return rc;
 	if (buf == NULL && len > 0)
 		return -EFAULT;
-	if (!tcp_fastopen_cookie_ready(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0])) {
+	if (!tcp_fastopen_cookie_ready(s->tab->ts, &ip)) {
 		/* RFC 7413 4.1.1: the SYN asks for a cookie; the data is not
 		 * taken (Linux: EINPROGRESS, send it once writable). */
-		n = tfo_open(s, ip, port, NULL, 0);
+		n = tfo_open(s, &ip, port, NULL, 0);
 		return n < 0 ? n : -EINPROGRESS;
 	}
-	n = tfo_open(s, ip, port, buf, len);
+	n = tfo_open(s, &ip, port, buf, len);
 	return n == 0 ? -EINPROGRESS : n;
 }
 
-int us_sock_tfo_connect(struct us_sock *s, uint32_t ip, uint16_t port)
+int us_sock_tfo_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 {
 	ssize_t n;
 
 	if (s->bound && s->lport != 0)
 		return -EOPNOTSUPP;
-	if (tcp_fastopen_cookie_ready(s->tab->ts, &(struct us_in6[]){ us_in6_of_v4(ip) }[0])) {
+	if (tcp_fastopen_cookie_ready(s->tab->ts, ip)) {
 		/* Linux tcp_fastopen_defer_connect: nothing goes out until
 		 * the first send, which rides in the SYN. */
 		s->state = US_SS_CONNECTING;
 		s->tfo_defer = true;
-		s->rip = ip;
+		s->rip = *ip;
 		s->rport = port;
-		s->lip = us_engine_addr(s->tab->e);
+		s->lip = us_in6_of_v4(us_engine_addr(s->tab->e));
 		us_sock_wake(s);
 		return 0;
 	}
@@ -181,5 +173,5 @@ ssize_t us_sock_tfo_start(struct us_sock *s, const void *buf, size_t len)
 		return -EFAULT;
 	/* The cookie may have gone since connect (negative mark): the data is
 	 * queued anyway and follows the handshake, so nothing is lost. */
-	return tfo_open(s, s->rip, s->rport, buf, len);
+	return tfo_open(s, &s->rip, s->rport, buf, len);
 }

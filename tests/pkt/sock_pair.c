@@ -46,6 +46,8 @@ static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 		assert_non_null(m);
 		s->sent++;
+		if (rte_pktmbuf_pkt_len(m) > s->max_frame)
+			s->max_frame = rte_pktmbuf_pkt_len(m);
 		if (s->wire_down || p->n == SP_Q_MAX ||
 		    (s->drop_every != 0 && s->sent % s->drop_every == 0)) {
 			rte_pktmbuf_free(m);

@@ -34,6 +34,7 @@ struct sp_side {
 	bool wire_down;               /* frames sent by this side are lost */
 	unsigned drop_every;          /* lose every n-th frame this side sends (0: none) */
 	unsigned sent;
+	uint32_t max_frame;           /* longest frame this side sent, bytes */
 };
 
 struct sp {

@@ -96,26 +96,31 @@ uint8_t *h6_l4(struct rte_mbuf *m)
 	return rte_pktmbuf_mtod_offset(m, uint8_t *, H6_ETH_IP6);
 }
 
-/* The ICMPv6 sum over a contiguous frame, pseudo-header included (RFC 8200
- * 8.1), computed here independently of the stack. */
-static uint16_t h6_icmp_sum(struct rte_mbuf *m)
+uint16_t h6_l4_sum(const struct us_in6 *src, const struct us_in6 *dst, uint8_t proto,
+		   const uint8_t *p, uint32_t len)
 {
-	struct rte_ipv6_hdr *ip = h6_iph(m);
-	uint32_t len = rte_be_to_cpu_16(ip->payload_len);
 	uint32_t sum = 0;
-	const uint8_t *p;
 
-	assert_true(rte_pktmbuf_is_contiguous(m));
 	for (unsigned i = 0; i < 16; i += 2)
-		sum += (uint32_t)(ip->src_addr[i] << 8 | ip->src_addr[i + 1]) +
-		       (uint32_t)(ip->dst_addr[i] << 8 | ip->dst_addr[i + 1]);
-	sum += len + IPPROTO_ICMPV6;
-	p = h6_l4(m);
+		sum += (uint32_t)(src->b[i] << 8 | src->b[i + 1]) +
+		       (uint32_t)(dst->b[i] << 8 | dst->b[i + 1]);
+	sum += (len >> 16) + (len & 0xffff) + proto;
 	for (uint32_t i = 0; i < len; i += 2)
 		sum += (uint32_t)(p[i] << 8) | (i + 1 < len ? p[i + 1] : 0);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum;
+}
+
+/* The ICMPv6 sum over a contiguous frame, pseudo-header included (RFC 8200
+ * 8.1), computed here independently of the stack. */
+static uint16_t h6_icmp_sum(struct rte_mbuf *m)
+{
+	struct rte_ipv6_hdr *ip = h6_iph(m);
+	struct us_in6 src = h6_addr_at(ip->src_addr), dst = h6_addr_at(ip->dst_addr);
+
+	assert_true(rte_pktmbuf_is_contiguous(m));
+	return h6_l4_sum(&src, &dst, IPPROTO_ICMPV6, h6_l4(m), rte_be_to_cpu_16(ip->payload_len));
 }
 
 void h6_fix_icmp(struct rte_mbuf *m)
@@ -145,6 +150,39 @@ void h6_assert_icmp(struct rte_mbuf *m, uint8_t type)
 	assert_int_equal(h6_iph(m)->proto, IPPROTO_ICMPV6);
 	assert_int_equal(h6_l4(m)[0], type);
 	assert_int_equal(h6_icmp_sum(m), 0xffff);
+}
+
+size_t h6_udp_msg(uint8_t *buf, const struct us_in6 *src, const struct us_in6 *dst,
+		  uint16_t sport, uint16_t dport, const void *data, size_t len)
+{
+	uint16_t ulen = (uint16_t)(8 + len), ck;
+
+	buf[0] = (uint8_t)(sport >> 8);
+	buf[1] = (uint8_t)sport;
+	buf[2] = (uint8_t)(dport >> 8);
+	buf[3] = (uint8_t)dport;
+	buf[4] = (uint8_t)(ulen >> 8);
+	buf[5] = (uint8_t)ulen;
+	buf[6] = buf[7] = 0;
+	if (len > 0)
+		memcpy(buf + 8, data, len);
+	ck = (uint16_t)~h6_l4_sum(src, dst, IPPROTO_UDP, buf, ulen);
+	if (ck == 0)
+		ck = 0xffff;
+	buf[6] = (uint8_t)(ck >> 8);
+	buf[7] = (uint8_t)ck;
+	return ulen;
+}
+
+struct rte_mbuf *h6_udp(const struct rte_ether_addr *eth_dst, const struct us_in6 *src,
+			const struct us_in6 *dst, uint16_t sport, uint16_t dport, const void *data,
+			size_t len)
+{
+	uint8_t msg[2048];
+
+	assert_true(len + 8 <= sizeof(msg));
+	return h6_frame(eth_dst, src, dst, IPPROTO_UDP, 64, msg,
+			h6_udp_msg(msg, src, dst, sport, dport, data, len));
 }
 
 size_t h6_echo(uint8_t *buf, uint16_t ident, uint16_t seq, size_t data_len)

@@ -57,6 +57,19 @@ struct rte_ether_addr h6_mcast_mac(const struct us_in6 *group);
 /* The solicited-node group of a. */
 struct us_in6 h6_snode(const struct us_in6 *a);
 
+/* The 16-bit ones' complement sum of len bytes at p with the IPv6
+ * pseudo-header of src, dst and proto (RFC 8200 8.1), computed here
+ * independently of the stack: 0xffff over a correct message. */
+uint16_t h6_l4_sum(const struct us_in6 *src, const struct us_in6 *dst, uint8_t proto,
+		   const uint8_t *p, uint32_t len);
+/* A UDP datagram (header and data) from src to dst, checksum filled in. */
+size_t h6_udp_msg(uint8_t *buf, const struct us_in6 *src, const struct us_in6 *dst,
+		  uint16_t sport, uint16_t dport, const void *data, size_t len);
+/* The same as a frame (hop limit 64). */
+struct rte_mbuf *h6_udp(const struct rte_ether_addr *eth_dst, const struct us_in6 *src,
+			const struct us_in6 *dst, uint16_t sport, uint16_t dport, const void *data,
+			size_t len);
+
 /* Messages into buf; each returns its length. */
 size_t h6_echo(uint8_t *buf, uint16_t ident, uint16_t seq, size_t data_len);
 /* ll NULL: no link-layer address option. */

@@ -181,14 +181,17 @@ static void test_hop_limit_zero_accepted(void **state)
 	assert_int_equal(h6_ctr(h, "ip6_rx_hop_limit_zero"), 1);
 }
 
-static void test_tcp_udp_not_attached(void **state)
+/* TCP over IPv6 reaches tcp/ (which checks the checksum over the IPv6
+ * pseudo-header: a header of zeros fails it); UDP has its own tests
+ * (test_udp6.c), TCP's scripts run over both families (tests/pkt). */
+static void test_tcp_handed_to_tcp(void **state)
 {
 	struct harness *h = *state;
-	uint8_t l4[20] = { 0 };
+	uint8_t l4[20] = { [12] = 5 << 4 }; /* data offset 5 words */
 
 	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_TCP, 64, l4, 20));
-	h6_inject(h, h6_frame(&h_our_mac, &h6_peer, &h6_our, IPPROTO_UDP, 64, l4, 8));
-	assert_int_equal(h6_ctr(h, "ip6_drop_no_transport"), 2);
+	assert_int_equal(h6_ctr(h, "ip6_rx_tcp"), 1);
+	assert_int_equal(h6_ctr(h, "tcp_drop_bad_csum"), 1);
 	assert_int_equal(h->port.ntx, 0);
 }
 
@@ -481,7 +484,7 @@ int main(void)
 		T(test_not_for_us),
 		T(test_bad_source),
 		T(test_hop_limit_zero_accepted),
-		T(test_tcp_udp_not_attached),
+		T(test_tcp_handed_to_tcp),
 		T(test_no_next_header),
 		T(test_unknown_next_header),
 		T(test_walk_refusal_answered),
