@@ -42,6 +42,9 @@ import ours_ini  # noqa: E402
 SERVER_CPU, CLIENT_CPU = "1", "0"
 PORT = 8080
 MEMIF_SRV, MEMIF_CLI = "10.79.0.2", "10.79.0.1"
+# IPv6 on the same link (bench/ab.py --families 4,6): both ends get it in
+# every run of such a comparison, whichever family the run's target uses.
+MEMIF_SRV6, MEMIF_CLI6 = "fd00:79::2", "fd00:79::1"
 VETH_SRV, VETH_CLI = "10.89.0.2", "10.89.0.1"
 
 # name -> (POST body bytes or 0 for GET, keep-alive, connections, metric)
@@ -160,11 +163,12 @@ class Bench:
         self.drop_prefixes()
 
     # -- userstack ---------------------------------------------------------
-    def us_config(self, name, addr, lcore, device, mtu=None, tcp=None):
+    def us_config(self, name, addr, lcore, device, mtu=None, tcp=None, addr6=None):
         """One end's config file: bench's sections (ours_ini) with the
         --ours-extra fragment merged in."""
         self.last_prefix = self.prefix(name)
-        sections = ours_ini.ours_sections(device, lcore, self.last_prefix, addr, mtu=mtu, tcp=tcp)
+        sections = ours_ini.ours_sections(device, lcore, self.last_prefix, addr, mtu=mtu, tcp=tcp,
+                                          addr6=addr6)
         path = os.path.join(self.tmp, f"{name}.ini")
         with open(path, "w", encoding="utf-8") as f:
             f.write(ours_ini.config_text(sections, self.ours_extra))
@@ -207,7 +211,10 @@ class Bench:
             **mem,
         }
 
-    def run_ours(self, wl, secs, wire=False):
+    def run_ours(self, wl, secs, wire=False, family=4):
+        """family 6: the load over IPv6 (both ends configured for it, as
+        they are for family 4 when a.ip6 is set)."""
+        ip6 = family == 6 or getattr(self.a, "ip6", False)
         idle = self.idle_n if wl == "idle" else 0
         tcp = {"max_conns": idle + 8192} if idle else None
         sock = os.path.join(self.tmp, f"m{self.n}.sock")
@@ -218,16 +225,19 @@ class Bench:
         mtu = self.a.mtu
         srv = self.us_config("srv", MEMIF_SRV, SERVER_CPU,
                              ours_ini.memif_device("client" if wire else "server", srv_sock, mtu),
-                             mtu=mtu, tcp=tcp)
+                             mtu=mtu, tcp=tcp, addr6=MEMIF_SRV6 if ip6 else None)
         srv_prefix = self.last_prefix
         cli = self.us_config("cli", MEMIF_CLI, CLIENT_CPU,
-                             ours_ini.memif_device("client", sock, mtu), mtu=mtu, tcp=tcp)
+                             ours_ini.memif_device("client", sock, mtu), mtu=mtu, tcp=tcp,
+                             addr6=MEMIF_CLI6 if ip6 else None)
+        target = f"[{MEMIF_SRV6}]" if family == 6 else MEMIF_SRV
         ports = ["--ports", str(bench_more.IDLE_PORTS + 1)] if idle else []
         echo = self.start(["taskset", "-c", SERVER_CPU, self.a.httpecho, "--config", srv,
                            "--port", str(PORT)] + ports, "echo.log")
         try:
             self.wait_log(echo, "echo.log", "listening on")
-            r = self.loadgen(wl, cli, secs, idle=(idle, echo, srv_prefix) if idle else None)
+            r = self.loadgen(wl, cli, secs, target=target,
+                             idle=(idle, echo, srv_prefix) if idle else None)
             r["mtu"] = self.mtus["memif"]
             return r
         finally:

@@ -22,6 +22,7 @@ RESERVED = {
     ("eal", "lcores"): "bench pins the server to core 1, the client to core 0",
     ("eal", "file_prefix"): "bench names and removes the DPDK files",
     ("ip", "addr"): "bench's addresses",
+    ("ip6", "addr"): "bench's addresses",
 }
 
 
@@ -75,9 +76,10 @@ def parse_fragment(text, name="fragment"):
     return entries
 
 
-def ours_sections(device, lcore, prefix, addr, mtu=None, tcp=None):
+def ours_sections(device, lcore, prefix, addr, mtu=None, tcp=None, addr6=None):
     """Bench's own sections of one end's config, in order: {section: {key: value}}.
-    mtu: [port] mtu (None: not written, the stack's 1500); tcp: [tcp] keys."""
+    mtu: [port] mtu (None: not written, the stack's 1500); tcp: [tcp] keys;
+    addr6: an IPv6 address too ([ip6], /64, no DAD: the link is ours alone)."""
     port = {"device": device, "mbufs": 8191}
     if mtu:
         port["mtu"] = mtu
@@ -88,6 +90,8 @@ def ours_sections(device, lcore, prefix, addr, mtu=None, tcp=None):
         "ip": {"addr": f"{addr}/24"},
         "engine": {"idle_sleep_max_us": 0},
     }
+    if addr6:
+        sections["ip6"] = {"enable": "on", "addr": f"{addr6}/64", "dad": "off"}
     if tcp:
         sections["tcp"] = dict(tcp)
     return sections

@@ -137,7 +137,7 @@ static bool lg_fastopen_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	if (r->o.rate > 0 && r->tokens < 1.0)
 		return false; /* the request must wait: a plain connect */
 	n = us_sendto(c->fd, r->req, r->req_len, US_MSG_FASTOPEN,
-		      (const struct sockaddr *)&r->o.target, sizeof(r->o.target));
+		      &r->o.target.sa, r->o.target_len);
 	if (n < 0 && errno == EINPROGRESS) {
 		r->tfo_cookie_requests++;
 		c->state = LG_CONNECTING; /* lg_begin_request once connected */
@@ -165,7 +165,7 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	struct us_epoll_event ev = { .events = US_EPOLLOUT, .data.ptr = c };
 	int one = 1, zero = 0;
 
-	c->fd = us_socket(AF_INET, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
+	c->fd = us_socket(r->o.target.sa.sa_family, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
 		r->err.no_socket++;
 		c->state = LG_IDLE;
@@ -185,7 +185,7 @@ void lg_conn_start(struct lg_run *r, struct lg_conn *c, uint64_t now)
 	c->requests = 0;
 	if (r->o.fastopen && lg_fastopen_start(r, c, now))
 		return;
-	if (us_connect(c->fd, (struct sockaddr *)&r->o.target, sizeof(r->o.target)) == 0 ||
+	if (us_connect(c->fd, &r->o.target.sa, r->o.target_len) == 0 ||
 	    errno == EINPROGRESS)
 		return;
 	lg_count_connect_error(r, errno);

@@ -31,22 +31,21 @@ static void lg_idle_pause(int ep, double s)
 }
 
 /* Connect i's target: the target's port, or one of the P ports after it. */
-static struct sockaddr_in lg_idle_target(const struct lg_run *r, unsigned i)
+static union lg_sockaddr lg_idle_target(const struct lg_run *r, unsigned i)
 {
-	struct sockaddr_in sin = r->o.target;
 	unsigned p = r->o.idle_ports;
 
-	if (p > 0)
-		sin.sin_port = htons((uint16_t)(ntohs(sin.sin_port) + 1u + i % p));
-	return sin;
+	if (p == 0)
+		return r->o.target;
+	return lg_target_port(&r->o, (uint16_t)(lg_target_port_of(&r->o) + 1u + i % p));
 }
 
 /* Starts connect i; false when it failed at once (counted). */
 static bool lg_idle_connect(struct lg_run *r, int ep, unsigned i)
 {
-	struct sockaddr_in sin = lg_idle_target(r, i);
+	union lg_sockaddr to = lg_idle_target(r, i);
 	struct us_epoll_event ev = { .events = US_EPOLLOUT, .data.u64 = i };
-	int fd = us_socket(AF_INET, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
+	int fd = us_socket(to.sa.sa_family, SOCK_STREAM | US_SOCK_NONBLOCK, 0);
 
 	r->idle_fd[i] = fd;
 	if (fd < 0) {
@@ -54,7 +53,7 @@ static bool lg_idle_connect(struct lg_run *r, int ep, unsigned i)
 		return false;
 	}
 	if (us_epoll_ctl(ep, US_EPOLL_CTL_ADD, fd, &ev) < 0 ||
-	    (us_connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 && errno != EINPROGRESS)) {
+	    (us_connect(fd, &to.sa, r->o.target_len) < 0 && errno != EINPROGRESS)) {
 		us_close(fd);
 		r->idle_fd[i] = -1;
 		r->idle_failed++;

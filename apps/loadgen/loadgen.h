@@ -25,10 +25,18 @@
 
 enum lg_mode { LG_HTTP, LG_RAW };
 
+/* The server's address, in either family (sa.sa_family says which). */
+union lg_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
+
 struct lg_opts {
 	const char *config, *json, *path, *host;
 	enum lg_mode mode;
-	struct sockaddr_in target;
+	union lg_sockaddr target;
+	socklen_t target_len; /* of target's family's sockaddr; 0: none given */
 	char target_text[64];
 	unsigned conns;
 	double duration_s;
@@ -139,5 +147,10 @@ uint64_t lg_errors_total(const struct lg_errors *e);
  * 0, or -1 without memory.  lg_idle_stop closes them. */
 int lg_idle_start(struct lg_run *r);
 void lg_idle_stop(struct lg_run *r);
+
+/* The target with its port replaced (main.c). */
+union lg_sockaddr lg_target_port(const struct lg_opts *o, uint16_t port);
+/* The target's port, host order (main.c). */
+uint16_t lg_target_port_of(const struct lg_opts *o);
 
 #endif

@@ -35,7 +35,7 @@ static void lg_usage(FILE *out)
 		"usage: us-loadgen --target ADDR:PORT [options]\n"
 		"HTTP/1.1 or raw TCP request/response load on userstack.\n"
 		"  --config FILE        userstack INI config (default config/tap.ini)\n"
-		"  --target ADDR:PORT   server to load (required)\n"
+		"  --target ADDR:PORT   server to load (required): a.b.c.d:port or [IPv6]:port\n"
 		"  --connections N      concurrent connections (default 64)\n"
 		"  --duration S         seconds to run (default 10; fractions allowed)\n"
 		"  --requests N         stop after N answered requests (--duration, when\n"
@@ -80,25 +80,66 @@ static void lg_usage(FILE *out)
 		"  --idle-wait S        poll S seconds before and after opening them (default 0)\n");
 }
 
+/* a.b.c.d:port or [IPv6]:port (RFC 3986 3.2.2's brackets, as curl takes
+ * it); the text is also the HTTP Host header. */
 static int lg_parse_target(struct lg_opts *o, const char *s)
 {
 	char host[64];
-	const char *colon = strrchr(s, ':');
+	const char *colon = strrchr(s, ':'), *h = s;
+	size_t hlen;
 	char *end;
 	unsigned long port;
+	bool v6 = s[0] == '[';
 
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
+	if (colon == NULL)
 		return -1;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = '\0';
+	hlen = (size_t)(colon - s);
+	if (v6) {
+		if (hlen < 2 || s[hlen - 1] != ']')
+			return -1;
+		h = s + 1;
+		hlen -= 2;
+	}
+	if (hlen >= sizeof(host) || strlen(s) >= sizeof(o->target_text))
+		return -1;
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
 	port = strtoul(colon + 1, &end, 10);
-	if (*end != '\0' || port == 0 || port > 65535 ||
-	    inet_pton(AF_INET, host, &o->target.sin_addr) != 1)
+	if (*end != '\0' || port == 0 || port > 65535)
 		return -1;
-	o->target.sin_family = AF_INET;
-	o->target.sin_port = htons((uint16_t)port);
+	memset(&o->target, 0, sizeof(o->target));
+	if (v6) {
+		if (inet_pton(AF_INET6, host, &o->target.sin6.sin6_addr) != 1)
+			return -1;
+		o->target.sin6.sin6_family = AF_INET6;
+		o->target.sin6.sin6_port = htons((uint16_t)port);
+		o->target_len = sizeof(o->target.sin6);
+	} else {
+		if (inet_pton(AF_INET, host, &o->target.sin.sin_addr) != 1)
+			return -1;
+		o->target.sin.sin_family = AF_INET;
+		o->target.sin.sin_port = htons((uint16_t)port);
+		o->target_len = sizeof(o->target.sin);
+	}
 	snprintf(o->target_text, sizeof(o->target_text), "%s", s);
 	return 0;
+}
+
+union lg_sockaddr lg_target_port(const struct lg_opts *o, uint16_t port)
+{
+	union lg_sockaddr a = o->target;
+
+	if (a.sa.sa_family == AF_INET6)
+		a.sin6.sin6_port = htons(port);
+	else
+		a.sin.sin_port = htons(port);
+	return a;
+}
+
+uint16_t lg_target_port_of(const struct lg_opts *o)
+{
+	return ntohs(o->target.sa.sa_family == AF_INET6 ? o->target.sin6.sin6_port
+							  : o->target.sin.sin_port);
 }
 
 /* --download: one connection, one GET (Connection: close). */
@@ -239,7 +280,8 @@ static int lg_apply(struct lg_opts *o, const struct lg_optdef *d, const char *ar
 		break;
 	case LG_OPT_TARGET:
 		if (lg_parse_target(o, arg) < 0) {
-			fprintf(stderr, "us-loadgen: --target '%s': need a.b.c.d:port\n", arg);
+			fprintf(stderr, "us-loadgen: --target '%s': need a.b.c.d:port or [addr]:port\n",
+				arg);
 			return -1;
 		}
 		break;
@@ -262,7 +304,7 @@ static int lg_check(struct lg_opts *o, const bool *given)
 {
 	if (o->max_requests > 0 && !lg_given(given, "duration"))
 		o->duration_s = 1e7;  /* the request count ends the run */
-	if (o->target.sin_family != AF_INET || o->conns == 0 || o->conns > 60000 ||
+	if (o->target_len == 0 || o->conns == 0 || o->conns > 60000 ||
 	    o->duration_s <= 0 || o->timeout_ms == 0 || o->rate < 0 || o->engines == 0 ||
 	    o->engines > LG_MAX_ENGINES || o->engines > o->conns) {
 		fprintf(stderr, "us-loadgen: need --target, connections 1..60000, duration > 0, "
