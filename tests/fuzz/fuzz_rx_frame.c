@@ -242,7 +242,8 @@ static void fuzz_engine_start(void)
 		fprintf(stderr, "fuzz_rx_frame: us_engine_create failed\n");
 		abort();
 	}
-	if (tcp_listen(us_engine_tcp(g_eng), FUZZ_OUR_IP, 80, &g_echo, NULL) < 0) {
+	/* Every address of both families: IPv6 seeds reach the listener too. */
+	if (tcp_listen(us_engine_tcp(g_eng), NULL, 80, 0, &g_echo, NULL) < 0) {
 		fprintf(stderr, "fuzz_rx_frame: tcp_listen failed\n");
 		abort();
 	}

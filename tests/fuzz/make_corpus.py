@@ -136,6 +136,20 @@ def seeds_rx6():
         "ext6_rh0": [rec(SOFT, ip6(IPv6ExtHdrRouting(type=0, segleft=1, addresses=[PEER_IP6]) /
                                    ICMPv6EchoRequest(id=3, seq=1)))],
         "udp6": [rec(SOFT, ip6(UDP(sport=5000, dport=9) / b"hello"))],
+        # TCP over IPv6: a SYN to the listener (also behind a hop-by-hop
+        # header, and with data), to a closed port, an ACK for nothing, and
+        # a Packet Too Big quoting a segment of ours.
+        "syn6": [rec(SOFT, ip6(TCP(sport=40000, dport=80, flags="S", seq=1000,
+                                   options=SYN_OPTS)))],
+        "syn6_hbh_data": [rec(SOFT, ip6(IPv6ExtHdrHopByHop() / TCP(
+            sport=40005, dport=80, flags="S", seq=1000, options=SYN_OPTS) / b"GET / HTTP/1.0\r\n\r\n"))],
+        "syn6_closed_port": [rec(SOFT, ip6(TCP(sport=40001, dport=81, flags="S")))],
+        "ack6_no_conn": [rec(SOFT, ip6(TCP(sport=40002, dport=80, flags="A", seq=1, ack=1)))],
+        "ptb6_tcp": [rec(SOFT, ip6(TCP(sport=40006, dport=80, flags="S", seq=1000,
+                                       options=SYN_OPTS))),
+                     rec(SOFT, ip6(ICMPv6PacketTooBig(mtu=1280) / bytes(
+                         IPv6(src=OUR_IP6, dst=PEER_IP6) / TCP(sport=80, dport=40006,
+                                                                flags="SA", seq=1, ack=1001))))],
         "ptb6": [rec(SOFT, ip6(ICMPv6PacketTooBig(mtu=1280) / bytes(
             IPv6(src=OUR_IP6, dst=PEER_IP6) / ICMPv6EchoRequest(id=1, seq=1, data=b"z" * 64))))],
     }
