@@ -321,7 +321,7 @@ static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
 	cfg.recovery = alg;
 	cfg.time_wait_ms = 1000;
 	if (tp_create(&run->p, g_pool, &cfg, &ab, &ba) < 0 ||
-	    tcp_listen(run->p.b, TP_IP_B, EX_PORT, &ex_srv_cb, run) < 0)
+	    tcp_listen(run->p.b, TP_IP_B, EX_PORT, 0, &ex_srv_cb, run) < 0)
 		return -ENOMEM;
 	if (!tp_run(&run->p, run->p.now + 24ull * 3600 * EX_NS, ex_poll, run))
 		fprintf(stderr, "%s: did not finish\n", tcp_rec_alg_name(alg));

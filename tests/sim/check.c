@@ -26,7 +26,8 @@ struct track {
 	bool used;
 	uint8_t state;
 	uint16_t lport, rport;
-	uint32_t rip, iss;
+	struct us_in6 rip;
+	uint32_t iss;
 	unsigned stack;
 	bool edge_valid;
 	uint32_t edge;
@@ -77,7 +78,7 @@ static struct track *track_of(struct sim_world *w, unsigned stack, const struct 
 			return t;
 		}
 		if (t->stack == stack && t->iss == c->iss && t->lport == c->local_port &&
-		    t->rport == c->remote_port && t->rip == c->remote_ip)
+		    t->rport == c->remote_port && us_in6_eq(&t->rip, &c->remote_ip))
 			return t;
 	}
 	return NULL; /* full: this one goes untracked */
@@ -190,16 +191,18 @@ struct print_ctx {
 static int print_one(void *arg, const struct tcp_conn *c)
 {
 	struct print_ctx *p = arg;
+	char peer[US_IN6_EPSTRLEN];
 
 	if (c->state == TCP_LISTEN)
 		return 0;
 	if (p->left == 0)
 		return 1;
 	p->left--;
-	fprintf(p->f, "  stack %u engine %u: %s %u -> %#x:%u una %u nxt %u max %u wnd %u cwnd %u rto %u ms backoff %u retries %u rtos %lu"
+	us_in6_endpoint_str(&c->remote_ip, c->remote_port, peer, sizeof(peer));
+	fprintf(p->f, "  stack %u engine %u: %s %u -> %s una %u nxt %u max %u wnd %u cwnd %u rto %u ms backoff %u retries %u rtos %lu"
 		" rcv_nxt %u rcv_adv %u sndq %u rcvq %u app_closed %d timers",
-		p->stack, p->eng, tcp_state_str((uint8_t)c->state), c->local_port, c->remote_ip,
-		c->remote_port, c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
+		p->stack, p->eng, tcp_state_str((uint8_t)c->state), c->local_port, peer,
+		c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
 		c->snd_wnd, c->cwnd, c->rto_ms, c->backoff, c->retries, (unsigned long)c->rtos,
 		c->rcv_nxt - c->irs, c->rcv_adv - c->irs, c->sndq.bytes, c->rcvq.bytes, c->app_closed);
 	for (unsigned t = 0; t < TCP_T_COUNT; t++)

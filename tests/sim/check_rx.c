@@ -27,7 +27,7 @@
 
 struct rx_pending {
 	unsigned stack, epoch;
-	uint32_t lip, rip;
+	struct us_in6 lip, rip;
 	uint16_t lport, rport;
 	uint32_t iss, seq, end, nxt0, adv0;
 };
@@ -52,8 +52,8 @@ void sim_rx_check_free(struct sim_world *w)
 	w->rxcheck = NULL;
 }
 
-static struct tcp_conn *conn_of(struct sim_world *w, unsigned stack, uint32_t lip, uint16_t lport,
-				uint32_t rip, uint16_t rport)
+static struct tcp_conn *conn_of(struct sim_world *w, unsigned stack, const struct us_in6 *lip,
+				uint16_t lport, const struct us_in6 *rip, uint16_t rport)
 {
 	for (unsigned k = 0; k < w->plan.stack[stack].engines; k++) {
 		struct tcp_conn *c = tcp_table_lookup(us_engine_tcp(w->st[stack].eng[k].e), lip, lport,
@@ -129,6 +129,7 @@ void sim_rx_check_frame(struct sim_world *w, unsigned stack, const struct rte_mb
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
 	const struct rte_tcp_hdr *th;
 	uint32_t ihl, tot, doff, seq, end, tsval = 0;
+	struct us_in6 lip, rip;
 	struct tcp_conn *c;
 	bool has_ts;
 
@@ -147,8 +148,10 @@ void sim_rx_check_frame(struct sim_world *w, unsigned stack, const struct rte_mb
 		return;
 	seq = rte_be_to_cpu_32(th->sent_seq);
 	end = seq + (tot - ihl - doff);
-	c = conn_of(w, stack, rte_be_to_cpu_32(ip->dst_addr), rte_be_to_cpu_16(th->dst_port),
-		    rte_be_to_cpu_32(ip->src_addr), rte_be_to_cpu_16(th->src_port));
+	lip = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
+	rip = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
+	c = conn_of(w, stack, &lip, rte_be_to_cpu_16(th->dst_port), &rip,
+		    rte_be_to_cpu_16(th->src_port));
 	has_ts = tsval_of(th, &tsval);
 	if (c == NULL || !must_take(c, seq, end, rte_be_to_cpu_32(th->recv_ack), has_ts, tsval))
 		return;
@@ -169,7 +172,7 @@ void sim_rx_check_settle(struct sim_world *w)
 
 		if (!w->st[p->stack].up || w->st[p->stack].epoch != p->epoch)
 			continue;
-		c = conn_of(w, p->stack, p->lip, p->lport, p->rip, p->rport);
+		c = conn_of(w, p->stack, &p->lip, p->lport, &p->rip, p->rport);
 		if (c == NULL || c->iss != p->iss || c->state == TCP_CLOSED)
 			continue; /* reset, or moving between engines */
 		if (SEQ_LT(c->rcv_nxt, p->end))

@@ -53,12 +53,21 @@ static size_t make_opt(uint8_t *buf, bool exp, size_t cookie_len)
 	return hdr + cookie_len;
 }
 
-static uint32_t ip(const char *s)
+/* The address s (dotted quad or IPv6 text) as tcp/ holds it: IPv4
+ * v4-mapped.  A pointer into a small ring, so that the arguments of one
+ * call may take several; copy what must live longer. */
+static const struct us_in6 *ip(const char *s)
 {
-	struct in_addr a;
+	static struct us_in6 ring[8];
+	static unsigned next;
+	struct us_in6 *a = &ring[next++ % (sizeof(ring) / sizeof(ring[0]))];
+	struct in_addr v4;
 
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a.s_addr;
+	if (inet_pton(AF_INET, s, &v4) == 1)
+		*a = us_in6_of_v4(ntohl(v4.s_addr));
+	else
+		assert_int_equal(inet_pton(AF_INET6, s, a->b), 1);
+	return a;
 }
 
 /* Options */
@@ -335,12 +344,67 @@ static void test_cookie_bad_length_or_tampered(void **state)
 	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 8), TFO_COOKIE_VALID_PRIMARY);
 }
 
+/* An IPv4 client's cookie is the MAC of its 4 address bytes in network
+ * order, as before tcp/ held addresses as struct us_in6: not of the 16
+ * bytes of the v4-mapped form, so cookies handed out earlier stay valid. */
+static void test_cookie_v4_mac_of_four_bytes(void **state)
+{
+	static const char *const addrs[] = {"192.0.2.1", "0.0.0.0", "255.255.255.255", "10.1.0.2"};
+	struct tfo_keys k;
+	uint8_t want[8], mapped[8], got[8];
+
+	(void)state;
+	assert_int_equal(tfo_keys_init(&k, 0, 0), 0);
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		struct in_addr a;
+		const struct us_in6 *in6 = ip(addrs[i]);
+
+		assert_int_equal(inet_pton(AF_INET, addrs[i], &a), 1);
+		assert_int_equal(crypto_shorthash(want, (const uint8_t *)&a.s_addr, 4, k.primary), 0);
+		assert_int_equal(crypto_shorthash(mapped, in6->b, 16, k.primary), 0);
+		tfo_cookie_make(&k, in6, got);
+		assert_memory_equal(got, want, sizeof(want));
+		assert_memory_not_equal(got, mapped, sizeof(got));
+		assert_int_equal(tfo_cookie_check(&k, in6, want, sizeof(want)),
+				 TFO_COOKIE_VALID_PRIMARY);
+	}
+	tfo_keys_wipe(&k);
+}
+
+/* An IPv6 client's cookie is the MAC of its 16 bytes: not an IPv4 one's,
+ * even when the low 32 bits agree, and valid for that address only. */
+static void test_cookie_v6_client(void **state)
+{
+	const struct us_in6 v6 = *ip("2001:db8::c000:201");
+	struct tfo_keys k;
+	uint8_t want[8], c6[8], c4[8];
+
+	(void)state;
+	assert_int_equal(tfo_keys_init(&k, 10 * SEC, 5 * SEC), 0);
+	assert_int_equal(crypto_shorthash(want, v6.b, sizeof(v6.b), k.primary), 0);
+	tfo_cookie_make(&k, &v6, c6);
+	assert_memory_equal(c6, want, sizeof(want));
+	tfo_cookie_make(&k, ip("192.0.2.1"), c4);
+	assert_memory_not_equal(c6, c4, sizeof(c6));
+	assert_int_equal(tfo_cookie_check(&k, &v6, c6, 8), TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("::c000:201"), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("2001:db8::c000:202"), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("2001:db9::c000:201"), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, &v6, c4, 8), TFO_COOKIE_INVALID);
+	/* Through a rotation, as an IPv4 cookie: the backup key still takes it. */
+	assert_int_equal(tfo_keys_maybe_rotate(&k, 15 * SEC), 1);
+	assert_int_equal(tfo_cookie_check(&k, &v6, c6, 8), TFO_COOKIE_VALID_BACKUP);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), c6, 8), TFO_COOKIE_INVALID);
+	tfo_keys_wipe(&k);
+}
+
 /* A cookie stays valid (as backup) through one rotation and dies at the
  * second. */
 static void test_key_rotation(void **state)
 {
 	struct tfo_keys k;
-	uint32_t a = ip("203.0.113.9");
+	const struct us_in6 addr = *ip("203.0.113.9"), *a = &addr;
 	uint8_t c0[8], c1[8];
 
 	(void)state;
@@ -625,13 +689,16 @@ static void test_cache_many_servers(void **state)
 	(void)state;
 	assert_non_null(c);
 	for (uint32_t i = 0; i < n; i++) {
+		struct us_in6 a = us_in6_of_v4(0x0a000000 + i * 256);
+
 		memcpy(ck, &i, sizeof(ck));
-		assert_int_equal(tfo_cache_store(c, htonl(0x0a000000 + i * 256), ck, 4, 1460), 0);
+		assert_int_equal(tfo_cache_store(c, &a, ck, 4, 1460), 0);
 	}
 	assert_int_equal(tfo_cache_count(c), cap);
 	assert_int_equal(ctr.cli_cache_evictions, n - cap);
 	for (uint32_t i = 0; i < n; i++) {
-		enum tfo_cache_status s = tfo_cache_lookup(c, htonl(0x0a000000 + i * 256), 0, &v);
+		struct us_in6 a = us_in6_of_v4(0x0a000000 + i * 256);
+		enum tfo_cache_status s = tfo_cache_lookup(c, &a, 0, &v);
 
 		assert_int_equal(s, i >= n - cap ? TFO_CACHE_HIT : TFO_CACHE_MISS);
 		if (s == TFO_CACHE_HIT)
@@ -671,6 +738,54 @@ static void test_cache_negative_expiry(void **state)
 	tfo_cache_free(c);
 }
 
+/* The cache keys on the whole address: an IPv4 server and IPv6 servers
+ * whose low 32 bits are its address (one of them with the v4-mapped
+ * form's words, reordered) each keep their own cookie, MSS and mark. */
+static void test_cache_v4_v6_apart(void **state)
+{
+	struct tfo_counters ctr = {0};
+	struct tfo_cache *c = tfo_cache_create(8, SEC, &ctr);
+	struct tfo_cache_entry_view v;
+	const uint8_t ck4[4] = {4, 4, 4, 4}, ck6[8] = {6, 6, 6, 6, 6, 6, 6, 6}, ckw[6] = {9};
+	const struct us_in6 v4 = *ip("192.0.2.1"), v6 = *ip("2001:db8::c000:201"),
+			    words = *ip("::ffff:0:0:c000:201");
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(tfo_cache_store(c, &v4, ck4, sizeof(ck4), 1460), 0);
+	assert_int_equal(tfo_cache_lookup(c, &v6, 0, &v), TFO_CACHE_MISS);
+	assert_int_equal(tfo_cache_lookup(c, &words, 0, &v), TFO_CACHE_MISS);
+	assert_int_equal(tfo_cache_store(c, &v6, ck6, sizeof(ck6), 1220), 0);
+	assert_int_equal(tfo_cache_store(c, &words, ckw, sizeof(ckw), 1400), 0);
+	assert_int_equal(tfo_cache_count(c), 3);
+	assert_int_equal(tfo_cache_lookup(c, &v4, 0, &v), TFO_CACHE_HIT);
+	assert_int_equal(v.cookie_len, 4);
+	assert_memory_equal(v.cookie, ck4, 4);
+	assert_int_equal(v.mss, 1460);
+	assert_int_equal(tfo_cache_lookup(c, &v6, 0, &v), TFO_CACHE_HIT);
+	assert_int_equal(v.cookie_len, 8);
+	assert_memory_equal(v.cookie, ck6, 8);
+	assert_int_equal(v.mss, 1220);
+	assert_int_equal(tfo_cache_lookup(c, &words, 0, &v), TFO_CACHE_HIT);
+	assert_int_equal(v.cookie_len, 6);
+	assert_int_equal(v.mss, 1400);
+	assert_int_equal(tfo_cache_lookup(c, ip("2001:db8::c000:202"), 0, &v), TFO_CACHE_MISS);
+	/* A negative mark on the IPv4 server leaves the IPv6 ones alone. */
+	assert_int_equal(tfo_cache_mark_unfriendly(c, &v4, 0), 0);
+	assert_false(tfo_cache_has_cookie(c, &v4, 10));
+	assert_true(tfo_cache_has_cookie(c, &v6, 10));
+	assert_true(tfo_cache_has_cookie(c, &words, 10));
+	assert_int_equal(tfo_cache_lookup(c, &v4, 10, &v), TFO_CACHE_NEGATIVE);
+	assert_int_equal(tfo_cache_lookup(c, &v6, 10, &v), TFO_CACHE_HIT);
+	assert_memory_equal(v.cookie, ck6, 8);
+	/* And the other way round. */
+	assert_int_equal(tfo_cache_mark_unfriendly(c, &v6, 20), 0);
+	assert_int_equal(tfo_cache_lookup(c, &v6, 30, &v), TFO_CACHE_NEGATIVE);
+	assert_int_equal(tfo_cache_lookup(c, &words, 30, &v), TFO_CACHE_HIT);
+	assert_int_equal(tfo_cache_count(c), 3);
+	tfo_cache_free(c);
+}
+
 static void test_cache_create_invalid(void **state)
 {
 	struct tfo_counters ctr = {0};
@@ -701,6 +816,8 @@ int main(void)
 		cmocka_unit_test(test_cookie_per_ip_and_key),
 		cmocka_unit_test(test_cookie_byte_order),
 		cmocka_unit_test(test_cookie_bad_length_or_tampered),
+		cmocka_unit_test(test_cookie_v4_mac_of_four_bytes),
+		cmocka_unit_test(test_cookie_v6_client),
 		cmocka_unit_test(test_key_rotation),
 		cmocka_unit_test(test_key_rotation_disabled),
 		cmocka_unit_test(test_keys_parse_valid),
@@ -716,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_cache_lru_eviction),
 		cmocka_unit_test(test_cache_many_servers),
 		cmocka_unit_test(test_cache_negative_expiry),
+		cmocka_unit_test(test_cache_v4_v6_apart),
 		cmocka_unit_test(test_cache_create_invalid),
 	};
 
