@@ -151,7 +151,7 @@ uint8_t tcp_rcv_wscale_for(uint32_t rcvbuf)
 void tcp_options_negotiate(struct tcp_conn *c, const struct tcp_seg *seg)
 {
 	const struct tcp_config *cfg = &c->ts->cfg;
-	uint32_t peer = seg->mss ? seg->mss : TCP_DEFAULT_MSS; /* RFC 9293 3.7.1 */
+	uint32_t peer = seg->mss ? seg->mss : tcp_default_mss(tcb_is_v6(c)); /* RFC 9293 3.7.1 */
 
 	if (peer < TCP_MIN_SND_MSS) {
 		c->ts->stats.mss_clamped_min++;

@@ -187,7 +187,9 @@ void tcp_syncookie_send(struct tcp_conn *l, const struct tcp_seg *seg)
 {
 	struct tcp_stack *ts = l->ts;
 	struct tcp_conn tmp;
-	uint16_t mss = seg->mss ? seg->mss : TCP_DEFAULT_MSS; /* RFC 9293 3.7.1 */
+	/* RFC 9293 3.7.1: the family's default without an option. */
+	uint16_t mss = seg->mss ? seg->mss
+				: (uint16_t)tcp_default_mss(!us_in6_is_v4mapped(&seg->src_ip));
 	unsigned idx = mss_index(mss_table_of(seg), mss);
 
 	memset(&tmp, 0, sizeof(tmp));

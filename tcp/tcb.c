@@ -269,6 +269,20 @@ uint32_t tcp_isn(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
 	       (uint32_t)(us_timer_now(ts->env.wheel) / 4000u);
 }
 
+/* Two SipHash outputs of the ISN key over constants of their own: a key
+ * no label or ISN reveals (a PRF's outputs on distinct inputs), without a
+ * random draw of its own, so a seeded simulation draws what it drew
+ * before IPv6 and its recorded worlds replay. */
+void tcp_flow_key_init(struct tcp_stack *ts)
+{
+	static const char label[2][16] = { "flow label key 0", "flow label key 1" };
+
+	crypto_shorthash(ts->flow_key, (const unsigned char *)label[0], sizeof(label[0]),
+			 ts->isn_key);
+	crypto_shorthash(ts->flow_key + 8, (const unsigned char *)label[1], sizeof(label[1]),
+			 ts->isn_key);
+}
+
 /* RFC 6437 3: a flow's label is a hash of its 5-tuple with a secret, so
  * that a router's ECMP keeps the flow on one path and an outsider cannot
  * guess it; 20 bits under a key of its own (a label is seen on the wire,

@@ -129,7 +129,10 @@ enum tcp_timer_kind {
 #define SEQ_GT(a, b) SEQ_LT(b, a)
 #define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
 
-#define TCP_DEFAULT_MSS 536u    /* RFC 9293 3.7.1: when the peer sends no MSS */
+#define TCP_DEFAULT_MSS 536u    /* RFC 9293 3.7.1: when an IPv4 peer sends no MSS */
+/* RFC 9293 3.7.1 (MUST-15) for IPv6: RFC 8200's 1280-byte minimum link MTU
+ * less 60 (Linux's IPV6_MIN_MTU - headers, its mss_clamp for IPv6). */
+#define TCP_DEFAULT_MSS6 1220u
 /* Floor of a peer's MSS option (Linux's tcp_min_snd_mss, CVE-2019-11479):
  * a peer announcing MSS 1 would otherwise make us cut every byte into its
  * own segment (and with timestamps the 12 option bytes wrapped the MSS). */
@@ -381,6 +384,8 @@ struct rte_mbuf *tcp_mbuf_take_piece(struct rte_mbuf **chain, uint32_t *skip, ui
 void tcp_mq_free(struct tcp_mq *q);
 uint32_t tcp_isn(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
 		 const struct us_in6 *rip, uint16_t rport);
+/* The flow-label key, derived from the ISN key (tcb.c says why). */
+void tcp_flow_key_init(struct tcp_stack *ts);
 /* RFC 6437 3: a flow label from a keyed hash of the 4-tuple, never 0. */
 uint32_t tcp_flow_label(const struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
 			const struct us_in6 *rip, uint16_t rport);
@@ -388,6 +393,12 @@ uint32_t tcp_flow_label(const struct tcp_stack *ts, const struct us_in6 *lip, ui
 static inline bool tcb_is_v6(const struct tcp_conn *c)
 {
 	return !us_in6_is_v4mapped(&c->remote_ip);
+}
+
+/* The MSS to assume of a peer whose SYN carries none. */
+static inline uint32_t tcp_default_mss(bool v6)
+{
+	return v6 ? TCP_DEFAULT_MSS6 : TCP_DEFAULT_MSS;
 }
 
 /* table.c.  A TCB is counted (nconns, nstate) from its insert to its

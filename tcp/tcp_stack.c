@@ -38,7 +38,7 @@ struct tcp_stack *tcp_stack_create(const struct tcp_env *env, const struct tcp_c
 		ts->cfg.backlog = 1;
 	LIST_INIT(&ts->dead);
 	us_rand_buf(ts->isn_key, sizeof(ts->isn_key));
-	us_rand_buf(ts->flow_key, sizeof(ts->flow_key));
+	tcp_flow_key_init(ts);
 	us_rand_buf(ts->hash_key, sizeof(ts->hash_key));
 	tcp_syncookie_init(ts);
 	ts->next_ephemeral = (uint16_t)(TCP_EPHEMERAL_LO +

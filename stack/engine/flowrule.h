@@ -77,10 +77,10 @@ struct us_flowrules *us_flowrule_create(const struct us_flowrule_ops *ops, uint1
 /* Applies what is pending, removes every installed rule, frees. */
 void us_flowrule_destroy(struct us_flowrules *fr);
 /* Data path: queue an install (open) or removal of the connection's rule
- * (addresses host order, as tcp/ has them). */
+ * (addresses as tcp/ has them, IPv4 v4-mapped; an IPv6 connection has no
+ * rule yet and is counted, rules_ip6_skipped). */
 void us_flowrule_note(struct us_flowrules *fr, const struct us_in6 *lip, uint16_t lport,
-		      const struct us_in6 *rip,
-		      uint16_t rport, bool open);
+		      const struct us_in6 *rip, uint16_t rport, bool open);
 /* Applies up to max queued operations; returns how many. */
 unsigned us_flowrule_apply(struct us_flowrules *fr, unsigned max);
 /* e takes fr over as its flow-rule stage (stage.h): each connection's

@@ -248,18 +248,20 @@ static void icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint3
 	struct us_in6 qsrc, qdst;
 	uint32_t l4_off, nh_off;
 
-	if (n->tcp == NULL)
-		return;
 	q = rte_pktmbuf_read(m, ICMP6_HDR_LEN, sizeof(ipbuf), ipbuf);
-	if (q == NULL || us_ip6_skip_ext(m, ICMP6_HDR_LEN, &proto, &l4_off, &nh_off) < 0 ||
+	if (n->tcp == NULL || q == NULL ||
+	    us_ip6_skip_ext(m, ICMP6_HDR_LEN, &proto, &l4_off, &nh_off) < 0 ||
 	    proto != IPPROTO_TCP || (l4 = rte_pktmbuf_read(m, l4_off, sizeof(l4buf), l4buf)) == NULL)
-		return;
+		goto unhandled;
 	memcpy(qsrc.b, q->src_addr, sizeof(qsrc.b));
 	memcpy(qdst.b, q->dst_addr, sizeof(qdst.b));
 	if (!us_ip6_is_local(n, &qsrc))
-		return;
+		goto unhandled;
 	US_NET_STAT_INC(n, icmp6_errors_to_tcp);
 	tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), mtu, &qsrc, &qdst, l4, sizeof(l4buf));
+	return;
+unhandled:
+	US_NET_STAT_INC(n, icmp6_error_unhandled);
 }
 
 /* 3.2, RFC 8201 4: a Packet Too Big about a packet of ours lowers its

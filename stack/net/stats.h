@@ -131,6 +131,7 @@
 	X(icmp6_drop_echo_unspec, "dropped: echo request from :: (no one to answer)") \
 	X(icmp6_rx_errors, "ICMPv6 destination unreachable, time exceeded, parameter problem received") \
 	X(icmp6_errors_to_tcp, "ICMPv6 errors (packet too big among them) quoting a TCP segment of ours, handed to TCP") \
+	X(icmp6_error_unhandled, "ICMPv6 errors quoting no TCP segment of ours (too short, another protocol, not from our address): counted only") \
 	X(icmp6_ptb_in, "ICMPv6 packet too big received") \
 	X(icmp6_ptb_lowered, "path MTUs lowered by a packet too big") \
 	X(icmp6_ptb_not_lower, "packet too big not below the path MTU in use (a PTB never raises it)") \
