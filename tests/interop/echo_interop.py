@@ -3,7 +3,8 @@
 
 Each run starts the server command inside a fresh network namespace, waits
 for its tap interface (ustap0) to appear there, gives the kernel side
-10.77.0.1/24, waits for the "listening" line, runs one case and ALWAYS tears
+10.77.0.1/24 (and fd00:77::1/64 for the IPv6 cases), waits for the
+"listening" line, runs one case and ALWAYS tears
 everything down (SIGTERM, SIGKILL fallback, namespace, temp files, leftover
 DPDK hugepage/runtime files of its unique --file-prefix), also on failure,
 Ctrl-C or SIGTERM (meson's timeout).
@@ -12,7 +13,9 @@ Ctrl-C or SIGTERM (meson's timeout).
                     --config config/tap.ini CASE [CASE...]
 
 --server is a command line (split like a shell would); the harness appends
-`--config <temp copy> --port <port>`.  Cases: see CASES at the bottom.
+`--config <temp copy> --port <port>`.  Cases: see CASES at the bottom; a
+case function serves both families (EchoEnv's family, TcpPeer), the IPv6
+cases being named with a 6.
 Exit status: 0 all passed, 1 a case failed, 77 skipped (meson's convention).
 Needs root (ip netns), curl, ping, wrk and dumpcap (from tshark's package).
 Set US_INTEROP_KEEP=1 to keep the server log after the run.
@@ -325,17 +328,63 @@ def arp_packets(frames):
 # ----------------------------------------------------------------------------
 # The environment: namespace + server + kernel side, always torn down
 
-class EchoEnv:
+class TcpPeer:
+    """The stack as the TCP cases see it, in one family, so that one case
+    function serves IPv4 and IPv6.  Needs stack_ip (and stack_ip6 for
+    family 6), port and netns()."""
+    family = 4
+    stack_ip6 = None
+
+    @property
+    def peer(self):
+        """The stack's address the TCP cases talk to."""
+        return self.stack_ip6 if self.family == 6 else self.stack_ip
+
+    @property
+    def kernel_addr(self):
+        return KERNEL_ADDR6 if self.family == 6 else KERNEL_ADDR
+
+    @property
+    def host(self):
+        """peer as a URL and a Host header name it (RFC 3986 3.2.2: IPv6 in brackets)."""
+        return f"[{self.peer}]" if self.family == 6 else self.peer
+
+    @property
+    def l3(self):
+        """tshark's name of the network layer: ip.src or ipv6.src."""
+        return "ipv6" if self.family == 6 else "ip"
+
+    @property
+    def sockaddr(self):
+        return (self.peer, self.port)
+
+    def tcp_socket(self):
+        """A TCP socket of the case's family, made in the namespace."""
+        with self.netns():
+            return socket.socket(socket.AF_INET6 if self.family == 6 else socket.AF_INET,
+                                 socket.SOCK_STREAM)
+
+    def curl(self):
+        """curl held to the case's family (no fallback to the other one)."""
+        return ["curl", f"-{self.family}"]
+
+    def url(self, path="/"):
+        return f"http://{self.host}:{self.port}{path}"
+
+
+class EchoEnv(TcpPeer):
     def __init__(self, args, hugepages=None, hide_hugepages=False, server_args=(),
-                 loss=None, impair=None, ip6=False):
+                 loss=None, impair=None, ip6=False, family=4):
         self.args = args
-        self.ip6 = ip6                        # kernel side gets KERNEL_ADDR6 on the tap
+        self.family = family                  # 4 or 6: the family the TCP cases use
+        self.ip6 = ip6 or family == 6         # kernel side gets KERNEL_ADDR6 on the tap
         self.hide_hugepages = hide_hugepages
         self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
         self.loss = loss                      # percent dropped each way by nftables
         self.impair = impair                  # {"rx": spec, "tx": spec}: the stack's [impair]
         self.expect_server = None             # {"requests": n, "connections": n}
-        self.expect_counters = {}             # {"tfo_srv_accepted": minimum, ...}
+        # {"tfo_srv_accepted": minimum, ...}; over IPv6, TCP must have gone there
+        self.expect_counters = {"ip6_rx_tcp": 1} if family == 6 else {}
         self.ip = tool("ip")
         self.port = args.port
         self.hugepages = hugepages
@@ -356,9 +405,6 @@ class EchoEnv:
 
     def netns(self):
         return in_netns(self.ns)
-
-    def url(self, path="/"):
-        return f"http://{self.stack_ip}:{self.port}{path}"
 
     def log_text(self):
         try:
@@ -396,6 +442,7 @@ class EchoEnv:
         ini = ini_read(self.cfgpath)
         self.stack_ip = ini.get("ip", {}).get("addr", "10.77.0.2").split("/")[0]
         self.stack_ip6 = ini.get("ip6", {}).get("addr", "").split("/")[0] or None
+        self.mtu = int(ini.get("port", {}).get("mtu", "1500"))
         m = re.search(r"iface=([^,\s]+)", ini.get("port", {}).get("device", ""))
         self.iface = m.group(1) if m else "ustap0"
 
@@ -454,7 +501,10 @@ class EchoEnv:
                      "nodad"])
 
     # -- random loss on the tap, both ways (netdev ingress: stack -> kernel,
-    # egress: kernel -> stack); a counter before the drop counts all packets
+    # egress: kernel -> stack).  A netdev hook sees every frame whatever its
+    # ethertype, so the drop takes IPv4, IPv6, ARP and ND alike; counters
+    # before it count all packets and those of the case's family (proof that
+    # the case's traffic crossed the hook).
     LOSS_TABLE = "usloss"
 
     def _add_loss(self):
@@ -466,6 +516,7 @@ class EchoEnv:
             rules += [f"  chain {hook} {{",
                       f'    type filter hook {hook} device "{self.iface}" priority 0;',
                       "    counter",
+                      f"    meta protocol {self.nft_family} counter",
                       f"    numgen random mod 100 < {self.loss} counter drop",
                       "  }"]
         rules.append("}")
@@ -476,16 +527,20 @@ class EchoEnv:
             raise CaseFailed(f"nft -f failed ({p.returncode}): {p.stderr.strip()}")
         say(f"loss: nftables netdev {self.iface} ingress+egress drop {self.loss}% at random")
 
+    @property
+    def nft_family(self):
+        return "ip6" if self.family == 6 else "ip"
+
     def loss_counts(self):
-        """{hook: (packets seen, packets dropped)} from the nft counters."""
+        """{hook: (packets seen, of the case's family, dropped)} from the nft counters."""
         p = self.ns_run([tool("nft"), "list", "table", "netdev", self.LOSS_TABLE])
         out = {}
         for hook in ("ingress", "egress"):
             m = re.search(r"chain %s \{(.*?)\n\s*\}" % hook, p.stdout, re.S)
             check(m, f"nft: no chain {hook} in {p.stdout!r}")
             n = [int(x) for x in re.findall(r"counter packets (\d+)", m.group(1))]
-            check(len(n) == 2, f"nft: {len(n)} counters in chain {hook}: {m.group(1)!r}")
-            out[hook] = (n[0], n[1])
+            check(len(n) == 3, f"nft: {len(n)} counters in chain {hook}: {m.group(1)!r}")
+            out[hook] = (n[0], n[1], n[2])
         return out
 
     def check_loss(self, min_packets=500):
@@ -493,12 +548,14 @@ class EchoEnv:
         (at 2% and 500 packets, no drop at all has odds ~4e-5)."""
         counts = self.loss_counts()
         names = {"ingress": "stack->kernel", "egress": "kernel->stack"}
+        fam = f"IPv{self.family}"
         say("loss: " + "; ".join(
-            f"{names[h]} dropped {d} of {n} ({100.0 * d / max(n, 1):.2f}%)"
-            for h, (n, d) in counts.items()))
-        for h, (n, d) in counts.items():
+            f"{names[h]} dropped {d} of {n} ({100.0 * d / max(n, 1):.2f}%; {f} {fam})"
+            for h, (n, f, d) in counts.items()))
+        for h, (n, f, d) in counts.items():
             if n >= min_packets:
                 check(d > 0, f"nft dropped nothing {names[h]} in {n} packets")
+                check(f > n // 2, f"only {f} of {n} packets {names[h]} were {fam}")
 
     def _wait(self, pred, timeout, what):
         deadline = time.monotonic() + timeout
@@ -624,8 +681,7 @@ def read_response(sock):
 
 def http_exchange(env, request, timeout=20):
     """Send request (bytes) on a fresh connection; return (code, status, hdrs, body)."""
-    with env.netns():
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = env.tcp_socket()
     errors = []
 
     def sender():
@@ -636,7 +692,7 @@ def http_exchange(env, request, timeout=20):
 
     with sock:
         sock.settimeout(timeout)
-        sock.connect((env.stack_ip, env.port))
+        sock.connect(env.sockaddr)
         # Send from a thread: a server that echoes while still reading must
         # not deadlock against our full receive buffer.
         t = threading.Thread(target=sender, daemon=True)
@@ -776,7 +832,7 @@ def _curl_sent_header(trace_text):
 
 
 def case_get(env):
-    req = (f"GET /interop/get?x=1 HTTP/1.1\r\nHost: {env.stack_ip}:{env.port}\r\n"
+    req = (f"GET /interop/get?x=1 HTTP/1.1\r\nHost: {env.host}:{env.port}\r\n"
            "User-Agent: userstack-interop\r\nX-Odd:  two  spaces\t\r\n"
            "Accept: */*\r\n\r\n").encode()
     code, status, hdrs, body = http_exchange(env, req)
@@ -786,8 +842,8 @@ def case_get(env):
     check(body == req, f"echo differs:\n sent {req!r}\n got  {body!r}")
     trace = os.path.join(env.tmpdir, "curl.trace")
     out = os.path.join(env.tmpdir, "curl.body")
-    p = env.ns_run(["curl", "-sS", "--max-time", "10", "--trace", trace, "-o", out,
-                    "-w", "%{http_code}", env.url("/curl")])
+    p = env.ns_run(env.curl() + ["-sS", "--max-time", "10", "--trace", trace, "-o", out,
+                                 "-w", "%{http_code}", env.url("/curl")])
     with open(trace) as f:
         sent = _curl_sent_header(f.read())
     with open(out, "rb") as f:
@@ -801,7 +857,7 @@ def case_get(env):
 
 def case_post(env):
     payload = os.urandom(1 << 20)
-    req = (f"POST /interop/post HTTP/1.1\r\nHost: {env.stack_ip}:{env.port}\r\n"
+    req = (f"POST /interop/post HTTP/1.1\r\nHost: {env.host}:{env.port}\r\n"
            "Content-Type: application/octet-stream\r\n"
            f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload
     t0 = time.monotonic()
@@ -817,8 +873,9 @@ def case_post(env):
 
 
 def case_sequential(env, n=200):
-    script = ("for i in $(seq %d); do curl -sS --max-time 5 -o /dev/null "
-              "-w '%%{http_code} %%{size_download}\\n' %s; done" % (n, env.url("/seq")))
+    script = ("for i in $(seq %d); do %s -sS --max-time 5 -o /dev/null "
+              "-w '%%{http_code} %%{size_download}\\n' %s; done"
+              % (n, shlex.join(env.curl()), env.url("/seq")))
     t0 = time.monotonic()
     p = env.ns_run(["sh", "-c", script], timeout=120, check_rc=False)
     dt = time.monotonic() - t0
@@ -835,8 +892,9 @@ def case_concurrent(env, n=50):
     t0 = time.monotonic()
     for i in range(n):
         procs.append(subprocess.Popen(
-            env.ns_cmd(["curl", "-sS", "--max-time", "15", "-o", "/dev/null",
-                        "-w", "%{http_code} %{size_download}", env.url(f"/c{i}")]),
+            env.ns_cmd(env.curl() + ["-sS", "--max-time", "15", "-o", "/dev/null",
+                                     "-w", "%{http_code} %{size_download}",
+                                     env.url(f"/c{i}")]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     results = []
     for p in procs:
@@ -855,13 +913,11 @@ def case_concurrent(env, n=50):
 def case_rst(env, port=9, tries=3):
     times = []
     for _ in range(tries):
-        with env.netns():
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        with s:
+        with env.tcp_socket() as s:
             s.settimeout(3)
             t0 = time.monotonic()
             try:
-                s.connect((env.stack_ip, port))
+                s.connect((env.peer, port))
                 raise CaseFailed(f"connect to closed port {port} succeeded")
             except ConnectionRefusedError:
                 times.append(time.monotonic() - t0)
@@ -874,8 +930,9 @@ def case_rst(env, port=9, tries=3):
 
 
 def _curl_ok(env):
-    p = env.ns_run(["curl", "-sS", "--max-time", "10", "-o", "/dev/null",
-                    "-w", "%{http_code} %{size_download}", env.url("/nohuge")], check_rc=False)
+    p = env.ns_run(env.curl() + ["-sS", "--max-time", "10", "-o", "/dev/null",
+                                 "-w", "%{http_code} %{size_download}", env.url("/nohuge")],
+                   check_rc=False)
     say(f"curl: {p.stdout} {p.stderr.strip()}")
     check(p.stdout.startswith("200 "), f"curl failed: {p.stdout} {p.stderr.strip()}")
 
@@ -923,16 +980,16 @@ def ka_request(env, cid, i, rnd):
     tag = rnd.randbytes(rnd.randrange(1, 48)).hex()
     if i % 4 == 3:
         body = rnd.randbytes(rnd.randrange(1, 4096))
-        return (f"POST /ka/{cid}/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\nX-Tag: {tag}\r\n"
+        return (f"POST /ka/{cid}/{i} HTTP/1.1\r\nHost: {env.host}\r\nX-Tag: {tag}\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-    return f"GET /ka/{cid}/{i}?t={tag} HTTP/1.1\r\nHost: {env.stack_ip}\r\n\r\n".encode()
+    return f"GET /ka/{cid}/{i}?t={tag} HTTP/1.1\r\nHost: {env.host}\r\n\r\n".encode()
 
 
 async def ka_client(env, sock, cid, nreq, op_timeout, stats):
     import asyncio
     loop = asyncio.get_running_loop()
     rnd = random.Random(cid * 7919 + 1)
-    await asyncio.wait_for(loop.sock_connect(sock, (env.stack_ip, env.port)), op_timeout)
+    await asyncio.wait_for(loop.sock_connect(sock, env.sockaddr), op_timeout)
     stats["connected"] += 1
     reader, writer = await asyncio.open_connection(sock=sock, limit=1 << 16)
     try:
@@ -964,11 +1021,10 @@ def case_many_keepalive(env, nconn=1000, nreq=10, op_timeout=30.0):
     raise_nofile(nconn + 256)
     socks = []
     try:
-        with env.netns():
-            for _ in range(nconn):
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                s.setblocking(False)
-                socks.append(s)
+        for _ in range(nconn):
+            s = env.tcp_socket()
+            s.setblocking(False)
+            socks.append(s)
         stats = {"connected": 0, "requests": 0, "closed": 0}
 
         async def main():
@@ -1008,12 +1064,11 @@ def seeded_chunks(seed, size, chunk=1 << 20):
 
 def case_upload(env, size, timeout=60.0):
     seed = secrets.randbits(64)
-    head = (f"POST /interop/upload HTTP/1.1\r\nHost: {env.stack_ip}:{env.port}\r\n"
+    head = (f"POST /interop/upload HTTP/1.1\r\nHost: {env.host}:{env.port}\r\n"
             "Content-Type: application/octet-stream\r\n"
             f"Content-Length: {size}\r\n\r\n").encode()
     sent_hash, sent, errors = hashlib.sha256(head), [0], []
-    with env.netns():
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = env.tcp_socket()
     t_sent = [None]
 
     def sender():
@@ -1030,7 +1085,7 @@ def case_upload(env, size, timeout=60.0):
     got_hash, got = hashlib.sha256(), 0
     with sock:
         sock.settimeout(timeout)
-        sock.connect((env.stack_ip, env.port))
+        sock.connect(env.sockaddr)
         t0 = time.monotonic()
         t = threading.Thread(target=sender, daemon=True)
         t.start()
@@ -1069,15 +1124,13 @@ def case_upload(env, size, timeout=60.0):
 
 def case_half_close(env):
     body = os.urandom(64 << 10)
-    reqs = [("GET", f"GET /half HTTP/1.1\r\nHost: {env.stack_ip}\r\n\r\n".encode()),
-            ("64 KiB POST", f"POST /half HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+    reqs = [("GET", f"GET /half HTTP/1.1\r\nHost: {env.host}\r\n\r\n".encode()),
+            ("64 KiB POST", f"POST /half HTTP/1.1\r\nHost: {env.host}\r\n"
              f"Content-Length: {len(body)}\r\n\r\n".encode() + body)]
     for label, req in reqs:
-        with env.netns():
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        with sock:
+        with env.tcp_socket() as sock:
             sock.settimeout(10)
-            sock.connect((env.stack_ip, env.port))
+            sock.connect(env.sockaddr)
             t0 = time.monotonic()
             sock.sendall(req)
             sock.shutdown(socket.SHUT_WR)
@@ -1126,7 +1179,7 @@ def case_get_many(env, n=100):
     case_get(env)
     t0 = time.monotonic()
     for i in range(n):
-        req = (f"GET /interop/many/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+        req = (f"GET /interop/many/{i} HTTP/1.1\r\nHost: {env.host}\r\n"
                f"X-N: {secrets.token_hex(8)}\r\n\r\n").encode()
         code, status, _, body = http_exchange(env, req)
         check(code == 200 and body == req, f"GET {i}: {status!r}, echo "
@@ -1155,6 +1208,97 @@ def tshark_expert(path):
     return p.stdout, sections
 
 
+def tshark_fields(path, fields, display_filter=None):
+    """One list of field values per frame (tshark -T fields), checksums checked."""
+    tshark = tool("tshark")
+    check(tshark, "tshark not found (Debian package tshark)")
+    cmd = [tshark, "-n", "-r", path, "-o", "tcp.check_checksum:TRUE",
+           "-o", "ip.check_checksum:TRUE", "-T", "fields", "-E", "separator=;"]
+    if display_filter:
+        cmd += ["-Y", display_filter]
+    for f in fields:
+        cmd += ["-e", f]
+    out = run(cmd, timeout=60).stdout
+    return [ln.split(";") for ln in out.splitlines() if ln.strip()]
+
+
+def is_set(flag):
+    """A tshark flag field: '1'/'0' or 'True'/'False' by version."""
+    return flag in ("1", "True")
+
+
+# tshark's checksum.status values (tshark -G values)
+CSUM_STATUS = {"0": "bad", "1": "good", "2": "unverified", "3": "not present", "4": "illegal"}
+
+
+def check_checksums(env, path):
+    """Every checksum of the stack's frames checked and good, none bad either
+    way; IPv6 has no header checksum, only TCP's (over a pseudo-header)."""
+    protos = ("tcp",) if env.family == 6 else ("ip", "tcp")
+    status = {}
+    for proto in protos:
+        for src, st in tshark_fields(path, [f"{env.l3}.src", f"{proto}.checksum.status"]):
+            key = (proto, src, CSUM_STATUS.get(st, st or "none"))
+            status[key] = status.get(key, 0) + 1
+    say("checksums: " + ", ".join(f"{p} from {s}: {n} {st}"
+                                  for (p, s, st), n in sorted(status.items())))
+    for proto in protos:
+        check(status.get((proto, env.peer, "good"), 0) > 0,
+              f"tshark validated no {proto} checksum of the stack's frames")
+        bads = {k: n for k, n in status.items() if k[0] == proto and k[2] in ("bad", "illegal")}
+        check(not bads, f"bad {proto} checksums: {bads}")
+        ours = {k: n for k, n in status.items() if k[0] == proto and k[1] == env.peer
+                and k[2] != "good"}
+        check(not ours, f"{proto} checksums of the stack's frames not good: {ours}")
+
+
+def check_syn_options(syns):
+    """RFC 7323 / RFC 2018: WS (3), SACK permitted (4) and TS (8) both ways."""
+    for who, synack in (("kernel SYN", False), ("stack SYN-ACK", True)):
+        mine = [s for s in syns if is_set(s[1]) == synack]
+        check(mine, f"no {who} captured")
+        for s in mine:
+            kinds = set(s[2].split(","))
+            check({"3", "4", "8"} <= kinds,
+                  f"{who} from {s[0]} lacks {sorted({'3', '4', '8'} - kinds)} (kinds {s[2]})")
+
+
+def check_mss(env, path):
+    """RFC 9293 3.7.1 and RFC 8200 8.3: the MSS we offer is the port's MTU
+    less the IP header (20 bytes, IPv6's 40) and TCP's 20: 1460 and 1440 at
+    MTU 1500.  No segment of ours carries more than the kernel's MSS."""
+    rows = tshark_fields(path, [f"{env.l3}.src", "tcp.flags.syn", "tcp.options.mss_val",
+                                "tcp.len"])
+    want = env.mtu - (40 if env.family == 6 else 20) - 20
+    ours = {int(r[2]) for r in rows if r[0] == env.peer and is_set(r[1])}
+    theirs = {int(r[2]) for r in rows if r[0] == env.kernel_addr and is_set(r[1])}
+    longest = max((int(r[3]) for r in rows if r[0] == env.peer), default=0)
+    say(f"MSS: ours {sorted(ours)} (want {want} at MTU {env.mtu}), the kernel's "
+        f"{sorted(theirs)}; our longest segment {longest} bytes")
+    check(ours == {want}, f"our SYN-ACKs offer MSS {sorted(ours)}, want {want}")
+    check(theirs, "no MSS option in the kernel's SYNs")
+    check(longest <= min(theirs), f"a segment of ours carries {longest} bytes, "
+          f"beyond the kernel's MSS {min(theirs)}")
+
+
+def check_flow_labels(env, path):
+    """RFC 6437 3: each connection's segments of ours carry one non-zero flow
+    label, from a keyed hash of its 4-tuple (so connections differ)."""
+    labels = {}
+    for src, stream, flow in tshark_fields(path, ["ipv6.src", "tcp.stream", "ipv6.flow"]):
+        if src == env.peer:
+            labels.setdefault(stream, set()).add(int(flow, 0))
+    say("flow labels of ours: " + ", ".join(
+        f"connection {k}: {' '.join(f'{x:#07x}' for x in sorted(v))}"
+        for k, v in sorted(labels.items())))
+    check(labels, "no IPv6 segment of ours captured")
+    for stream, v in labels.items():
+        check(len(v) == 1, f"connection {stream}: {len(v)} flow labels {sorted(v)}")
+        check(0 not in v, f"connection {stream}: flow label 0")
+    firsts = [next(iter(v)) for v in labels.values()]
+    check(len(set(firsts)) == len(firsts), f"connections share flow labels: {labels}")
+
+
 def case_tshark(env):
     with Capture(env, f"tcp port {env.port}") as cap:
         case_get(env)
@@ -1163,47 +1307,23 @@ def case_tshark(env):
     text, sect = tshark_expert(cap.path)
     for line in text.strip().splitlines():
         say("  expert| " + line)
-    tshark = tool("tshark")
-    p = run([tshark, "-n", "-r", cap.path, "-Y", "tcp.flags.syn == 1", "-T", "fields",
-             "-E", "separator=;", "-e", "ip.src", "-e", "tcp.flags.ack",
-             "-e", "tcp.option_kind"], timeout=60)
-    syns = [ln.split(";") for ln in p.stdout.splitlines() if ln.strip()]
-    nframes = run([tshark, "-n", "-r", cap.path, "-T", "fields", "-e", "frame.number"],
-                  timeout=60).stdout.count("\n")
+    syns = tshark_fields(cap.path, [f"{env.l3}.src", "tcp.flags.ack", "tcp.option_kind"],
+                         "tcp.flags.syn == 1")
+    nframes = len(tshark_fields(cap.path, ["frame.number"]))
     say(f"captured {nframes} frames; SYNs: "
-        + ", ".join(f"{s[0]} {'SYN-ACK' if s[1] in ('1', 'True') else 'SYN'} "
+        + ", ".join(f"{s[0]} {'SYN-ACK' if is_set(s[1]) else 'SYN'} "
                     f"kinds {s[2]}" for s in syns))
     bad = re.compile(r"malformed|checksum|bad", re.I)
     errs = sect.get("Errors", [])
     warns = [w for w in sect.get("Warns", []) + sect.get("Warnings", []) if bad.search(w)]
     check(sect, f"no expert output parsed: {text[:300]!r}")
-    # Proof that checksums were checked: tshark marks each one good (1) or bad (2).
-    status = {}
-    for proto in ("ip", "tcp"):
-        f = run([tshark, "-n", "-r", cap.path, "-o", "tcp.check_checksum:TRUE",
-                 "-o", "ip.check_checksum:TRUE", "-T", "fields", "-e", "ip.src",
-                 "-e", f"{proto}.checksum.status"], timeout=60).stdout
-        for ln in f.splitlines():
-            src, _, st = ln.partition("\t")
-            key = (proto, src, {"1": "good", "2": "bad"}.get(st, st or "none"))
-            status[key] = status.get(key, 0) + 1
-    say("checksums: " + ", ".join(f"{p} from {s}: {n} {st}"
-                                  for (p, s, st), n in sorted(status.items())))
-    for proto in ("ip", "tcp"):
-        check(status.get((proto, env.stack_ip, "good"), 0) > 0,
-              f"tshark validated no {proto} checksum of the stack's frames")
-        bads = {k: n for k, n in status.items() if k[0] == proto and k[2] == "bad"}
-        check(not bads, f"bad {proto} checksums: {bads}")
+    check_checksums(env, cap.path)
     check(not errs, f"expert errors: {errs[:5]}")
     check(not warns, f"expert warnings about malformed packets/checksums: {warns[:5]}")
-    # RFC 7323 / RFC 2018: WS (3), SACK permitted (4) and TS (8) both ways.
-    for who, ack in (("kernel SYN", ("0", "False")), ("stack SYN-ACK", ("1", "True"))):
-        mine = [s for s in syns if s[1] in ack]
-        check(mine, f"no {who} captured")
-        for s in mine:
-            kinds = set(s[2].split(","))
-            check({"3", "4", "8"} <= kinds,
-                  f"{who} from {s[0]} lacks {sorted({'3', '4', '8'} - kinds)} (kinds {s[2]})")
+    check_syn_options(syns)
+    check_mss(env, cap.path)
+    if env.family == 6:
+        check_flow_labels(env, cap.path)
     env.expect_server = {"requests": 3, "connections": 3}
 
 
@@ -1226,13 +1346,12 @@ MSG_FASTOPEN = getattr(socket, "MSG_FASTOPEN", 0x20000000)
 def tfo_exchange(env, request, timeout=20):
     """One request with sendto(MSG_FASTOPEN) (connect + data in one call, the
     data rides in the SYN once the kernel has a cookie); the response."""
-    with env.netns():
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = env.tcp_socket()
     with sock:
         # Blocking for sendto: a timeout makes the socket non-blocking in
         # the kernel, and sendto(MSG_FASTOPEN) then fails with EINPROGRESS.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", timeout, 0))
-        sent = sock.sendto(request, MSG_FASTOPEN, (env.stack_ip, env.port))
+        sent = sock.sendto(request, MSG_FASTOPEN, env.sockaddr)
         sock.settimeout(timeout)
         if sent < len(request):
             sock.sendall(request[sent:])
@@ -1243,28 +1362,24 @@ def case_tfo_linux_client(env):
     """Linux client (namespace sysctl tcp_fastopen=1), our server with
     --fastopen: the first connection asks for a cookie, the second's SYN
     carries the cookie and the request; both answers are right."""
-    env.ns_run(["sysctl", "-qw", "net.ipv4.tcp_fastopen=1"])
-    tshark = tool("tshark")
-    check(tshark, "tshark not found (Debian package tshark)")
+    env.ns_run(["sysctl", "-qw", "net.ipv4.tcp_fastopen=1"])  # IPv6 too
     with Capture(env, f"tcp port {env.port}") as cap:
         for i in range(2):
-            req = (f"GET /tfo/{i} HTTP/1.1\r\nHost: {env.stack_ip}\r\n"
+            req = (f"GET /tfo/{i} HTTP/1.1\r\nHost: {env.host}\r\n"
                    f"Connection: close\r\n\r\n").encode()
             code, status, _, body = tfo_exchange(env, req)
             check(code == 200 and body == req, f"connection {i}: {status}, body {body[:80]!r}")
             time.sleep(0.2)
         time.sleep(0.3)
-    p = run([tshark, "-n", "-r", cap.path, "-Y", "tcp.flags.syn == 1", "-T", "fields",
-             "-E", "separator=;", "-e", "frame.number", "-e", "ip.src", "-e", "tcp.flags.ack",
-             "-e", "tcp.len", "-e", "tcp.options.tfo.request", "-e", "tcp.options.tfo.cookie",
-             "-e", "tcp.ack"], timeout=60)
-    rows = [ln.split(";") for ln in p.stdout.splitlines() if ln.strip()]
+    rows = tshark_fields(cap.path, ["frame.number", f"{env.l3}.src", "tcp.flags.ack",
+                                    "tcp.len", "tcp.options.tfo.request",
+                                    "tcp.options.tfo.cookie", "tcp.ack"], "tcp.flags.syn == 1")
     for r in rows:
         say("  syn| frame %s %s %s len %s ack %s request %s cookie %s" % (
-            r[0], r[1], "SYN-ACK" if r[2] in ("1", "True") else "SYN", r[3], r[6],
+            r[0], r[1], "SYN-ACK" if is_set(r[2]) else "SYN", r[3], r[6],
             "yes" if r[4] else "no", r[5] or "-"))
-    syns = [r for r in rows if r[1] == KERNEL_ADDR and r[2] not in ("1", "True")]
-    acks = [r for r in rows if r[1] == env.stack_ip and r[2] in ("1", "True")]
+    syns = [r for r in rows if r[1] == env.kernel_addr and not is_set(r[2])]
+    acks = [r for r in rows if r[1] == env.peer and is_set(r[2])]
     check(len(syns) == 2 and len(acks) == 2, f"want 2 SYNs and 2 SYN-ACKs, got {rows}")
     # 1st: cookie request, no data; our SYN-ACK grants a cookie, acks the SYN.
     check(syns[0][4] != "" and syns[0][3] == "0", f"first SYN is no bare request: {syns[0]}")
@@ -1275,15 +1390,13 @@ def case_tfo_linux_client(env):
     check(int(syns[1][3]) > 0, f"second SYN carries no data: {syns[1]}")
     check(int(acks[1][6]) == int(syns[1][3]) + 1,
           f"second SYN-ACK acks {acks[1][6]}, want SYN + {syns[1][3]} data bytes")
-    line = run([tshark, "-n", "-r", cap.path, "-Y", f"frame.number == {syns[1][0]}",
-                "-T", "fields", "-E", "separator= ", "-e", "frame.number", "-e", "ip.src",
-                "-e", "ip.dst", "-e", "tcp.flags.str", "-e", "tcp.len",
-                "-e", "tcp.options.tfo.cookie", "-e", "http.request.method",
-                "-e", "http.request.uri"],
-               timeout=60).stdout.strip()
-    say(f"tshark (SYN with data): {line!r}")
+    line = tshark_fields(cap.path, ["frame.number", f"{env.l3}.src", f"{env.l3}.dst",
+                                    "tcp.flags.str", "tcp.len", "tcp.options.tfo.cookie",
+                                    "http.request.method", "http.request.uri"],
+                         f"frame.number == {syns[1][0]}")
+    say(f"tshark (SYN with data): {' '.join(line[0]) if line else None!r}")
     env.expect_server = {"requests": 2, "connections": 2}
-    env.expect_counters = {"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1}
+    env.expect_counters.update({"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1})
 
 
 # The stack's own link emulator ([impair], nic/impair.h) instead of nftables:
@@ -1293,8 +1406,23 @@ IMPAIR = {"rx": "loss=3%,delay=5ms,seed=7", "tx": "loss=3%,delay=5ms,seed=8"}
 
 def case_upload_impair(env, size):
     case_upload(env, size, timeout=120)
-    env.expect_counters = {"impair_rx_dropped_random": 1, "impair_tx_dropped_random": 1,
-                           "impair_rx_delayed": 1, "impair_tx_delayed": 1}
+    env.expect_counters.update({"impair_rx_dropped_random": 1, "impair_tx_dropped_random": 1,
+                                "impair_rx_delayed": 1, "impair_tx_delayed": 1})
+
+
+def case_upload_rexmit(env, size):
+    """case_upload under loss with a capture: we retransmitted, and over IPv6
+    a retransmission keeps its connection's flow label (RFC 6437 3: a
+    label changes with the flow, not with the segment)."""
+    with Capture(env, f"tcp port {env.port}") as cap:
+        case_upload(env, size, timeout=120)
+        time.sleep(0.3)
+    rexmit = tshark_fields(cap.path, ["frame.number"], f"{env.l3}.src == {env.peer} && "
+                           "(tcp.analysis.retransmission || tcp.analysis.fast_retransmission)")
+    say(f"capture: {len(rexmit)} retransmissions of ours")
+    check(rexmit, "no retransmission of ours captured under loss")
+    if env.family == 6:
+        check_flow_labels(env, cap.path)
 
 
 UPLOAD_BIG = 256 << 20   # above the server's 16 MiB default: --max-body for these only
@@ -1341,6 +1469,18 @@ CASES = {
     "upload-4m-impair": (lambda env: case_upload_impair(env, 4 << 20), {"impair": IMPAIR}),
     # RFC 7413: Linux's Fast Open client, our server with --fastopen.
     "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
+    # TCP over IPv6: the same cases against fd00:77::2 (the listener is dual-stack).
+    "get6": (case_get, {"family": 6}),
+    "post6-1m": (case_post, {"family": 6}),
+    "seq6-200": (case_sequential, {"family": 6}),
+    "concurrent6-50": (case_concurrent, {"family": 6}),
+    "wrk6": (lambda env: case_wrk_load(env, secs=5), {"family": 6}),
+    "tshark6-dissect": (case_tshark, {"family": 6}),
+    "upload6-4m-loss": (lambda env: case_upload_rexmit(env, 4 << 20),
+                        {"family": 6, "loss": LOSS_PCT}),
+    "tfo6-client": (case_tfo_linux_client, {"family": 6, "server_args": ["--fastopen"]}),
+    "rst6": (case_rst, {"family": 6}),
+    "half-close6": (case_half_close, {"family": 6}),
 }
 
 

@@ -53,8 +53,9 @@ WAIT_S = 20.0
 check, say, CaseFailed = ei.check, ei.say, ei.CaseFailed
 
 
-class NetemEnv:
-    """Namespace, us-httpecho on memif, us-netem between memif and a tap."""
+class NetemEnv(ei.TcpPeer):
+    """Namespace, us-httpecho on memif, us-netem between memif and a tap;
+    IPv4 (echo_interop's http helpers talk to it as a TcpPeer)."""
 
     def __init__(self, args, a2b, b2a, echo_impair=None):
         self.args, self.a2b, self.b2a = args, a2b, b2a
