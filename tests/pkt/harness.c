@@ -33,6 +33,11 @@ int pkt_family(void)
 	return g_family;
 }
 
+uint32_t pkt_default_mss(void)
+{
+	return g_family == 6 ? 1220 : 536;
+}
+
 const struct us_in6 *pkt_local_ip(void)
 {
 	return &g_local;

@@ -148,6 +148,9 @@ struct pkt_t {
 
 /* The script's family (4 or 6, from US_PKT_FAMILY) and its addresses. */
 int pkt_family(void);
+/* The MSS tcp/ assumes of a peer whose SYN has none: 536 over IPv4, 1220
+ * over IPv6 (RFC 9293 3.7.1). */
+uint32_t pkt_default_mss(void);
 const struct us_in6 *pkt_local_ip(void);
 const struct us_in6 *pkt_peer_ip(void);
 int pkt_group_setup(void **state);

@@ -268,7 +268,7 @@ static void test_malformed_option_length_one_stops_parsing(void **state)
 	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ws = PKT_ABSENT));
 	assert_int_equal(STAT(t, opt_malformed), 1);
 	INJECT(t, SEG(.seq = 1001, .ack = 1));
-	expect_two_segments_of(t, TCP_DEFAULT_MSS); /* the MSS was never read */
+	expect_two_segments_of(t, pkt_default_mss()); /* the MSS was never read */
 	FINISH(t, 1);
 }
 
