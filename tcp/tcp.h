@@ -344,8 +344,11 @@ int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
 int tcp_unlisten_addr(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port);
 /* Every listener (shutdown: nothing new is accepted while closes drain). */
 void tcp_unlisten_all(struct tcp_stack *ts);
-/* From env.local_ip or env.local_ip6 by dst_ip's family; -EADDRNOTAVAIL
- * when that family has no address. */
+/* The source address an active open to dst_ip takes: env.local_ip or
+ * env.local_ip6 by dst_ip's family; -EADDRNOTAVAIL when that family has no
+ * address. */
+int tcp_connect_src(const struct tcp_stack *ts, const struct us_in6 *dst_ip, struct us_in6 *src);
+/* From tcp_connect_src's address and an ephemeral port. */
 int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
 /* RFC 7413: tcp_connect with len bytes queued before the SYN goes out

@@ -311,33 +311,41 @@ void tcp_unlisten_all(struct tcp_stack *ts)
 			(void)tcp_unlisten(ts, LIST_FIRST(&ts->listeners[i])->local_port);
 }
 
+int tcp_connect_src(const struct tcp_stack *ts, const struct us_in6 *dst_ip, struct us_in6 *src)
+{
+	bool v4 = us_in6_is_v4mapped(dst_ip);
+	const struct us_in6 *a = v4 ? &ts->env.local_ip : &ts->env.local_ip6;
+
+	if (v4 ? us_in6_v4(a) == 0 : us_in6_is_unspec(a))
+		return -EADDRNOTAVAIL; /* no address of dst_ip's family */
+	*src = *a;
+	return 0;
+}
+
 /* A TCB in SYN-SENT, in the table, its SYN not sent yet. */
 static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
-	const struct us_in6 *src;
+	struct us_in6 src;
 	struct tcp_conn *c;
 	uint16_t port;
 	int rc;
 
 	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0)
 		return -EINVAL;
-	if (us_in6_is_v4mapped(dst_ip))
-		src = us_in6_v4(&ts->env.local_ip) != 0 ? &ts->env.local_ip : NULL;
-	else
-		src = !us_in6_is_unspec(&ts->env.local_ip6) ? &ts->env.local_ip6 : NULL;
-	if (src == NULL)
-		return -EADDRNOTAVAIL; /* no address of dst_ip's family */
+	rc = tcp_connect_src(ts, dst_ip, &src);
+	if (rc < 0)
+		return rc;
 	if (ts->nconns >= ts->cfg.max_conns)
 		return -ENOBUFS;
-	rc = tcp_ephemeral_port(ts, src, dst_ip, dst_port, &port);
+	rc = tcp_ephemeral_port(ts, &src, dst_ip, dst_port, &port);
 	if (rc < 0)
 		return rc;
 	c = tcb_alloc(ts);
 	if (c == NULL)
 		return -ENOMEM;
 	c->state = TCP_SYN_SENT;
-	c->local_ip = *src;
+	c->local_ip = src;
 	c->local_port = port;
 	c->remote_ip = *dst_ip;
 	c->remote_port = dst_port;

@@ -74,9 +74,11 @@ extern "C" {
  * US_TCP_FASTOPEN_CONNECT, int 0/1, on a fresh socket (EINVAL otherwise):
  * with a cookie cached for the server us_connect returns 0 at once, the
  * socket is writable and the first us_send (or us_sendto with
- * US_MSG_FASTOPEN) goes out in the SYN, its bytes counted as queued;
- * without one us_connect is an ordinary -1/EINPROGRESS whose SYN asks
- * for a cookie (Linux's tcp_fastopen_defer_connect). */
+ * US_MSG_FASTOPEN) goes out in the SYN, its bytes counted as queued
+ * (until then us_getsockname gives the source address that SYN will
+ * carry, of the peer's family, with port 0: Linux has chosen the port
+ * already); without one us_connect is an ordinary -1/EINPROGRESS whose
+ * SYN asks for a cookie (Linux's tcp_fastopen_defer_connect). */
 #define US_TCP_FASTOPEN 23
 #define US_TCP_FASTOPEN_CONNECT 30
 /* US_IPPROTO_IPV6 level, AF_INET6 sockets only (ENOPROTOOPT on AF_INET):

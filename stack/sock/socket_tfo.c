@@ -148,18 +148,22 @@ ssize_t us_sock_tfo_sendto(struct us_sock *s, const void *buf, size_t len,
 
 int us_sock_tfo_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 {
+	struct us_in6 src;
 	ssize_t n;
 
 	if (s->bound && s->lport != 0)
 		return -EOPNOTSUPP;
-	if (tcp_fastopen_cookie_ready(s->tab->ts, ip)) {
+	if (tcp_fastopen_cookie_ready(s->tab->ts, ip) &&
+	    tcp_connect_src(s->tab->ts, ip, &src) == 0) {
 		/* Linux tcp_fastopen_defer_connect: nothing goes out until
-		 * the first send, which rides in the SYN. */
+		 * the first send, which rides in the SYN.  The socket is
+		 * named by the source that SYN will carry, of ip's family
+		 * (the port comes with the connection). */
 		s->state = US_SS_CONNECTING;
 		s->tfo_defer = true;
 		s->rip = *ip;
 		s->rport = port;
-		s->lip = us_in6_of_v4(us_engine_addr(s->tab->e));
+		s->lip = src;
 		us_sock_wake(s);
 		return 0;
 	}

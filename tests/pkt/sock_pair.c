@@ -8,11 +8,16 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_tcp.h>
 
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
+
+#define SP_TCPOPT_TFO 34 /* RFC 7413 4.1.1 */
 
 struct sp sp;
 
@@ -159,10 +164,53 @@ struct sockaddr_in sp_addr(uint32_t ip, uint16_t port)
 	};
 }
 
+const struct us_in6 sp_a6 = { .b = { 0xfd, 0x00, 0x00, 0x77, [15] = 1 } };
+const struct us_in6 sp_b6 = { .b = { 0xfd, 0x00, 0x00, 0x77, [15] = 2 } };
+
+void sp_cfg_ip6(struct us_config *cfg)
+{
+	cfg->ip6_enable = true;
+	cfg->addr6 = cfg->addr == SP_A_IP ? sp_a6 : sp_b6;
+	cfg->prefixlen6 = 64;
+	cfg->has_addr6 = true;
+	cfg->hop_limit = 64;
+	cfg->dad = false;
+}
+
+struct sockaddr_in6 sp_addr6(const struct us_in6 *ip, uint16_t port)
+{
+	struct sockaddr_in6 s = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+
+	memcpy(&s.sin6_addr, ip->b, sizeof(ip->b));
+	return s;
+}
+
+struct sockaddr_in6 sp_mapped(uint32_t ip, uint16_t port)
+{
+	struct us_in6 m = us_in6_of_v4(ip);
+
+	return sp_addr6(&m, port);
+}
+
+struct us_in6 sp_in6_of(const struct sockaddr_in6 *s)
+{
+	struct us_in6 a;
+
+	memcpy(a.b, &s->sin6_addr, sizeof(a.b));
+	return a;
+}
+
 int sp_test_setup(void **state)
 {
 	(void)state;
 	sp_setup(NULL);
+	return 0;
+}
+
+int sp_test_setup6(void **state)
+{
+	(void)state;
+	sp_setup(sp_cfg_ip6);
 	return 0;
 }
 
@@ -189,4 +237,61 @@ uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
 	if (n == 1)
 		assert_int_equal(out[0].data.fd, fd);
 	return n == 1 ? out[0].events : 0;
+}
+
+/* The TCP header of frame m and its payload length; NULL if m is not TCP
+ * (our segments carry no IPv4 options or IPv6 extension headers). */
+static const struct rte_tcp_hdr *sp_tcp_of(const struct rte_mbuf *m, int *family, int *payload)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_tcp_hdr *th;
+
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const void *)(eh + 1);
+		unsigned ihl = (ip->version_ihl & 0xf) * 4u;
+
+		if (ip->next_proto_id != IPPROTO_TCP)
+			return NULL;
+		th = (const void *)((const uint8_t *)ip + ihl);
+		*family = AF_INET;
+		*payload = rte_be_to_cpu_16(ip->total_length) - (int)ihl;
+	} else if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip6 = (const void *)(eh + 1);
+
+		if (ip6->proto != IPPROTO_TCP)
+			return NULL;
+		th = (const void *)(ip6 + 1);
+		*family = AF_INET6;
+		*payload = rte_be_to_cpu_16(ip6->payload_len);
+	} else {
+		return NULL;
+	}
+	*payload -= (th->data_off >> 4) * 4;
+	return th;
+}
+
+struct sp_syn sp_syn_waiting(const struct sp_side *side)
+{
+	struct sp_syn r = { .cookie_len = -1 };
+
+	for (unsigned i = 0; i < side->n && !r.found; i++) {
+		const struct rte_tcp_hdr *th = sp_tcp_of(side->q[(side->head + i) % SP_Q_MAX],
+							 &r.family, &r.payload);
+		const uint8_t *o, *end;
+
+		if (th == NULL || !(th->tcp_flags & RTE_TCP_SYN_FLAG))
+			continue;
+		r.found = true;
+		end = (const uint8_t *)th + (th->data_off >> 4) * 4u;
+		for (o = (const uint8_t *)(th + 1); o < end;) {
+			if (o[0] == 0 || o[0] == 1) { /* EOL, NOP */
+				o++;
+				continue;
+			}
+			if (o[0] == SP_TCPOPT_TFO)
+				r.cookie_len = o[1] - 2;
+			o += o[1] < 2 ? 2 : o[1];
+		}
+	}
+	return r;
 }

@@ -56,6 +56,26 @@ void sp_run(unsigned ms);
 /* An IPv4 sockaddr_in. */
 struct sockaddr_in sp_addr(uint32_t ip, uint16_t port);
 
+/* IPv6 on both sides as well (sp_setup(sp_cfg_ip6)): A sp_a6 (fd00:77::1),
+ * B sp_b6 (fd00:77::2), /64, DAD off. */
+extern const struct us_in6 sp_a6, sp_b6;
+void sp_cfg_ip6(struct us_config *cfg);
+/* A sockaddr_in6 for ip:port; ::ffff:ip (ip in host order):port; the
+ * address a sockaddr_in6 holds. */
+struct sockaddr_in6 sp_addr6(const struct us_in6 *ip, uint16_t port);
+struct sockaddr_in6 sp_mapped(uint32_t ip, uint16_t port);
+struct us_in6 sp_in6_of(const struct sockaddr_in6 *s);
+
+/* The first SYN waiting in side's receive queue (sent by its peer, not
+ * received yet), IPv4 or IPv6: its payload bytes and the Fast Open
+ * option's cookie length (-1: no option; 0: a cookie request). */
+struct sp_syn {
+	bool found;
+	int family; /* AF_INET or AF_INET6 */
+	int payload, cookie_len;
+};
+struct sp_syn sp_syn_waiting(const struct sp_side *side);
+
 /* Waits up to ms for fd's events (one of interest) on a fresh epoll of
  * side's table, then binds the thread to side A again; 0 for none. */
 uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms);
@@ -63,6 +83,8 @@ uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)
 /* cmocka set-up and teardown for a test on a fresh pair (sp_setup(NULL),
  * sp_teardown with its leak check). */
 int sp_test_setup(void **state);
+/* The same with IPv6 on both sides (sp_cfg_ip6). */
+int sp_test_setup6(void **state);
 int sp_test_teardown(void **state);
 
 /* For the tests (cmocka included first) */
@@ -71,6 +93,8 @@ int sp_test_teardown(void **state);
 
 /* A cmocka test on a fresh pair. */
 #define sp_unit_test(f) cmocka_unit_test_setup_teardown(f, sp_test_setup, sp_test_teardown)
+/* A cmocka test on a fresh pair with IPv6 on both sides. */
+#define sp_unit_test6(f) cmocka_unit_test_setup_teardown(f, sp_test_setup6, sp_test_teardown)
 
 /* call returns -1 with this errno. */
 #define assert_fails(call, err) do { \

@@ -11,11 +11,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_ether.h>
-#include <rte_ip.h>
-#include <rte_mbuf.h>
-#include <rte_tcp.h>
-
 #include "tcp/fastopen.h"
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
@@ -23,7 +18,6 @@
 #define PORT 80
 #define REQ "GET / HTTP/1.1\r\nHost: b\r\n\r\n"
 #define RESP "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-#define TCPOPT_TFO 34
 
 static const struct tfo_counters *ctr(struct sp_side *side)
 {
@@ -76,48 +70,6 @@ static void expect_read(struct sp_side *side, int fd, const char *want)
 	sp_on(&sp.a);
 }
 
-/* What the first SYN waiting for B carries: payload bytes, and the Fast
- * Open option's cookie length (-1: no option, 0: a cookie request). */
-struct syn_seen {
-	bool found;
-	int payload, cookie_len;
-};
-
-static struct syn_seen syn_to_b(void)
-{
-	struct syn_seen r = { .cookie_len = -1 };
-
-	for (unsigned i = 0; i < sp.b.n && !r.found; i++) {
-		struct rte_mbuf *m = sp.b.q[(sp.b.head + i) % SP_Q_MAX];
-		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		const struct rte_ipv4_hdr *ip = (const void *)(eh + 1);
-		const struct rte_tcp_hdr *th;
-		const uint8_t *o;
-		unsigned ihl, doff;
-
-		if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-		    ip->next_proto_id != IPPROTO_TCP)
-			continue;
-		ihl = (ip->version_ihl & 0xf) * 4u;
-		th = (const void *)((const uint8_t *)ip + ihl);
-		if (!(th->tcp_flags & RTE_TCP_SYN_FLAG))
-			continue;
-		doff = (th->data_off >> 4) * 4u;
-		r.found = true;
-		r.payload = (int)(rte_be_to_cpu_16(ip->total_length) - ihl - doff);
-		for (o = (const uint8_t *)(th + 1); o < (const uint8_t *)th + doff;) {
-			if (o[0] == 0 || o[0] == 1) { /* EOL, NOP */
-				o++;
-				continue;
-			}
-			if (o[0] == TCPOPT_TFO)
-				r.cookie_len = o[1] - 2;
-			o += o[1] < 2 ? 2 : o[1];
-		}
-	}
-	return r;
-}
-
 /* One ordinary request/response on a connected pair, then both closed. */
 static void exchange_and_close(int c, int l)
 {
@@ -159,7 +111,7 @@ static void first_connection(int l)
 static void test_cookie_then_data_in_syn(void **state)
 {
 	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
-	struct syn_seen syn;
+	struct sp_syn syn;
 	int l, c, s;
 
 	(void)state;
@@ -173,8 +125,9 @@ static void test_cookie_then_data_in_syn(void **state)
 	assert_int_equal(us_sendto(c, REQ, strlen(REQ), US_MSG_FASTOPEN, SA(to), sizeof(to)),
 			 (long)strlen(REQ));
 	us_engine_poll(sp.a.e, sp.now); /* A's SYN out, B not run yet */
-	syn = syn_to_b();
+	syn = sp_syn_waiting(&sp.b);
 	assert_true(syn.found);
+	assert_int_equal(syn.family, AF_INET);
 	assert_int_equal(syn.payload, (int)strlen(REQ));
 	assert_int_equal(syn.cookie_len, 8);
 	/* B sees only the SYN: the child is accepted at once with the data
@@ -206,7 +159,7 @@ static void test_cookie_then_data_in_syn(void **state)
 static void test_fastopen_connect(void **state)
 {
 	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
-	struct syn_seen syn;
+	struct sp_syn syn;
 	int l, c, on = 1, v = 0;
 	socklen_t vlen = sizeof(v);
 
@@ -235,8 +188,9 @@ static void test_fastopen_connect(void **state)
 	assert_fails(us_connect(c, SA(to), sizeof(to)), EALREADY);
 	assert_int_equal(us_send(c, REQ, strlen(REQ), 0), (long)strlen(REQ));
 	us_engine_poll(sp.a.e, sp.now);
-	syn = syn_to_b();
+	syn = sp_syn_waiting(&sp.b);
 	assert_true(syn.found);
+	assert_int_equal(syn.family, AF_INET);
 	assert_int_equal(syn.payload, (int)strlen(REQ));
 	assert_int_equal(syn.cookie_len, 8);
 	exchange_and_close(c, l);

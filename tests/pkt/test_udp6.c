@@ -18,58 +18,14 @@
 #include "tests/pkt/sock_pair.h"
 #include "tests/unit/stack/harness.h"
 
-static const struct us_in6 a6 = { .b = { 0xfd, 0x00, 0x00, 0x77, [15] = 1 } };
-static const struct us_in6 b6 = { .b = { 0xfd, 0x00, 0x00, 0x77, [15] = 2 } };
 static const struct us_in6 unknown6 = { .b = { 0xfd, 0x00, 0x00, 0x77, [15] = 9 } };
-
-/* Both sides get [ip6] on, DAD off: A fd00:77::1, B fd00:77::2. */
-static void cfg6(struct us_config *cfg)
-{
-	cfg->ip6_enable = true;
-	cfg->addr6 = cfg->addr == SP_A_IP ? a6 : b6;
-	cfg->prefixlen6 = 64;
-	cfg->has_addr6 = true;
-	cfg->hop_limit = 64;
-	cfg->dad = false;
-}
-
-static int setup6(void **state)
-{
-	(void)state;
-	sp_setup(cfg6);
-	return 0;
-}
-
-static struct sockaddr_in6 sin6_of(const struct us_in6 *ip, uint16_t port)
-{
-	struct sockaddr_in6 s = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-
-	memcpy(&s.sin6_addr, ip->b, 16);
-	return s;
-}
-
-/* ::ffff:ip (host order). */
-static struct sockaddr_in6 mapped(uint32_t ip, uint16_t port)
-{
-	struct us_in6 m = us_in6_of_v4(ip);
-
-	return sin6_of(&m, port);
-}
-
-static struct us_in6 addr_of(const struct sockaddr_in6 *s)
-{
-	struct us_in6 a;
-
-	memcpy(a.b, &s->sin6_addr, 16);
-	return a;
-}
 
 /* A UDP socket of family on side, bound to the wildcard's port when port
  * is not 0, IPV6_V6ONLY as asked first. */
 static int udp_on(struct sp_side *side, int family, uint16_t port, int v6only)
 {
 	struct sockaddr_in any4 = sp_addr(0, port);
-	struct sockaddr_in6 any6 = sin6_of(&(struct us_in6){ 0 }, port);
+	struct sockaddr_in6 any6 = sp_addr6(&(struct us_in6){ 0 }, port);
 	int fd;
 
 	sp_on(side);
@@ -112,7 +68,7 @@ static socklen_t recv_from(int fd, const char *want, struct sockaddr_in6 *from)
 static void test_dual_stack_receive_and_answer(void **state)
 {
 	struct sockaddr_in to4 = sp_addr(SP_B_IP, 5000), got4;
-	struct sockaddr_in6 to6 = sin6_of(&b6, 5000), from4, from6, me;
+	struct sockaddr_in6 to6 = sp_addr6(&sp_b6, 5000), from4, from6, me;
 	struct us_in6 want4 = us_in6_of_v4(SP_A_IP), got, any = { 0 };
 	socklen_t len = sizeof(me);
 	int b, s4, s6;
@@ -127,19 +83,19 @@ static void test_dual_stack_receive_and_answer(void **state)
 	/* Each sender in the socket's family: IPv4 v4-mapped. */
 	assert_int_equal(recv_from(b, "four", &from4), sizeof(from4));
 	assert_int_equal(from4.sin6_family, AF_INET6);
-	got = addr_of(&from4);
+	got = sp_in6_of(&from4);
 	assert_true(us_in6_eq(&got, &want4));
 	assert_int_equal(ntohs(from4.sin6_port), port_of(s4));
 	assert_int_equal(recv_from(b, "six", &from6), sizeof(from6));
-	got = addr_of(&from6);
-	assert_true(us_in6_eq(&got, &a6));
+	got = sp_in6_of(&from6);
+	assert_true(us_in6_eq(&got, &sp_a6));
 	assert_int_equal(ntohs(from6.sin6_port), port_of(s6));
 	assert_int_equal(us_engine_counter(sp.b.e, "udp6_rx"), 1);
 	/* Its own name: [::]:5000. */
 	assert_int_equal(us_getsockname(b, SA(me), &len), 0);
 	assert_int_equal(len, sizeof(me));
 	assert_int_equal(me.sin6_family, AF_INET6);
-	got = addr_of(&me);
+	got = sp_in6_of(&me);
 	assert_true(us_in6_eq(&got, &any));
 	assert_int_equal(ntohs(me.sin6_port), 5000);
 	/* Answers: to the v4-mapped name over IPv4, to the other over IPv6. */
@@ -154,13 +110,13 @@ static void test_dual_stack_receive_and_answer(void **state)
 	assert_int_equal(ntohl(got4.sin_addr.s_addr), SP_B_IP);
 	assert_int_equal(ntohs(got4.sin_port), 5000);
 	assert_int_equal(recv_from(s6, "r6", &from6), sizeof(from6));
-	got = addr_of(&from6);
-	assert_true(us_in6_eq(&got, &b6));
+	got = sp_in6_of(&from6);
+	assert_true(us_in6_eq(&got, &sp_b6));
 	/* A dual-stack socket also takes a plain sockaddr_in as destination. */
 	assert_int_equal(us_sendto(s6, "plain", 5, 0, SA(to4), sizeof(to4)), 5);
 	sp_run(5);
 	assert_int_equal(recv_from(b, "plain", &from4), sizeof(from4));
-	got = addr_of(&from4);
+	got = sp_in6_of(&from4);
 	assert_true(us_in6_eq(&got, &want4));
 	assert_int_equal(ntohs(from4.sin6_port), port_of(s6));
 	us_close(b);
@@ -171,8 +127,8 @@ static void test_dual_stack_receive_and_answer(void **state)
 static void test_v6only(void **state)
 {
 	struct sockaddr_in to4 = sp_addr(SP_B_IP, 5001), any4 = sp_addr(0, 5001);
-	struct sockaddr_in6 to6 = sin6_of(&b6, 5001), from, m4 = mapped(SP_A_IP, 6000);
-	struct sockaddr_in6 any6 = sin6_of(&(struct us_in6){ 0 }, 5001), mine = sin6_of(&b6, 5001);
+	struct sockaddr_in6 to6 = sp_addr6(&sp_b6, 5001), from, m4 = sp_mapped(SP_A_IP, 6000);
+	struct sockaddr_in6 any6 = sp_addr6(&(struct us_in6){ 0 }, 5001), mine = sp_addr6(&sp_b6, 5001);
 	int b6s, b4s, other, s4, s6, one = 1, v = -1;
 	socklen_t len = sizeof(v);
 
@@ -205,7 +161,7 @@ static void test_v6only(void **state)
 	assert_fails(us_connect(b6s, SA(to4), sizeof(to4)), EAFNOSUPPORT);
 	assert_fails(us_connect(b6s, SA(m4), sizeof(m4)), ENETUNREACH);
 	other = udp_on(&sp.b, AF_INET6, 0, 1);
-	m4 = mapped(SP_B_IP, 5002);
+	m4 = sp_mapped(SP_B_IP, 5002);
 	assert_fails(us_bind(other, SA(m4), sizeof(m4)), EINVAL);
 	us_close(other);
 	/* With the IPv4 socket gone, IPv4 to the port is answered by ICMP. */
@@ -225,9 +181,9 @@ static void test_v6only(void **state)
 static void test_bind_conflicts(void **state)
 {
 	struct sockaddr_in any4 = sp_addr(0, 5002), any4b = sp_addr(0, 5003);
-	struct sockaddr_in6 any6 = sin6_of(&(struct us_in6){ 0 }, 5002), mine = sin6_of(&b6, 5003);
-	struct sockaddr_in6 mine2 = sin6_of(&b6, 5002), notmine = sin6_of(&unknown6, 5004);
-	struct sockaddr_in6 their4 = mapped(SP_A_IP, 5004), our4 = mapped(SP_B_IP, 5004);
+	struct sockaddr_in6 any6 = sp_addr6(&(struct us_in6){ 0 }, 5002), mine = sp_addr6(&sp_b6, 5003);
+	struct sockaddr_in6 mine2 = sp_addr6(&sp_b6, 5002), notmine = sp_addr6(&unknown6, 5004);
+	struct sockaddr_in6 their4 = sp_mapped(SP_A_IP, 5004), our4 = sp_mapped(SP_B_IP, 5004);
 	int dual, x, y, v = 0, one = 1;
 	socklen_t len = sizeof(v);
 
@@ -266,7 +222,7 @@ static void test_bind_conflicts(void **state)
  * its peer sends. */
 static void test_connect_names(void **state)
 {
-	struct sockaddr_in6 peer6 = sin6_of(&b6, 7000), peer4 = mapped(SP_B_IP, 7000);
+	struct sockaddr_in6 peer6 = sp_addr6(&sp_b6, 7000), peer4 = sp_mapped(SP_B_IP, 7000);
 	struct sockaddr_in6 me, them, from;
 	struct us_in6 got, want4 = us_in6_of_v4(SP_A_IP);
 	socklen_t len = sizeof(me);
@@ -280,26 +236,26 @@ static void test_connect_names(void **state)
 	assert_int_equal(us_connect(c6, SA(peer6), sizeof(peer6)), 0);
 	assert_int_equal(us_connect(c4, SA(peer4), sizeof(peer4)), 0);
 	assert_int_equal(us_getsockname(c6, SA(me), &len), 0);
-	got = addr_of(&me);
-	assert_true(us_in6_eq(&got, &a6));
+	got = sp_in6_of(&me);
+	assert_true(us_in6_eq(&got, &sp_a6));
 	assert_true(ntohs(me.sin6_port) >= 32768);
 	len = sizeof(them);
 	assert_int_equal(us_getpeername(c6, SA(them), &len), 0);
-	got = addr_of(&them);
-	assert_true(us_in6_eq(&got, &b6));
+	got = sp_in6_of(&them);
+	assert_true(us_in6_eq(&got, &sp_b6));
 	assert_int_equal(ntohs(them.sin6_port), 7000);
 	len = sizeof(me);
 	assert_int_equal(us_getsockname(c4, SA(me), &len), 0);
-	got = addr_of(&me);
+	got = sp_in6_of(&me);
 	assert_true(us_in6_eq(&got, &want4));
 	assert_int_equal(us_send(c6, "c6", 2, 0), 2);
 	assert_int_equal(us_send(c4, "c4", 2, 0), 2);
 	sp_run(10);
 	recv_from(b, "c6", &from);
-	got = addr_of(&from);
-	assert_true(us_in6_eq(&got, &a6));
+	got = sp_in6_of(&from);
+	assert_true(us_in6_eq(&got, &sp_a6));
 	recv_from(b, "c4", &from);
-	got = addr_of(&from);
+	got = sp_in6_of(&from);
 	assert_true(us_in6_eq(&got, &want4));
 	/* From another port of the peer: dropped, counted. */
 	from.sin6_port = htons(port_of(c4));
@@ -318,7 +274,7 @@ static void test_connect_names(void **state)
 /* RFC 4443 3.1 across the wire: B answers, A receives the error. */
 static void test_port_unreachable(void **state)
 {
-	struct sockaddr_in6 closed = sin6_of(&b6, 9);
+	struct sockaddr_in6 closed = sp_addr6(&sp_b6, 9);
 	int a;
 
 	(void)state;
@@ -336,7 +292,7 @@ static void test_port_unreachable(void **state)
  * too. */
 static void test_fragments(void **state)
 {
-	struct sockaddr_in6 to = sin6_of(&b6, 6000);
+	struct sockaddr_in6 to = sp_addr6(&sp_b6, 6000);
 	static char big[65528], got[65528];
 	int a, b;
 
@@ -368,7 +324,7 @@ static void test_fragments(void **state)
 static void test_wrong_families(void **state)
 {
 	struct sockaddr_in to4 = sp_addr(SP_B_IP, 5353), any4 = sp_addr(0, 5353);
-	struct sockaddr_in6 to6 = sin6_of(&b6, 5353), any6 = sin6_of(&(struct us_in6){ 0 }, 5353);
+	struct sockaddr_in6 to6 = sp_addr6(&sp_b6, 5353), any6 = sp_addr6(&(struct us_in6){ 0 }, 5353);
 	struct sockaddr_in6 fake = { .sin6_family = AF_INET }; /* 28 bytes of AF_INET */
 	struct sockaddr_in6 unix6 = to6;
 	int u4, u6, t4, t6, one = 1, v;
@@ -425,7 +381,7 @@ static void test_wrong_families(void **state)
  * have no route. */
 static void test_no_ip6(void **state)
 {
-	struct sockaddr_in6 to4 = mapped(SP_B_IP, 5005), to6 = sin6_of(&b6, 5005), from;
+	struct sockaddr_in6 to4 = sp_mapped(SP_B_IP, 5005), to6 = sp_addr6(&sp_b6, 5005), from;
 	struct us_in6 got, want4 = us_in6_of_v4(SP_A_IP);
 	int a, b;
 
@@ -436,7 +392,7 @@ static void test_no_ip6(void **state)
 	assert_int_equal(us_sendto(a, "v4", 2, 0, SA(to4), sizeof(to4)), 2);
 	sp_run(5);
 	recv_from(b, "v4", &from);
-	got = addr_of(&from);
+	got = sp_in6_of(&from);
 	assert_true(us_in6_eq(&got, &want4));
 	us_close(a);
 	us_close(b);
@@ -448,7 +404,7 @@ static void test_no_ip6(void **state)
 static void test_tcp_dual_stack_names(void **state)
 {
 	struct sockaddr_in to4 = sp_addr(SP_B_IP, 8080);
-	struct sockaddr_in6 any6 = sin6_of(&(struct us_in6){ 0 }, 8080), to = mapped(SP_B_IP, 8080);
+	struct sockaddr_in6 any6 = sp_addr6(&(struct us_in6){ 0 }, 8080), to = sp_mapped(SP_B_IP, 8080);
 	struct sockaddr_in6 peer, me;
 	struct us_in6 got, a4 = us_in6_of_v4(SP_A_IP), b4 = us_in6_of_v4(SP_B_IP);
 	socklen_t len = sizeof(peer);
@@ -469,12 +425,12 @@ static void test_tcp_dual_stack_names(void **state)
 	assert_true(s > 0);
 	assert_int_equal(len, sizeof(peer));
 	assert_int_equal(peer.sin6_family, AF_INET6);
-	got = addr_of(&peer);
+	got = sp_in6_of(&peer);
 	assert_true(us_in6_eq(&got, &a4));
 	assert_int_equal(ntohs(peer.sin6_port), port_of(c));
 	len = sizeof(me);
 	assert_int_equal(us_getsockname(s, SA(me), &len), 0);
-	got = addr_of(&me);
+	got = sp_in6_of(&me);
 	assert_true(us_in6_eq(&got, &b4));
 	assert_int_equal(ntohs(me.sin6_port), 8080);
 	s6 = us_accept(l, NULL, NULL);
@@ -482,12 +438,12 @@ static void test_tcp_dual_stack_names(void **state)
 	len = sizeof(peer);
 	assert_int_equal(us_getpeername(c6, SA(peer), &len), 0);
 	assert_int_equal(len, sizeof(peer));
-	got = addr_of(&peer);
+	got = sp_in6_of(&peer);
 	assert_true(us_in6_eq(&got, &b4));
 	assert_int_equal(ntohs(peer.sin6_port), 8080);
 	len = sizeof(me);
 	assert_int_equal(us_getsockname(c6, SA(me), &len), 0);
-	got = addr_of(&me);
+	got = sp_in6_of(&me);
 	assert_true(us_in6_eq(&got, &a4));
 	/* A short buffer: truncated, the full length reported. */
 	len = 8;
@@ -504,20 +460,18 @@ static void test_tcp_dual_stack_names(void **state)
 	us_close(l);
 }
 
-#define T6(f) cmocka_unit_test_setup_teardown(f, setup6, sp_test_teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T6(test_dual_stack_receive_and_answer),
-		T6(test_v6only),
-		T6(test_bind_conflicts),
-		T6(test_connect_names),
-		T6(test_port_unreachable),
-		T6(test_fragments),
-		T6(test_wrong_families),
+		sp_unit_test6(test_dual_stack_receive_and_answer),
+		sp_unit_test6(test_v6only),
+		sp_unit_test6(test_bind_conflicts),
+		sp_unit_test6(test_connect_names),
+		sp_unit_test6(test_port_unreachable),
+		sp_unit_test6(test_fragments),
+		sp_unit_test6(test_wrong_families),
 		sp_unit_test(test_no_ip6),
-		T6(test_tcp_dual_stack_names),
+		sp_unit_test6(test_tcp_dual_stack_names),
 	};
 
 	h_eal_init("pkt_udp6");
