@@ -14,6 +14,7 @@ per request).
 
     bench/perf.sh [--n1 2000] [--n2 8000] [--conns 64] [--size 64] [--close] [--top 10]
     bench/perf.sh --client ...   # us-loadgen under callgrind, us-httpecho native
+    bench/perf.sh --ip6 ...      # the load over IPv6 (both ends have both families)
 
 --client counts the load generator instead: each of its two runs (N1 and N2
 requests) is a whole process under callgrind, so start-up, --delay and the
@@ -31,19 +32,22 @@ import tempfile
 import time
 
 SRV, CLI, PORT = "10.79.0.2", "10.79.0.1", 8080
+SRV6, CLI6 = "fd00:79::2", "fd00:79::1"
 
 
 def say(msg):
     print(msg, flush=True)
 
 
-def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=()):
+def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=(), addr6=None):
     # idle back-off: the server's empty polls (while the client starts) stay
     # few; under callgrind the server is the bottleneck and rarely idle.
     text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
             f"file_prefix = {prefix}\nlog_level = warning\n"
             f"[port]\ndevice = net_memif0,role={role},socket={sock},socket-abstract=no\n"
             f"mbufs = 8191\n" + "".join(f"{kv}\n" for kv in port_extra) + f"[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 1000\n")
+    if addr6:
+        text += f"[ip6]\nenable = on\naddr = {addr6}/64\ndad = off\n"
     path = os.path.join(tmp, f"{name}.ini")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -52,7 +56,8 @@ def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=()):
 
 def loadgen(a, cfg, n, tmp, vg=None):
     out = subprocess.run(["taskset", "-c", "0"] + (vg or []) + [a.loadgen, "--config", cfg, "--target",
-                          f"{SRV}:{PORT}", "--connections", str(a.conns), "--request-size",
+                          f"[{SRV6}]:{PORT}" if a.ip6 else f"{SRV}:{PORT}", "--connections",
+                          str(a.conns), "--request-size",
                           str(a.size), "--requests", str(n), "--delay", "0.5", "--quiet",
                           "--timeout-ms", "60000"] + (["--close"] if a.close else []),
                          capture_output=True, text=True, timeout=900, check=False)
@@ -143,6 +148,7 @@ def main():
     ap.add_argument("--conns", type=int, default=64)
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--ip6", action="store_true", help="the load over IPv6")
     ap.add_argument("--close", action="store_true",
                     help="one connection per request (GET with --size 0) instead of keep-alive")
     ap.add_argument("--keep", action="store_true", help="keep the callgrind files (printed)")
@@ -155,8 +161,10 @@ def main():
     pre = f"usperf{os.getpid()}"
     prefixes = [pre + "s", pre + "c"]
     sock = os.path.join(tmp, "memif.sock")
-    srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0], a.port)
-    cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1], a.port)
+    srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0], a.port,
+                 SRV6 if a.ip6 else None)
+    cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1], a.port,
+                 CLI6 if a.ip6 else None)
     log = open(os.path.join(tmp, "echo.log"), "wb")
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out.%p"]
     echo = subprocess.Popen(["taskset", "-c", "1"] + ([] if a.client else vg) + [

@@ -283,6 +283,8 @@ static int echo_start(struct us_stack *st, const struct echo_opts *o)
 	if (n > 1)
 		printf("us-httpecho: %u engines\n", n);
 	printf("us-httpecho: listening on http://%s:%u/\n", us_local_addr(st), o->port);
+	if (us_local_addr6(st) != NULL)
+		printf("us-httpecho: listening on http://[%s]:%u/\n", us_local_addr6(st), o->port);
 	fflush(stdout);
 	return 0;
 }

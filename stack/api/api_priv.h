@@ -64,6 +64,7 @@ struct us_stack {
 	struct us_flowctl ctl;        /* isolated port: ARP/ICMP/listener rules */
 	uint64_t tsc_hz;
 	char addr_text[INET_ADDRSTRLEN];
+	char addr6_text[INET6_ADDRSTRLEN]; /* empty: no [ip6] addr */
 	struct us_conn_listeners listeners; /* the callback API's (conn.h) */
 	bool eal_up;
 };

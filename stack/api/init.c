@@ -312,6 +312,8 @@ static int api_start(struct us_stack *st, const char *config_path, const char *a
 	us_sock_table_bind_thread(st->eng[0].socks);
 	struct in_addr a = { .s_addr = htonl(st->cfg.addr) };
 	inet_ntop(AF_INET, &a, st->addr_text, sizeof(st->addr_text));
+	if (st->cfg.ip6_enable && st->cfg.has_addr6)
+		inet_ntop(AF_INET6, st->cfg.addr6.b, st->addr6_text, sizeof(st->addr6_text));
 	us_engine_announce(st->eng[0].engine);
 	us_engine_flush(st->eng[0].engine);
 	return st->cfg.ip6_enable ? api_dad(st) : 0;
@@ -372,6 +374,11 @@ void us_fini(struct us_stack *st)
 const char *us_local_addr(const struct us_stack *st)
 {
 	return st->addr_text;
+}
+
+const char *us_local_addr6(const struct us_stack *st)
+{
+	return st->addr6_text[0] != '\0' ? st->addr6_text : NULL;
 }
 
 /* The callback API's view of the stack (stack/sock/conn.h) */

@@ -87,6 +87,9 @@ int us_run_engine(struct us_stack *st, unsigned engine, volatile int *stop);
 void us_fini(struct us_stack *st);
 /* "10.77.0.2" etc.: the stack's IPv4 address as text. */
 const char *us_local_addr(const struct us_stack *st);
+/* "fd00:77::2" etc.: the configured IPv6 address ([ip6] addr) as text, or
+ * NULL when IPv6 is off or has only its link-local address. */
+const char *us_local_addr6(const struct us_stack *st);
 /* Every counter, one per line. */
 void us_print_stats(const struct us_stack *st, FILE *out);
 
