@@ -14,6 +14,9 @@ Cases:
   tap-keepalive    us-loadgen in a namespace over its tap against a small
                    Python HTTP/1.1 keep-alive server on the kernel side.
   tap-close        the same, one connection per request (Connection: close).
+  tap6-keepalive, tap6-close  the same two over IPv6: us-loadgen --target
+                   [fd00:77::1]:8000 (our active opens over IPv6, neighbour
+                   discovery both ways; the kernel server is dual-stack).
   tap-raw          raw TCP request/response (--raw) against a kernel echo server.
   tap-refused      a port nobody listens on: only ECONNREFUSED errors.
   tap-timeout      an address nobody has: only connect timeouts (--timeout-ms).
@@ -65,10 +68,12 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    # Dual-stack (net.ipv6.bindv6only is 0): IPv4 clients arrive v4-mapped.
+    address_family = __import__("socket").AF_INET6
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 256
-S(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
+S(("::", int(sys.argv[1])), H).serve_forever()
 '''
 
 
@@ -292,11 +297,13 @@ def tap_env(args, run, server_port, server=KERNEL_SERVER):
     return cfg, iface
 
 
-def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(), server=None):
+def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(), server=None,
+             family=4):
     server = server or (KERNEL_ECHO if "--raw" in extra else KERNEL_SERVER)
     cfg, iface = tap_env(args, run, 8000, server)
     port = 8001 if refused else 8000
-    cmd = [args.loadgen, "--config", cfg, "--target", target or f"{ei.KERNEL_ADDR}:{port}",
+    kernel = f"[{ei.KERNEL_ADDR6}]" if family == 6 else ei.KERNEL_ADDR
+    cmd = [args.loadgen, "--config", cfg, "--target", target or f"{kernel}:{port}",
            "--connections", "16", "--duration", str(secs), "--delay", "2",
            "--timeout-ms", "1000"]
     if close:
@@ -309,6 +316,13 @@ def case_tap(args, run, close=False, refused=False, secs=4, target=None, extra=(
              20, f"interface {iface}")
     ei.run(run.ns_cmd(["ip", "addr", "add", f"{ei.KERNEL_ADDR}/{ei.KERNEL_PREFIX}",
                        "dev", iface]))
+    if family == 6:
+        # As echo_interop's kernel side: no RA, no DAD of its own (nodad).
+        conf = f"net.ipv6.conf.{iface}"
+        ei.run(run.ns_cmd(["sysctl", "-qw", f"{conf}.disable_ipv6=0", f"{conf}.accept_ra=0",
+                           f"{conf}.router_solicitations=0", f"{conf}.accept_dad=0"]))
+        ei.run(run.ns_cmd(["ip", "-6", "addr", "add", f"{ei.KERNEL_ADDR6}/64", "dev", iface,
+                           "nodad"]))
     ei.run(run.ns_cmd(["ip", "link", "set", iface, "up"]))
     try:
         p.wait(secs + 40)
@@ -360,12 +374,12 @@ def run_case(args, name):
                 ei.check(res["idle"] == {"wanted": 29000, "established": 29000, "failed": 0},
                          f"idle: {res['idle']}")
                 ei.check(res["connects"] == 8, f"{res['connects']} active connections, want 8")
-            elif name == "tap-keepalive":
-                res = case_tap(args, run)
+            elif name in ("tap-keepalive", "tap6-keepalive"):
+                res = case_tap(args, run, family=6 if name.startswith("tap6") else 4)
                 check_clean(res, 200)
                 ei.check(res["connects"] == 16, f"{res['connects']} connections, want 16")
-            elif name == "tap-close":
-                res = case_tap(args, run, close=True)
+            elif name in ("tap-close", "tap6-close"):
+                res = case_tap(args, run, close=True, family=6 if name.startswith("tap6") else 4)
                 check_clean(res, 100)
                 ei.check(res["connects"] >= res["requests"],
                          f"{res['connects']} connects for {res['requests']} requests")
@@ -410,7 +424,7 @@ def run_case(args, name):
 
 
 CASES = ("memif-64", "memif-64-idle", "memif-rate", "memif-idle-ports", "tap-keepalive", "tap-close", "tap-raw", "tap-refused",
-         "tap-timeout", "tap-download-256m")
+         "tap-timeout", "tap-download-256m", "tap6-keepalive", "tap6-close")
 
 
 def main():
