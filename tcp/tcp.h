@@ -306,8 +306,9 @@ enum tcp_icmp_kind {
 };
 /* An ICMP error quoting a segment we sent: qsrc and qdst are the quoted
  * header's addresses (ours and the peer's), l4 the quoted TCP bytes (at
- * least 8).  The quoted sequence number must be in flight (RFC 5927). */
-void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+ * least 8).  The quoted sequence number must be in flight (RFC 5927).
+ * True if it was: the error is about a live connection of ours. */
+bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
 		    size_t quoted_len);
 const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);

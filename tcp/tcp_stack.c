@@ -174,7 +174,7 @@ static uint32_t pmtu_mss(const struct tcp_conn *c, uint32_t mtu)
  * layer sorts the types (stack/net/icmp.c, icmp6.c): source quench is
  * discarded (MUST-55), time exceeded and parameter problem never abort
  * (MUST-56; RFC 4443 3.3/3.4 for ICMPv6). */
-void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
 		    size_t quoted_len)
 {
@@ -183,21 +183,21 @@ void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 	uint32_t seq, mss;
 
 	if (qsrc == NULL || qdst == NULL || l4 == NULL || quoted_len < 8)
-		return;
+		return false;
 	if (kind == TCP_ICMP_IGNORED) {
 		ts->stats.icmp_soft_errors++;
-		return;
+		return false;
 	}
 	c = tcp_table_lookup(ts, qsrc, (uint16_t)(l4[0] << 8 | l4[1]), qdst,
 			     (uint16_t)(l4[2] << 8 | l4[3]));
 	if (c == NULL) {
 		ts->stats.icmp_ignored_no_conn++;
-		return;
+		return false;
 	}
 	seq = (uint32_t)l4[4] << 24 | (uint32_t)l4[5] << 16 | (uint32_t)l4[6] << 8 | l4[7];
 	if (SEQ_LT(seq, c->snd_una) || SEQ_GEQ(seq, c->snd_max)) {
 		ts->stats.icmp_ignored_out_of_window++;
-		return;
+		return false;
 	}
 	tcp_tfo_client_icmp(c); /* RFC 7413 4.1.3: negative cache */
 	mss = kind == TCP_ICMP_TOO_BIG ? pmtu_mss(c, mtu) : 0;
@@ -216,6 +216,7 @@ void tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 		ts->stats.icmp_soft_errors++;
 	}
 	tcp_leave(ts);
+	return true;
 }
 
 int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,

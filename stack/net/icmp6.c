@@ -238,8 +238,10 @@ static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
 
 /* An error quoting a TCP segment from one of our addresses goes to tcp/
  * (m at the ICMPv6 header, not consumed): the quoted chain is walked to
- * the TCP header, of which 8 bytes (ports and sequence number) are read. */
-static void icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint32_t mtu)
+ * the TCP header, of which 8 bytes (ports and sequence number) are read.
+ * 1 if tcp/ believed it (a connection with that sequence in flight), 0
+ * if not, -1 if it quotes no TCP segment of ours. */
+static int icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint32_t mtu)
 {
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint8_t ipbuf[sizeof(struct rte_ipv6_hdr)], l4buf[8], proto;
@@ -258,14 +260,16 @@ static void icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint3
 	if (!us_ip6_is_local(n, &qsrc))
 		goto unhandled;
 	US_NET_STAT_INC(n, icmp6_errors_to_tcp);
-	tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), mtu, &qsrc, &qdst, l4, sizeof(l4buf));
-	return;
+	return tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), mtu, &qsrc, &qdst, l4,
+			      sizeof(l4buf));
 unhandled:
 	US_NET_STAT_INC(n, icmp6_error_unhandled);
+	return -1;
 }
 
 /* 3.2, RFC 8201 4: a Packet Too Big about a packet of ours lowers its
- * destination's path MTU, never below 1280 and never up. */
+ * destination's path MTU, never below 1280 and never up; one about a TCP
+ * segment only if tcp/ believes it. */
 static void icmp6_ptb_input(struct us_net *n, struct rte_mbuf *m)
 {
 	uint8_t buf[ICMP6_HDR_LEN + sizeof(struct rte_ipv6_hdr)];
@@ -292,17 +296,24 @@ static void icmp6_ptb_input(struct us_net *n, struct rte_mbuf *m)
 	}
 	memcpy(&mtu, p + 4, sizeof(mtu));
 	mtu = rte_be_to_cpu_32(mtu);
+	if (mtu < US_IP6_MIN_MTU) {
+		US_NET_STAT_INC(n, icmp6_ptb_drop_small);
+		goto out;
+	}
+	/* A connection made before a lower path MTU was known still has its
+	 * larger MSS: TCP lowers it, for a segment in flight only (RFC 5927
+	 * 4.1).  One TCP does not believe must not lower the path MTU either:
+	 * the connection would keep its MSS, and its segments, too big for the
+	 * path, would be dropped (ip6_drop_too_big) until the estimate aged. */
+	if (icmp6_error_to_tcp(n, m, mtu) == 0) {
+		US_NET_STAT_INC(n, icmp6_ptb_drop_tcp_ignored);
+		goto out;
+	}
 	rc = us_ip6_pmtu_lower(n, &qdst, mtu);
 	if (rc == 0)
 		US_NET_STAT_INC(n, icmp6_ptb_lowered);
-	else if (rc == -EINVAL)
-		US_NET_STAT_INC(n, icmp6_ptb_drop_small);
 	else
 		US_NET_STAT_INC(n, icmp6_ptb_not_lower);
-	/* A connection made before a lower path MTU was known still has its
-	 * larger MSS: TCP lowers it (for a segment in flight, RFC 5927). */
-	if (rc != -EINVAL)
-		icmp6_error_to_tcp(n, m, mtu);
 out:
 	rte_pktmbuf_free(m);
 }

@@ -137,6 +137,7 @@
 	X(icmp6_ptb_not_lower, "packet too big not below the path MTU in use (a PTB never raises it)") \
 	X(icmp6_ptb_drop_small, "dropped: packet too big reporting an MTU below 1280 (RFC 8201 4)") \
 	X(icmp6_ptb_drop_not_ours, "dropped: packet too big quoting a packet not from our address") \
+	X(icmp6_ptb_drop_tcp_ignored, "dropped: packet too big quoting a TCP segment tcp/ did not believe (no connection, or not in flight: RFC 5927)") \
 	X(icmp6_unreach_out, "ICMPv6 destination unreachable sent") \
 	X(icmp6_ptb_out, "ICMPv6 packet too big sent") \
 	X(icmp6_time_exceeded_out, "ICMPv6 time exceeded sent") \

@@ -13,6 +13,7 @@ in env.expect_counters.
 
 import random
 import socket
+import time
 
 import advwire as aw
 from advwire import check, say
@@ -329,7 +330,7 @@ def case_ip6_frag_overlap(env):
 
 
 # ----------------------------------------------------------------------------
-# ICMPv6: Packet Too Big (RFC 8201), errors about no connection (RFC 4443)
+# ICMPv6: Packet Too Big (RFC 8201), errors about TCP (RFC 4443, RFC 5927)
 
 def big_echo(env, seq, size=1400):
     """A size-byte echo request from the kernel's address; its reply's
@@ -411,8 +412,12 @@ def case_icmp6_error_unknown_conn(env):
     address and port to the kernel's, over IPv6 where we have no
     connection (one with an in-window sequence, one out of window), and one
     quoting too little to show a header: nothing answered, all counted
-    (icmp6_rx_errors).  The ports are those of a live IPv4 connection,
-    which must see none of it: it answers after."""
+    (icmp6_rx_errors).  The seven that quote a whole TCP header go to tcp/
+    (icmp6_errors_to_tcp), which finds no connection for the six it would
+    look one up for (tcp icmp_ignored_no_conn) and ignores time exceeded
+    before looking (icmp_soft_errors: it never acts on a connection); the
+    16-byte quote stays in icmp6.c (icmp6_error_unhandled).  The ports are those of a live IPv4
+    connection, which must see none of it: it answers after."""
     IPv6, TCP, Raw = SC["IPv6"], SC["TCP"], SC["Raw"]
     Unreach, TimeEx, Param = (SC["ICMPv6DestUnreach"], SC["ICMPv6TimeExceeded"],
                               SC["ICMPv6ParamProblem"])
@@ -440,7 +445,139 @@ def case_icmp6_error_unknown_conn(env):
     say(f"{len(errors)} ICMPv6 errors quoting TCP over IPv6 to no connection: nothing sent, "
         "the IPv4 connection on the same ports answers")
     env.expect_counters = {"icmp6_rx_errors": len(errors), "icmp6_drop_bad_csum": 0,
-                           "icmp_errors_to_tcp": 0, "icmp6_error_suppressed": 0}
+                           "icmp_errors_to_tcp": 0, "icmp6_error_suppressed": 0,
+                           "icmp6_errors_to_tcp": len(errors) - 1,
+                           "tcp_icmp_ignored_no_conn": len(errors) - 2,
+                           "tcp_icmp_soft_errors": 1, "tcp_icmp_hard_errors": 0,
+                           "tcp_icmp_ignored_out_of_window": 0, "icmp6_error_unhandled": 1}
+
+
+def echo_req_bytes(env, tag, pad):
+    """A GET whose echo (the request itself) is pad bytes longer than bare."""
+    return (f"GET /adv6/{tag} HTTP/1.1\r\nHost: [{env.stack_ip6}]\r\n"
+            f"X-Pad: {'p' * pad}\r\n\r\n").encode()
+
+
+def tcp_frames_to(env, p, quiet=0.3, first=2.0):
+    """Every IPv6 frame the stack sends to p's address until quiet: p's
+    segments, and any fragment (none may be: TCP never relies on them)."""
+    frames = env.wire.drain6(to(K6), quiet=quiet, first=first)
+    frags = [f for f in frames if f.getlayer(SC["IPv6ExtHdrFragment"]) is not None]
+    check(not frags, f"{len(frags)} IPv6 fragments to the kernel: TCP segments fragmented")
+    return [aw.Seg(f) for f in frames if p.mine(f)]
+
+
+def echo_sizes(env, p, tag, pad=3000):
+    """A request echoed byte-exact; the payload sizes of its response's
+    segments."""
+    segs, req = [], echo_req_bytes(env, tag, pad)
+    body = p.exchange(req, segs=segs)
+    check(body == req, f"echo of {tag} differs ({len(body)} bytes for {len(req)})")
+    return [len(s.data) for s in segs]
+
+
+def held_response(env, p, tag, pad=3000):
+    """A request whose response is read but not acknowledged: all in flight.
+    Its segments (the first quotable as sent) and SND.UNA."""
+    segs, req = [], echo_req_bytes(env, tag, pad)
+    una = p.rcv_nxt
+    p.send_data(req)
+    resp = p.read_response(ack=False, segs=segs)
+    check(resp.endswith(req), f"response to {tag} does not end with the request")
+    return segs, una, resp
+
+
+def case_icmp6_error_live_conn(env):
+    """RFC 5927 4.1 over IPv6: tcp/ believes an ICMPv6 error only if the
+    sequence number it quotes is in flight (SND.UNA =< seq < SND.MAX).  On
+    a live connection (Peer6, timestamps on, so a full segment carries
+    1440 - 12 = 1428 bytes):
+      a) destination unreachable code 4 quoting a sequence never sent, and
+         a Packet Too Big of 1280 quoting a segment already acknowledged:
+         ignored; the next echo comes byte-exact in 1428-byte segments, not
+         fragmented, none dropped for the path MTU (a Packet Too Big
+         quoting TCP lowers the path MTU only once TCP believed it);
+      b) Packet Too Big of 1280 quoting the first segment of a response in
+         flight: the MSS drops to 1280 - 60 - 12 = 1208 and the flight is
+         resent from SND.UNA at once in segments of at most 1208 bytes,
+         the same bytes; the next echo comes byte-exact in 1208s;
+      c) destination unreachable code 1 (administratively prohibited)
+         quoting a segment in flight: soft, the connection lives (no RST,
+         the next echo exact)."""
+    IPv6, Raw = SC["IPv6"], SC["Raw"]
+    Unreach, PTB, TCP = SC["ICMPv6DestUnreach"], SC["ICMPv6PacketTooBig"], SC["TCP"]
+    router, stack6 = "fd00:77::fe", env.stack_ip6
+    p = aw.Peer6(env)
+    p.connect(options=[("MSS", 1460), ("SAckOK", b""), ("WScale", 7),
+                       ("Timestamp", (1, 0))])
+    check(p.ts_ok, "timestamps not negotiated")
+    segs = []
+    p.exchange(echo_req_bytes(env, "first", 3000), segs=segs)
+    sizes = [len(s.data) for s in segs]
+    check(max(sizes) == 1428, f"first echo in segments of {sizes}, want full ones of 1428")
+    acked = bytes(segs[0].ip[IPv6])[:ICMP6_QUOTE_MAX]
+    p.settle()
+
+    def error(icmp, quote):
+        env.wire.send6(IPv6(src=router, dst=stack6) / icmp / Raw(quote))
+
+    una = p.rcv_nxt   # nothing in flight: SND.UNA == SND.MAX
+    never = bytes(IPv6(src=stack6, dst=K6, nh=6, plen=20) /
+                  TCP(sport=p.dport, dport=p.sport, seq=aw.seq_add(una, 100000),
+                      ack=p.snd_nxt, flags="A"))
+    error(Unreach(code=4), never)
+    error(PTB(mtu=1280), acked)
+    p.expect_none("unreachable and Packet Too Big quoting sequences not in flight")
+    expect6_none(env, "errors out of window", lambda fr: fr[IPv6].dst == router, 0.1)
+    sizes = echo_sizes(env, p, "after-out-of-window")
+    check(max(sizes) == 1428, f"after errors out of window: segments of {sizes}, want 1428s "
+          "(MSS unchanged)")
+    say(f"a) unreachable code 4 (seq +100000) and PTB 1280 (an acknowledged segment): "
+        f"ignored, echo exact in {sizes}")
+
+    p.settle()
+    segs, una, resp = held_response(env, p, "ptb")
+    check(max(len(s.data) for s in segs) == 1428 and segs[0].seq == una,
+          f"held response {segs}: want 1428-byte segments from {una}")
+    error(PTB(mtu=1280), bytes(segs[0].ip[IPv6])[:ICMP6_QUOTE_MAX])
+    t0, upto, rs = time.monotonic(), una, []
+    while aw.seq_diff(p.rcv_nxt, upto) > 0:
+        s = p.expect("the flight resent after a Packet Too Big quoting it", timeout=1.0,
+                     pred=lambda s: bool(s.data))
+        off = aw.seq_diff(s.seq, una)
+        check(s.seq == upto and len(s.data) <= 1208,
+              f"resent after PTB 1280: {s} at +{off}; want the flight from SND.UNA {una} "
+              f"in order, at most 1208 bytes a segment")
+        check(resp[off:off + len(s.data)] == s.data, f"resent bytes at +{off} differ")
+        upto = aw.seq_add(upto, len(s.data))
+        rs.append(len(s.data))
+    p.send(flags=aw.A)
+    delay_ms = (s.t - t0) * 1000
+    check(rs[0] == 1208, f"resent after PTB 1280 in segments of {rs}: want full 1208s")
+    expect6_none(env, "IPv6 fragments to the kernel (TCP never relies on them)",
+                 lambda fr: fr.getlayer(SC["IPv6ExtHdrFragment"]) is not None, 0.05)
+    sizes = echo_sizes(env, p, "after-ptb")
+    check(max(sizes) == 1208, f"after PTB 1280: segments of {sizes}, want 1208s")
+    say(f"b) PTB 1280 quoting SND.UNA: flight resent in {rs} after "
+        f"{delay_ms:.0f} ms; next echo in {sizes}")
+
+    p.settle()
+    segs, una, _ = held_response(env, p, "prohibited", pad=100)
+    error(Unreach(code=1), bytes(segs[0].ip[IPv6])[:ICMP6_QUOTE_MAX])
+    seen = tcp_frames_to(env, p, quiet=0.2, first=0.2)
+    check(not any(s.flags & aw.R for s in seen), f"RST after a soft error: {seen}")
+    p.send(flags=aw.A)
+    sizes = echo_sizes(env, p, "after-prohibited")
+    say(f"c) unreachable code 1 quoting SND.UNA {una}: the connection lives, echo "
+        f"exact in {sizes}")
+    env.expect_counters = {"icmp6_ptb_in": 2, "icmp6_rx_errors": 2,
+                           "icmp6_errors_to_tcp": 4, "icmp6_ptb_lowered": 1,
+                           "ip6_drop_too_big": 0, "ip6_frag_out": 0,
+                           "tcp_icmp_ignored_out_of_window": 2,
+                           "tcp_icmp_frag_needed_applied": 1, "tcp_pmtu_resends": 1,
+                           "tcp_icmp_soft_errors": 1, "tcp_icmp_hard_errors": 0,
+                           "tcp_icmp_ignored_no_conn": 0, "icmp6_error_unhandled": 0,
+                           "icmp6_ptb_drop_tcp_ignored": 1}
 
 
 CASES = {
@@ -451,4 +588,5 @@ CASES = {
     "ip6-frag-overlap": case_ip6_frag_overlap,
     "ip6-ptb-small": case_ip6_ptb_small,
     "icmp6-error-unknown-conn": case_icmp6_error_unknown_conn,
+    "icmp6-error-live-conn": case_icmp6_error_live_conn,
 }

@@ -3,10 +3,10 @@
 The environment (namespace, tap, server start and stop, cleanup) is the
 interop suite's EchoEnv (tests/interop/echo_interop.py), imported as is.
 On top of it AdvEnv adds:
-  - an nftables rule in the namespace that drops every TCP segment the
-    kernel would send from the crafted ports (PEER_PORTS) to the stack: the
-    kernel has no socket there and would answer the stack's segments with
-    RSTs of its own;
+  - an nftables rule in the namespace (one per family) that drops every
+    TCP segment the kernel would send from the crafted ports (PEER_PORTS)
+    to the stack: the kernel has no socket there and would answer the
+    stack's segments with RSTs of its own;
   - a raw AF_PACKET socket on the tap (Wire): frames built with scapy go
     straight to the stack, the stack's frames are read back and parsed
     (IPv4 packets from the stack's address; every IPv6 frame the stack
@@ -14,7 +14,7 @@ On top of it AdvEnv adds:
     are judged by the MACs too);
   - the server's counters, read from its log after SIGTERM.
 Peer is a hand-driven TCP endpoint on one crafted port (sequence numbers,
-options, windows all chosen by the case).
+options, windows all chosen by the case); Peer6 the same over IPv6.
 """
 
 import os
@@ -227,17 +227,24 @@ class Peer:
 
     def send(self, flags=A, **kw):
         pkt = self.ip(**self.ip_kw) / self.tcp(flags=flags, **kw)
-        self.w.send(pkt)
+        self.put(pkt)
         self.nsent += 1
         return pkt
 
+    def put(self, pkt):
+        self.w.send(pkt)
+
     # -- receiving
+    def take(self, match, timeout):
+        """The stack's next packet to us with match(packet), else None."""
+        return self.w.take(match, timeout)
+
     def mine(self, ip):
         t = ip.getlayer(SC["TCP"])
         return t is not None and t.sport == self.dport and t.dport == self.sport
 
     def expect(self, what="a segment", timeout=2.0, pred=None):
-        ip = self.w.take(lambda p: self.mine(p) and (pred is None or pred(Seg(p))), timeout)
+        ip = self.take(lambda p: self.mine(p) and (pred is None or pred(Seg(p))), timeout)
         check(ip is not None, f"port {self.sport}: no {what} from the stack within {timeout}s")
         return self.heard(Seg(ip))
 
@@ -249,11 +256,11 @@ class Peer:
     def settle(self, quiet=0.15):
         """Let stray segments (delayed ACKs, window updates) pass unjudged:
         drop what arrives until nothing has for `quiet` seconds."""
-        while self.w.take(self.mine, quiet) is not None:
+        while self.take(self.mine, quiet) is not None:
             pass
 
     def expect_none(self, what, timeout=0.8):
-        ip = self.w.take(self.mine, timeout)
+        ip = self.take(self.mine, timeout)
         check(ip is None, f"port {self.sport}: {what}: the stack answered {Seg(ip) if ip else ''}"
                           ", want nothing")
 
@@ -326,6 +333,22 @@ class Peer:
         self.send(flags=R | A)
 
 
+class Peer6(Peer):
+    """Peer over IPv6, at KERNEL_ADDR6 (an AdvEnv with ip6=True).  What it
+    takes are the stack's Ethernet frames (Wire.take6): pkt[TCP],
+    pkt[IPv6] and Seg work on them as on IPv4 packets."""
+
+    def ip(self, **kw):
+        return SC["IPv6"](src=ei.KERNEL_ADDR6, dst=self.env.stack_ip6, **kw)
+
+    def put(self, pkt):
+        self.w.send6(pkt)
+
+    def take(self, match, timeout):
+        return self.w.take6(lambda fr: fr[SC["IPv6"]].dst == ei.KERNEL_ADDR6 and match(fr),
+                            timeout)
+
+
 class AdvEnv(ei.EchoEnv):
     """EchoEnv plus [tcp] config overrides, the RST filter and the Wire."""
 
@@ -352,10 +375,9 @@ class AdvEnv(ei.EchoEnv):
         super()._setup()
         nft = ei.tool("nft")
         check(nft, "nft not found (Debian package nftables, tools/setup.sh)")
-        rules = (f"table ip {NFT_TABLE} {{\n chain out {{\n"
-                 "  type filter hook output priority 0; policy accept;\n"
-                 f"  ip daddr {self.stack_ip} tcp sport {PEER_PORTS[0]}-{PEER_PORTS[1]} "
-                 "counter drop\n }\n}\n")
+        rules = "".join(self._rst_filter(fam, addr) for fam, addr in
+                        (("ip", self.stack_ip), ("ip6", self.stack_ip6 if self.ip6 else None))
+                        if addr)
         p = subprocess.run(self.ns_cmd([nft, "-f", "-"]), input=rules,
                            capture_output=True, text=True, timeout=30)
         check(p.returncode == 0, f"nft -f failed: {p.stderr.strip()}")
@@ -367,6 +389,15 @@ class AdvEnv(ei.EchoEnv):
         check(self.stack_mac, f"no neighbour entry for {self.stack_ip}: {state}")
         self.wire = Wire(self)
 
+    @staticmethod
+    def _rst_filter(family, stack_addr):
+        """nft table of this family dropping the kernel's segments from the
+        crafted ports to the stack (Peer over IPv4, Peer6 over IPv6)."""
+        return (f"table {family} {NFT_TABLE} {{\n chain out {{\n"
+                "  type filter hook output priority 0; policy accept;\n"
+                f"  {family} daddr {stack_addr} tcp sport {PEER_PORTS[0]}-{PEER_PORTS[1]} "
+                "counter drop\n }\n}\n")
+
     def _teardown(self):
         if self.wire is not None:
             self.wire.close()
@@ -374,9 +405,14 @@ class AdvEnv(ei.EchoEnv):
         super()._teardown()
 
     def kernel_rsts_dropped(self):
-        p = self.ns_run([ei.tool("nft"), "list", "table", "ip", NFT_TABLE])
-        m = re.search(r"counter packets (\d+)", p.stdout)
-        return int(m.group(1)) if m else -1
+        total = 0
+        for family in ("ip", "ip6") if self.ip6 else ("ip",):
+            p = self.ns_run([ei.tool("nft"), "list", "table", family, NFT_TABLE])
+            m = re.search(r"counter packets (\d+)", p.stdout)
+            if not m:
+                return -1
+            total += int(m.group(1))
+        return total
 
     def read_counters(self):
         """name -> value from the server's stats printed on SIGTERM."""

@@ -320,7 +320,10 @@ static void test_errors_rate_limited(void **state)
 
 /* Packet Too Big (RFC 4443 3.2, RFC 8201) */
 
-/* A PTB from a router reporting mtu, quoting a packet from qsrc to qdst. */
+/* A PTB from a router reporting mtu, quoting a packet from qsrc to qdst:
+ * an IPv6 header naming UDP, then zeros.  Not TCP: a PTB quoting TCP goes
+ * to tcp/ first (tests/unit/stack/test_tcp_net.c), these only to the path
+ * MTU table. */
 static struct rte_mbuf *ptb(uint32_t mtu, const struct us_in6 *qsrc, const struct us_in6 *qdst,
 			    size_t qlen)
 {
@@ -333,7 +336,7 @@ static struct rte_mbuf *ptb(uint32_t mtu, const struct us_in6 *qsrc, const struc
 	msg[7] = (uint8_t)mtu;
 	q->vtc_flow = rte_cpu_to_be_32(6u << 28);
 	q->payload_len = rte_cpu_to_be_16(1452);
-	q->proto = IPPROTO_TCP;
+	q->proto = IPPROTO_UDP;
 	q->hop_limits = 64;
 	memcpy(q->src_addr, qsrc->b, 16);
 	memcpy(q->dst_addr, qdst->b, 16);

@@ -4,9 +4,10 @@
  * too) and the answer leaves in the same family; an ICMP or ICMPv6 error
  * quoting a segment of ours reaches tcp/ sorted as RFC 1122 4.2.3.9 and
  * RFC 4443 3 say (protocol or port unreachable aborts a SYN-SENT, the
- * rest is soft, too big lowers the MSS), and errors about anything else
- * stay out.  Every test runs once per family; the frames are built and
- * checked here, checksums included, independently of the stack. */
+ * rest is soft, too big lowers the MSS, and IPv6's path MTU only if
+ * believed), and errors about anything else stay out.  Every test runs
+ * once per family; the frames are built and checked here, checksums
+ * included, independently of the stack. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -458,15 +459,13 @@ static void test_errors_about_other_packets(void **state)
 	assert_int_equal(tcp_abort(c), 0);
 }
 
-/* RFC 1191 / RFC 8201: a too big about a data segment in flight lowers
- * the connection's MSS to what the reported MTU leaves (40 or 60 bytes
- * of headers) and what was sent goes again in smaller segments. */
-static void test_too_big_lowers_mss(void **state)
+/* A connection to the peer (MSS 1460 offered) with 4000 bytes in flight:
+ * the first data segment, full (1460 or 1440 bytes), taken from the port
+ * (the caller frees it); the rest cleared. */
+static struct rte_mbuf *data_in_flight(struct fx *f)
 {
 	static const uint8_t mss1460[] = { 2, 4, 0x05, 0xb4 };
 	static uint8_t data[4000];
-	struct fx *f = *state;
-	uint32_t hdrs = f->v6 ? 60 : 40, first_mss = f->v6 ? 1440 : 1460;
 	struct rte_mbuf *syn, *first;
 	struct tcp_conn *c = open_to_peer(f, &syn);
 	struct sent o = sent_tcp(f, syn);
@@ -481,10 +480,21 @@ static void test_too_big_lowers_mss(void **state)
 	us_engine_flush(f->h.e);
 	assert_true(f->h.port.ntx >= 2);
 	first = f->h.port.tx[0];
-	o = sent_tcp(f, first);
-	assert_int_equal(o.len, first_mss);
+	assert_int_equal(sent_tcp(f, first).len, f->v6 ? 1440 : 1460);
 	f->h.port.tx[0] = NULL;
 	h_clear_tx(&f->h);
+	return first;
+}
+
+/* RFC 1191 / RFC 8201: a too big about a data segment in flight lowers
+ * the connection's MSS to what the reported MTU leaves (40 or 60 bytes
+ * of headers) and what was sent goes again in smaller segments. */
+static void test_too_big_lowers_mss(void **state)
+{
+	struct fx *f = *state;
+	uint32_t hdrs = f->v6 ? 60 : 40;
+	struct rte_mbuf *first = data_in_flight(f);
+	struct sent o = sent_tcp(f, first);
 
 	h6_inject(&f->h, error_about(f, f->v6 ? ICMP6_PACKET_TOO_BIG : ICMP_DEST_UNREACH,
 				     f->v6 ? 0 : ICMP_FRAG_NEEDED, 1280, first));
@@ -499,6 +509,43 @@ static void test_too_big_lowers_mss(void **state)
 	/* From SND.UNA again, a full segment of the new size. */
 	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).seq, o.seq);
 	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).len, 1280 - hdrs);
+}
+
+/* RFC 5927 4.1: a Packet Too Big quoting a sequence number not in flight,
+ * or a segment of no connection, is not believed: it lowers neither the
+ * MSS nor the destination's path MTU (icmp6_ptb_drop_tcp_ignored).  Had
+ * it lowered the path MTU alone, the connection's full-size segments
+ * would be dropped as too big for it (ip6_drop_too_big): the
+ * retransmission after the RTO leaves whole. */
+static void test_too_big_not_in_flight_lowers_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *first = data_in_flight(f);
+	struct sent o = sent_tcp(f, first);
+	size_t l4 = quoted_l4(f);
+	uint8_t q[256];
+	size_t n = quote_of(first, q, sizeof(q));
+
+	rte_pktmbuf_free(first);
+	q[l4 + 4] ^= 0x80; /* a sequence number never sent */
+	h6_inject(&f->h, error_msg(f, ICMP6_PACKET_TOO_BIG, 0, 1280, q, n));
+	q[l4 + 4] ^= 0x80;
+	q[l4 + 1] ^= 1;    /* another port of ours: no connection */
+	h6_inject(&f->h, error_msg(f, ICMP6_PACKET_TOO_BIG, 0, 1280, q, n));
+	assert_int_equal(ctr(f, "icmp6_errors_to_tcp"), 2);
+	assert_int_equal(ctr(f, "tcp_icmp_ignored_out_of_window"), 1);
+	assert_int_equal(ctr(f, "tcp_icmp_ignored_no_conn"), 1);
+	assert_int_equal(ctr(f, "icmp6_ptb_drop_tcp_ignored"), 2);
+	assert_int_equal(ctr(f, "icmp6_ptb_lowered"), 0);
+	assert_int_equal(us_ip6_path_mtu(h6_net(&f->h), &h6_peer), 1500);
+	assert_int_equal(f->h.port.ntx, 0);
+
+	h_advance(&f->h, US_SEC(3));
+	assert_true(f->h.port.ntx >= 1);
+	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).seq, o.seq);
+	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).len, 1440);
+	assert_int_equal(ctr(f, "ip6_drop_too_big"), 0);
+	assert_int_equal(ctr(f, "tcp_icmp_frag_needed_applied"), 0);
 }
 
 /* Each test once per family, named for it. */
@@ -521,6 +568,7 @@ int main(void)
 		T6(test_errors_about_other_packets),
 		T4(test_too_big_lowers_mss),
 		T6(test_too_big_lowers_mss),
+		T6(test_too_big_not_in_flight_lowers_nothing),
 	};
 
 	h_eal_init("us_test_tcp_net");
