@@ -45,30 +45,25 @@ uint32_t tcp_conn_mss_cap(const struct tcp_conn *c)
 	return mss;
 }
 
-/* The pseudo-header's addresses, summed as 16-bit words in memory order:
- * IPv4's two (RFC 9293 3.1) or IPv6's 32 bytes (RFC 8200 8.1). */
-static uint32_t phdr_addr_sum(const struct us_in6 *src, const struct us_in6 *dst)
+/* The pseudo-header's sum, unfolded: IPv4's (RFC 9293 3.1: the two
+ * addresses, the protocol and a 16-bit length) or IPv6's (RFC 8200 8.1,
+ * stack/base/csum.h). */
+static uint32_t phdr_sum(const struct us_in6 *src, const struct us_in6 *dst, uint32_t len)
 {
-	unsigned from = us_in6_is_v4mapped(dst) ? 12 : 0;
-	uint32_t sum = 0;
+	uint32_t s, d;
 
-	for (unsigned i = from; i < 16; i += 2) {
-		uint16_t a, b;
-
-		memcpy(&a, src->b + i, 2);
-		memcpy(&b, dst->b + i, 2);
-		sum += (uint32_t)a + b;
-	}
-	return sum;
+	if (!us_in6_is_v4mapped(dst))
+		return us_csum_phdr6(src, dst, len, IPPROTO_TCP);
+	memcpy(&s, src->b + 12, 4);
+	memcpy(&d, dst->b + 12, 4);
+	return (s & 0xffff) + (s >> 16) + (d & 0xffff) + (d >> 16) +
+	       rte_cpu_to_be_16(IPPROTO_TCP) + rte_cpu_to_be_16((uint16_t)len);
 }
 
 uint16_t tcp_sum(const struct rte_mbuf *m, const struct us_in6 *src, const struct us_in6 *dst,
 		 uint32_t len)
 {
-	/* The length is 16 bits over IPv4, 32 over IPv6; a segment is below
-	 * 64 KiB either way, so the same word. */
-	uint32_t sum = phdr_addr_sum(src, dst) + rte_cpu_to_be_16(IPPROTO_TCP) +
-		       rte_cpu_to_be_16((uint16_t)len);
+	uint32_t sum = phdr_sum(src, dst, len);
 	uint16_t raw = 0;
 
 	/* A segment in its first mbuf (a received frame, a sent one whose

@@ -52,18 +52,13 @@ static uint32_t now_ms(const struct tcp_stack *ts)
 static uint32_t cookie_hash(const struct tcp_stack *ts, const struct tcp_seg *seg,
 			    const uint32_t *extra, unsigned n)
 {
-	/* The addresses as they lie in the header: 4 bytes for IPv4, 16. */
-	unsigned alen = us_in6_is_v4mapped(&seg->src_ip) ? 4 : 16, from = 16 - alen;
-	uint8_t in[36 + 3 * 4], out[crypto_shorthash_BYTES];
+	uint8_t in[TCP_TUPLE_BYTES_MAX + 3 * 4], out[crypto_shorthash_BYTES];
+	unsigned len = tcp_tuple_bytes(&seg->dst_ip, seg->dport, &seg->src_ip, seg->sport, in);
 	uint32_t h;
 
-	memcpy(in, seg->dst_ip.b + from, alen);
-	memcpy(in + alen, seg->src_ip.b + from, alen);
-	memcpy(in + 2 * alen, &seg->dport, 2);
-	memcpy(in + 2 * alen + 2, &seg->sport, 2);
 	if (n > 0)
-		memcpy(in + 2 * alen + 4, extra, 4 * n);
-	crypto_shorthash(out, in, 2 * alen + 4 + 4 * n, ts->syncookie_key);
+		memcpy(in + len, extra, 4 * n);
+	crypto_shorthash(out, in, len + 4 * n, ts->syncookie_key);
 	memcpy(&h, out, sizeof(h));
 	return h;
 }

@@ -242,20 +242,26 @@ void tcp_leave(struct tcp_stack *ts)
 	}
 }
 
-/* SipHash-2-4 (libsodium) of a 4-tuple under key: the addresses as they
- * lie in their headers (IPv4's 4 bytes, IPv6's 16), then the ports. */
+unsigned tcp_tuple_bytes(const struct us_in6 *lip, uint16_t lport, const struct us_in6 *rip,
+			 uint16_t rport, uint8_t out[TCP_TUPLE_BYTES_MAX])
+{
+	unsigned alen = us_in6_is_v4mapped(rip) ? 4 : 16, from = 16 - alen;
+
+	memcpy(out, lip->b + from, alen);
+	memcpy(out + alen, rip->b + from, alen);
+	memcpy(out + 2 * alen, &lport, 2);
+	memcpy(out + 2 * alen + 2, &rport, 2);
+	return 2 * alen + 4;
+}
+
+/* SipHash-2-4 (libsodium) of a 4-tuple's bytes (tcp_tuple_bytes) under key. */
 static uint32_t tuple_mac(const unsigned char *key, const struct us_in6 *lip, uint16_t lport,
 			  const struct us_in6 *rip, uint16_t rport)
 {
-	unsigned alen = us_in6_is_v4mapped(rip) ? 4 : 16, from = 16 - alen;
-	uint8_t in[36], out[crypto_shorthash_BYTES];
+	uint8_t in[TCP_TUPLE_BYTES_MAX], out[crypto_shorthash_BYTES];
 	uint32_t f;
 
-	memcpy(in, lip->b + from, alen);
-	memcpy(in + alen, rip->b + from, alen);
-	memcpy(in + 2 * alen, &lport, 2);
-	memcpy(in + 2 * alen + 2, &rport, 2);
-	crypto_shorthash(out, in, 2 * alen + 4, key);
+	crypto_shorthash(out, in, tcp_tuple_bytes(lip, lport, rip, rport, in), key);
 	memcpy(&f, out, sizeof(f));
 	return f;
 }

@@ -382,6 +382,13 @@ void tcp_mq_push(struct tcp_mq *q, struct rte_mbuf *m);
  * used up; *skip and *len count down as it goes. */
 struct rte_mbuf *tcp_mbuf_take_piece(struct rte_mbuf **chain, uint32_t *skip, uint32_t *len);
 void tcp_mq_free(struct tcp_mq *q);
+/* A 4-tuple as the keyed hashes (ISN, flow label, SYN cookies) take it:
+ * the addresses as they lie in their headers (IPv4's 4 bytes, IPv6's 16,
+ * so IPv4's values are what they were before IPv6), then the ports as
+ * stored; the length written. */
+#define TCP_TUPLE_BYTES_MAX 36
+unsigned tcp_tuple_bytes(const struct us_in6 *lip, uint16_t lport, const struct us_in6 *rip,
+			 uint16_t rport, uint8_t out[TCP_TUPLE_BYTES_MAX]);
 uint32_t tcp_isn(struct tcp_stack *ts, const struct us_in6 *lip, uint16_t lport,
 		 const struct us_in6 *rip, uint16_t rport);
 /* The flow-label key, derived from the ISN key (tcb.c says why). */

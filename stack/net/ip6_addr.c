@@ -13,9 +13,7 @@
  * solicited-node group of every address not DUPLICATE (RFC 4862 5.4.2 joins
  * a tentative address's group before its first NS).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -24,12 +22,6 @@
 #include "stack/net/net.h"
 
 static const struct us_in6 all_nodes = { .b = { 0xff, 0x02, [15] = 1 } };
-
-static void addr_text(const struct us_in6 *a, char *buf, size_t len)
-{
-	if (inet_ntop(AF_INET6, a->b, buf, (socklen_t)len) == NULL)
-		snprintf(buf, len, "?");
-}
 
 static bool addr_used(const struct us_ip6_ifaddr *ifa)
 {
@@ -224,7 +216,7 @@ void us_ip6_addr_duplicate(struct us_net *n, const struct us_in6 *a)
 	ifa->state = US_IP6_ADDR_DUPLICATE;
 	us_timer_cancel(n->wheel, &ifa->dad_timer);
 	US_NET_STAT_INC(n, dad_duplicate);
-	addr_text(a, text, sizeof(text));
+	us_in6_str(a, text, sizeof(text));
 	US_LOG(stack, ERR, "IPv6 address %s is already in use on the link (Duplicate Address "
 	       "Detection, RFC 4862 5.4.5): not used\n", text);
 	/* The other address may have passed while this one waited. */

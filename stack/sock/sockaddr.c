@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 
+#include "stack/net/net.h"
 #include "stack/sock/socket_priv.h"
 
 /* RFC 2133's sockaddr_in6 had no sin6_scope_id: Linux still takes one that
@@ -111,4 +112,23 @@ void us_sock_addr_put(const struct us_sock *s, const struct us_in6 *ip, uint16_t
 	}
 	memcpy(addr, from, *len < full ? *len : full);
 	*len = full;
+}
+
+bool us_sock_addr_ours(const struct us_sock *s, const struct us_in6 *ip)
+{
+	if (us_in6_is_v4mapped(ip))
+		return us_in6_v4(ip) == us_engine_addr(s->tab->e);
+	return us_ip6_is_local(us_engine_net(s->tab->e), ip);
+}
+
+bool us_sock_names_overlap(const struct us_in6 *a, bool a_v6only, const struct us_in6 *b,
+			   bool b_v6only)
+{
+	bool a_v4 = us_in6_is_v4mapped(a) || (us_in6_is_unspec(a) && !a_v6only);
+	bool b_v4 = us_in6_is_v4mapped(b) || (us_in6_is_unspec(b) && !b_v6only);
+
+	if (a_v4 && b_v4)
+		return true;
+	return !us_in6_is_v4mapped(a) && !us_in6_is_v4mapped(b) &&
+	       (us_in6_is_unspec(a) || us_in6_is_unspec(b) || us_in6_eq(a, b));
 }

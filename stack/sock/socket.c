@@ -378,23 +378,6 @@ int us_socket(int domain, int type, int protocol)
 	return s->fd;
 }
 
-/* Would a TCP socket bound to ip (v6only as given) share an address with
- * o?  Each takes IPv4 when bound to an IPv4 address or to :: without
- * V6ONLY, and IPv6 when bound to :: or an IPv6 address (Linux's
- * inet_bind_conflict with bindv6only: 0.0.0.0:80 and a V6ONLY [::]:80
- * live side by side). */
-static bool sock_names_overlap(const struct us_sock *o, const struct us_in6 *ip, bool v6only)
-{
-	bool o_v4 = us_in6_is_v4mapped(&o->lip) || (us_in6_is_unspec(&o->lip) && !o->v6only);
-	bool ip_v4 = us_in6_is_v4mapped(ip) || (us_in6_is_unspec(ip) && !v6only);
-	bool o_v6 = !us_in6_is_v4mapped(&o->lip), ip_v6 = !us_in6_is_v4mapped(ip);
-
-	if (o_v4 && ip_v4)
-		return true;
-	return o_v6 && ip_v6 &&
-	       (us_in6_is_unspec(&o->lip) || us_in6_is_unspec(ip) || us_in6_eq(&o->lip, ip));
-}
-
 static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6 *ip,
 			    bool v6only, uint16_t port)
 {
@@ -403,7 +386,7 @@ static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6
 
 		if (o != NULL && o->kind == US_SK_TCP && o->bound && o->lport == port &&
 		    (o->state == US_SS_NEW || o->state == US_SS_LISTEN) &&
-		    sock_names_overlap(o, ip, v6only))
+		    us_sock_names_overlap(&o->lip, o->v6only, ip, v6only))
 			return true;
 	}
 	return false;
@@ -415,20 +398,13 @@ static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6
  * 0 or -EADDRNOTAVAIL. */
 static int sock_tcp_bind_name(struct us_sock *s, const struct us_in6 *ip, struct us_in6 *name)
 {
-	struct us_in6 ours = us_in6_of_v4(us_engine_addr(s->tab->e));
-
 	if (us_in6_is_unspec(ip)) {
 		*name = *ip;
 		return 0;
 	}
-	if (us_sock_addr_is_any(ip) || us_in6_eq(ip, &ours)) {
-		*name = ours;
-		return 0;
-	}
-	if (us_in6_is_v4mapped(ip) || !us_engine_net(s->tab->e)->ip6_on ||
-	    !us_ip6_is_local(us_engine_net(s->tab->e), ip))
+	if (!us_sock_addr_is_any(ip) && !us_sock_addr_ours(s, ip))
 		return -EADDRNOTAVAIL;
-	*name = *ip;
+	*name = us_in6_is_v4mapped(ip) ? us_in6_of_v4(us_engine_addr(s->tab->e)) : *ip;
 	return 0;
 }
 

@@ -204,6 +204,16 @@ static inline bool us_sock_addr_is_any(const struct us_in6 *ip)
 	return us_in6_is_unspec(ip) || (us_in6_is_v4mapped(ip) && us_in6_v4(ip) == 0);
 }
 
+/* Is ip (not a wildcard) an address of s's engine: its IPv4 address
+ * (v4-mapped) or a usable IPv6 one?  What bind accepts (sockaddr.c). */
+bool us_sock_addr_ours(const struct us_sock *s, const struct us_in6 *ip);
+/* Would sockets bound to names a and b (each with its V6ONLY) on one port
+ * take the same packet?  A name takes IPv4 when it is an IPv4 address
+ * (v4-mapped; an engine has one) or :: without V6ONLY, IPv6 when it is ::
+ * or an IPv6 address (Linux's bind conflicts with bindv6only 0: 0.0.0.0:80
+ * and a V6ONLY [::]:80 live side by side).  sockaddr.c. */
+bool us_sock_names_overlap(const struct us_in6 *a, bool a_v6only, const struct us_in6 *b,
+			   bool b_v6only);
 /* 0 for a TCP or UDP socket; -EBADF or -ENOTSOCK. */
 int us_sock_any(int fd, struct us_sock **out);
 /* s's names (lip, lport, rip, rport) from its connection s->tc. */

@@ -65,19 +65,6 @@ static bool udp_takes(const struct us_sock *s, const struct us_in6 *dst)
 	return udp_takes_v6(s) && (us_in6_is_unspec(&s->lip) || us_in6_eq(&s->lip, dst));
 }
 
-/* Two sockets on one port whose local addresses would take the same
- * datagram: the second bind is refused (no SO_REUSEADDR sharing for UDP),
- * so at most one socket on a port takes any datagram. */
-static bool udp_overlap(const struct us_sock *a, const struct us_sock *b)
-{
-	if (udp_takes_v4(a) && udp_takes_v4(b))
-		return true; /* one IPv4 address per engine */
-	if (!udp_takes_v6(a) || !udp_takes_v6(b))
-		return false;
-	return us_in6_is_unspec(&a->lip) || us_in6_is_unspec(&b->lip) ||
-	       us_in6_eq(&a->lip, &b->lip);
-}
-
 /* Ports */
 
 static int udp_port_table(struct us_sock_table *tab)
@@ -115,7 +102,9 @@ static int udp_bind_port(struct us_sock *s, uint16_t port)
 	if (port == 0 && (port = udp_ephemeral(tab)) == 0)
 		return -EADDRINUSE;
 	for (const struct us_sock *o = tab->udp_ports[port]; o != NULL; o = o->udp_port_next)
-		if (udp_overlap(o, s))
+		/* No SO_REUSEADDR sharing for UDP: at most one socket on a
+		 * port takes any datagram. */
+		if (us_sock_names_overlap(&o->lip, o->v6only, &s->lip, s->v6only))
 			return -EADDRINUSE;
 	s->udp_port_next = tab->udp_ports[port];
 	tab->udp_ports[port] = s;
@@ -135,14 +124,6 @@ static int udp_autobind(struct us_sock *s)
 	return udp_bind_port(s, 0);
 }
 
-/* Is ip (not a wildcard) a name this engine can bind? */
-static bool udp_addr_ours(const struct us_sock *s, const struct us_in6 *ip)
-{
-	if (us_in6_is_v4mapped(ip))
-		return us_in6_v4(ip) == us_engine_addr(s->tab->e);
-	return us_ip6_is_local(us_engine_net(s->tab->e), ip);
-}
-
 int us_udp_bind(struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 {
 	struct us_in6 old_lip = s->lip;
@@ -151,7 +132,7 @@ int us_udp_bind(struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 
 	if (s->bound)
 		return -EINVAL;
-	if (!us_sock_addr_is_any(ip) && !udp_addr_ours(s, ip))
+	if (!us_sock_addr_is_any(ip) && !us_sock_addr_ours(s, ip))
 		return -EADDRNOTAVAIL;
 	if (s->family == AF_INET) {
 		s->lip = us_in6_of_v4(us_engine_addr(s->tab->e));
