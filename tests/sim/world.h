@@ -169,7 +169,8 @@ struct sim_udp {
 	X(tcp_icmp_frag_needed_applied) X(tcp_pmtu_resends) X(tcp_rcvbuf_grown) \
 	X(tcp_tx_gso_segs) X(tcp_rx_coalesced_segs) X(tcp_drop_rcvbuf_full) \
 	X(tcp_drop_no_mbuf) X(tcp_exit_resets) X(ip_frag_reassembled) X(ip_frag_timeout) \
-	X(ip6_rx_tcp) X(ip6_frag_reassembled) X(ip6_frag_timeout) X(icmp6_ptb_lowered) \
+	X(tcp_pmtu_followed) X(ip6_rx_tcp) X(ip6_frag_reassembled) X(ip6_frag_timeout) \
+	X(icmp6_ptb_lowered) X(ip6_drop_too_big) \
 	X(nd6_tx_ns) X(nd6_drop_unresolved) X(nd6_probe_failed) X(dad_ok) X(steer_nd6_copies)
 
 enum sim_ctr {

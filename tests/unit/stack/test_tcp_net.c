@@ -501,6 +501,58 @@ static void test_too_big_lowers_mss(void **state)
 	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).len, 1280 - hdrs);
 }
 
+/* A too big quoting data the peer has acknowledged since is not believed
+ * by the connection (RFC 5927 4.1), but the network layer keeps the path
+ * MTU it reports (RFC 8201 4): the connection's next segments follow that
+ * MTU instead of being dropped before they leave (ip6_drop_too_big, no
+ * router left to say why, every resend too).  IPv6 only: IPv4 keeps no
+ * path MTU (frag-needed speaks to one connection). */
+static void test_too_big_for_acked_data_followed(void **state)
+{
+	static const uint8_t mss1460[] = { 2, 4, 0x05, 0xb4 };
+	static uint8_t data[4000];
+	struct fx *f = *state;
+	struct rte_mbuf *syn, *first;
+	struct tcp_conn *c = open_to_peer(f, &syn);
+	struct sent o = sent_tcp(f, syn);
+	uint32_t iss = o.seq, total = 0;
+
+	rte_pktmbuf_free(syn);
+	h6_inject(&f->h, seg(f, SEG(.dport = o.sport, .flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG,
+				    .seq = 5000, .ack = iss + 1, .opt = mss1460,
+				    .olen = sizeof(mss1460))));
+	h_clear_tx(&f->h);
+	assert_int_equal(tcp_send(c, data, 1440), 1440);
+	us_engine_flush(f->h.e);
+	assert_int_equal(f->h.port.ntx, 1);
+	first = f->h.port.tx[0];
+	assert_int_equal(sent_tcp(f, first).len, 1440);
+	f->h.port.tx[0] = NULL;
+	h_clear_tx(&f->h);
+	/* The segment crossed before the path narrowed: acknowledged ... */
+	h6_inject(&f->h, seg(f, SEG(.dport = o.sport, .flags = RTE_TCP_ACK_FLAG, .seq = 5001,
+				    .ack = iss + 1 + 1440)));
+	h_clear_tx(&f->h);
+	/* ... and a router's too big about it comes late. */
+	h6_inject(&f->h, error_about(f, ICMP6_PACKET_TOO_BIG, 0, 1280, first));
+	rte_pktmbuf_free(first);
+	assert_int_equal(ctr(f, "tcp_icmp_ignored_out_of_window"), 1);
+	assert_int_equal(ctr(f, "tcp_icmp_frag_needed_applied"), 0);
+	assert_int_equal(us_ip6_path_mtu(h6_net(&f->h), &h6_peer), 1280);
+
+	assert_int_equal(tcp_send(c, data, sizeof(data)), (ssize_t)sizeof(data));
+	us_engine_flush(f->h.e);
+	assert_true(f->h.port.ntx >= 4);
+	for (unsigned i = 0; i < f->h.port.ntx; i++) {
+		o = sent_tcp(f, f->h.port.tx[i]);
+		assert_true(o.len <= 1280 - 60);
+		total += o.len;
+	}
+	assert_int_equal(total, sizeof(data));
+	assert_int_equal(ctr(f, "ip6_drop_too_big"), 0);
+	assert_int_equal(ctr(f, "tcp_pmtu_followed"), 1);
+}
+
 /* Each test once per family, named for it. */
 #define T4(fn) { #fn " (IPv4)", fn, setup, teardown, &fx4 }
 #define T6(fn) { #fn " (IPv6)", fn, setup, teardown, &fx6 }
@@ -521,6 +573,7 @@ int main(void)
 		T6(test_errors_about_other_packets),
 		T4(test_too_big_lowers_mss),
 		T6(test_too_big_lowers_mss),
+		T6(test_too_big_for_acked_data_followed),
 	};
 
 	h_eal_init("us_test_tcp_net");
