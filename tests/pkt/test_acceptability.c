@@ -5,8 +5,9 @@
  * receive window.  Every script asserts exactly what we send back.
  *
  * Windows used: after ESTABLISH, RCV.NXT = 1001 and RCV.WND = 65535, so the
- * last acceptable sequence number is 66535.  With rcvbuf = 1000 the window
- * is 1000, and 1000 unread bytes close it (RCV.NXT = 2001, RCV.WND = 0). */
+ * last acceptable sequence number is 66535 (66536 for a segment of no
+ * length).  With rcvbuf = 1000 the window is 1000, and 1000 unread bytes
+ * close it (RCV.NXT = 2001, RCV.WND = 0). */
 #include "tests/pkt/harness.h"
 
 #include <errno.h>
@@ -148,7 +149,26 @@ static void test_empty_at_window_end_acceptable(void **state)
 	FINISH(t, 1);
 }
 
-/* Case 2 outside the window (at RCV.NXT+RCV.WND, and before RCV.NXT):
+/* Just past the window (SEG.SEQ = RCV.NXT + RCV.WND): accepted, as Linux
+ * does, though RFC 9293's case 2 ends one short.  A peer that filled our
+ * window exactly numbers its ACKs there (SND.NXT), as does one capping its
+ * ACKs at our window's end (Linux's tcp_acceptable_seq); refused, they are
+ * answered, and two ends refusing each other's answers exchange ACKs
+ * forever. */
+static void test_empty_at_right_edge_acceptable(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	INJECT(t, SEG(.seq = WND_LAST + 1, .ack = 1, .win = 4000));
+	EXPECT_NOTHING(t);
+	assert_int_equal(info_of(t->conn).snd_wnd, 4000);
+	assert_int_equal(STAT(t, drop_unacceptable), 0);
+	FINISH(t, 1);
+}
+
+/* Case 2 outside the window (past RCV.NXT+RCV.WND, and before RCV.NXT):
  * unacceptable: ACK sent, segment dropped (its window ignored). */
 static void test_empty_outside_window_unacceptable(void **state)
 {
@@ -156,7 +176,7 @@ static void test_empty_outside_window_unacceptable(void **state)
 	struct pkt_t *t = pkt_start(NULL);
 
 	ESTABLISH(t);
-	INJECT(t, SEG(.seq = WND_LAST + 1, .ack = 1, .win = 4000));
+	INJECT(t, SEG(.seq = WND_LAST + 2, .ack = 1, .win = 4000));
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 1001, .win = 65535, .len = 0));
 	INJECT(t, SEG(.seq = 1000, .ack = 1, .win = 4000));
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 1001, .win = 65535, .len = 0));
@@ -530,6 +550,7 @@ int main(void)
 		PKT_TEST(test_zero_window_rst_at_rcv_nxt_resets),
 		PKT_TEST(test_empty_at_rcv_nxt_acceptable),
 		PKT_TEST(test_empty_at_window_end_acceptable),
+		PKT_TEST(test_empty_at_right_edge_acceptable),
 		PKT_TEST(test_empty_outside_window_unacceptable),
 		PKT_TEST(test_data_at_rcv_nxt_acceptable),
 		PKT_TEST(test_data_with_options_acceptable),
