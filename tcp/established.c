@@ -32,8 +32,16 @@ static bool seq_acceptable(const struct tcp_conn *c, const struct tcp_seg *seg, 
 		return wnd == 0 ? seg->seq == nxt : start_in;
 	if (wnd == 0)
 		return false;
-	return start_in || (SEQ_LEQ(nxt, seg->seq + seglen - 1) &&
-			    SEQ_LT(seg->seq + seglen - 1, nxt + wnd));
+	/* Case 4: the beginning or the end in the window, or (what the RFC's
+	 * two tests miss) neither because the segment spans the whole window:
+	 * a resend that starts before RCV.NXT and whose FIN lies past the
+	 * right edge.  Its new text fits; trim() keeps it and drops the FIN,
+	 * as the RFC's "only the new parts are processed" intends (Linux's
+	 * tcp_sequence takes any overlap).  Refused whole, it waits a round
+	 * trip for a resend of its part alone. */
+	return start_in ||
+	       (SEQ_LEQ(nxt, seg->seq + seglen - 1) && SEQ_LT(seg->seq + seglen - 1, nxt + wnd)) ||
+	       (SEQ_LT(seg->seq, nxt) && SEQ_GEQ(seg->seq + seglen - 1, nxt + wnd));
 }
 
 /* Cuts what lies before RCV.NXT (noted for D-SACK, RFC 2883) or beyond

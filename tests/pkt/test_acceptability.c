@@ -280,6 +280,27 @@ static void test_data_and_fin_trimmed_to_window(void **state)
 	FINISH(t, 1);
 }
 
+/* A resend spanning the whole window (starting before RCV.NXT, its FIN past
+ * the right edge): neither end in the window, so the RFC's two tests would
+ * refuse it, yet its new text fits.  Taken: the old part cut (D-SACK), the
+ * FIN dropped, the window filled, an ACK at once. */
+static void test_segment_spanning_window_takes_new_text(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start_small_window();
+
+	INJECT(t, SEG(.flags = TH_FIN | TH_PSH | TH_ACK, .seq = 901, .ack = 1, .len = 1100));
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 2001, .win = 0, .len = 0));
+	assert_int_equal(STAT(t, drop_unacceptable), 0);
+	assert_int_equal(STAT(t, drop_window_trimmed), 1);
+	assert_int_equal(info_of(t->conn).state, TCP_ESTABLISHED);
+	APP_READ(t);
+	assert_int_equal(t->rx_len, 1000);
+	assert_false(t->eof);
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 2001, .win = 1000));
+	FINISH(t, 1);
+}
+
 /* RFC 9293 3.10.7.4 ("trimming off any portions that lie outside the
  * window (including SYN and FIN)"): with RCV.WND = 1000, 1000 bytes + FIN at
  * RCV.NXT keep the text but not the FIN (sequence number RCV.NXT+1000 is
@@ -557,6 +578,7 @@ int main(void)
 		PKT_TEST(test_data_straddling_rcv_nxt_keeps_new_part),
 		PKT_TEST(test_data_outside_window_unacceptable),
 		PKT_TEST(test_data_and_fin_trimmed_to_window),
+		PKT_TEST(test_segment_spanning_window_takes_new_text),
 		PKT_TEST(test_fin_just_beyond_full_window_trimmed),
 		PKT_TEST(test_fin_on_zero_window_not_taken),
 		PKT_TEST(test_rst_exact_resets),
