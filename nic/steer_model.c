@@ -221,6 +221,21 @@ static int model_tcp(struct us_steer_model *m, const struct rte_ipv4_hdr *ip,
 	return 0;
 }
 
+/* IPv6/TCP with no extension header (RTE_ETH_RSS_NONFRAG_IPV6_TCP): RSS
+ * over the tuple.  No rule matches IPv6 (flow rules and isolate's control
+ * rules are IPv4's), so an isolated port drops it. */
+static int model_tcp6(struct us_steer_model *m, const struct rte_ipv6_hdr *ip,
+		      const struct rte_tcp_hdr *th, uint16_t *queue)
+{
+	if (m->isolated)
+		return -ENOENT;
+	m->stats.classify_rss++;
+	*queue = us_rss_queue(&m->rss, us_rss_hash_ipv6_tcp(m->rss.key, ip->src_addr, ip->dst_addr,
+							    rte_be_to_cpu_16(th->src_port),
+							    rte_be_to_cpu_16(th->dst_port)));
+	return 0;
+}
+
 static int model_frame(struct us_steer_model *m, const uint8_t *f, size_t len, uint16_t *queue)
 {
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f;
@@ -241,6 +256,12 @@ static int model_frame(struct us_steer_model *m, const uint8_t *f, size_t len, u
 									   ihl), queue);
 		if (ip->next_proto_id == IPPROTO_ICMP)
 			c = model_ctl_find(m, US_STEER_CTL_ICMP, 0, 0);
+	} else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		   len >= sizeof(*eth) + sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_tcp_hdr)) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(eth + 1);
+
+		if (ip6->proto == IPPROTO_TCP)
+			return model_tcp6(m, ip6, (const struct rte_tcp_hdr *)(ip6 + 1), queue);
 	}
 	if (c != NULL) {
 		m->stats.classify_ctl++;

@@ -24,7 +24,7 @@
 	X(insert_full, "rule refused: flow table full") \
 	X(remove_ok, "rules removed") \
 	X(classify_ctl, "frames steered by a control rule (ARP, ICMP, listener RSS)") \
-	X(classify_default, "frames not isolated, matching no rule: queue 0 (not IPv4/TCP)") \
+	X(classify_default, "frames not isolated, matching no rule: queue 0 (not TCP over IPv4 or IPv6)") \
 	X(isolate_drop, "dropped: isolated port, no rule matches") \
 	X(ctl_insert_ok, "control rules inserted") \
 	X(ctl_insert_full, "control rule refused: control table full")

@@ -11,18 +11,37 @@ static uint32_t rcv_wnd(const struct tcp_conn *c)
 	return SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 }
 
-/* RFC 9293 3.10.7.4, first check: the four acceptability cases. */
+/* RFC 9293 3.10.7.4, first check: the four acceptability cases, with one
+ * allowance for an ACK of no length (Linux's tcp_sequence): SEG.SEQ =
+ * RCV.NXT + RCV.WND, just past the window.  A sender numbers its ACKs there
+ * when it has filled our window exactly (RFC 9293's SND.NXT, some of it
+ * lost) or when it caps them at our window's end (Linux's
+ * tcp_acceptable_seq, ours in output.c).  Refused, such an ACK is dropped
+ * unread and answered; two ends that each refuse the other's answer
+ * exchange ACKs at line rate (an ACK storm the simulator found).  With a
+ * zero window the allowance is RCV.NXT itself, case 1's only value.  An RST
+ * there stays outside the window (RFC 5961 3.2: dropped, no reply). */
 static bool seq_acceptable(const struct tcp_conn *c, const struct tcp_seg *seg, uint32_t seglen)
 {
 	uint32_t wnd = rcv_wnd(c), nxt = c->rcv_nxt;
 	bool start_in = SEQ_LEQ(nxt, seg->seq) && SEQ_LT(seg->seq, nxt + wnd);
 
+	if (seglen == 0 && !(seg->flags & TH_RST))
+		return SEQ_LEQ(nxt, seg->seq) && SEQ_LEQ(seg->seq, nxt + wnd);
 	if (seglen == 0)
 		return wnd == 0 ? seg->seq == nxt : start_in;
 	if (wnd == 0)
 		return false;
-	return start_in || (SEQ_LEQ(nxt, seg->seq + seglen - 1) &&
-			    SEQ_LT(seg->seq + seglen - 1, nxt + wnd));
+	/* Case 4: the beginning or the end in the window, or (what the RFC's
+	 * two tests miss) neither because the segment spans the whole window:
+	 * a resend that starts before RCV.NXT and whose FIN lies past the
+	 * right edge.  Its new text fits; trim() keeps it and drops the FIN,
+	 * as the RFC's "only the new parts are processed" intends (Linux's
+	 * tcp_sequence takes any overlap).  Refused whole, it waits a round
+	 * trip for a resend of its part alone. */
+	return start_in ||
+	       (SEQ_LEQ(nxt, seg->seq + seglen - 1) && SEQ_LT(seg->seq + seglen - 1, nxt + wnd)) ||
+	       (SEQ_LT(seg->seq, nxt) && SEQ_GEQ(seg->seq + seglen - 1, nxt + wnd));
 }
 
 /* Cuts what lies before RCV.NXT (noted for D-SACK, RFC 2883) or beyond

@@ -593,6 +593,8 @@ static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 
 	if (c->snd_wnd > c->max_snd_wnd)
 		c->max_snd_wnd = c->snd_wnd;
+	if (c->ts->env.path_mtu != NULL && tcb_is_v6(c))
+		tcp_pmtu_follow(c);
 	if (c->in_recovery)
 		tcp_recovery_send(c);
 	else

@@ -515,6 +515,14 @@ uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6);
 /* The most a segment of c may carry before the peer's MSS counts: our MSS,
  * lowered to what env.path_mtu says the path to the peer takes. */
 uint32_t tcp_conn_mss_cap(const struct tcp_conn *c);
+/* tcp_stack.c, before output: the MSS follows the path MTU env.path_mtu
+ * knows now, as Linux's tcp_current_mss follows the route's.  The network
+ * layer may have lowered it since the MSS was chosen, from a Packet Too Big
+ * about another connection or flow to the same peer.  The network layer
+ * drops a TCP segment above it (IPv6 never fragments TCP), every resend
+ * too, and no router tells us again: a black hole.  Lowered, what is in
+ * flight goes again from SND.UNA (RFC 1191's resend). */
+void tcp_pmtu_follow(struct tcp_conn *c);
 /* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */
 int tcp_send_window_probe(struct tcp_conn *c);
 /* RFC 9293 3.8.4: <SEQ=SND.UNA-1><CTL=ACK>. */

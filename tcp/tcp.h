@@ -193,6 +193,7 @@ struct tcp_callbacks {
 	X(icmp_ignored_out_of_window, "ICMP errors ignored: quoted sequence not in flight (RFC 5927)") \
 	X(icmp_frag_needed_applied, "ICMP fragmentation-needed errors that lowered the MSS") \
 	X(pmtu_resends, "flights resent at once after frag-needed lowered the MSS (RFC 1191)") \
+	X(pmtu_followed, "MSS lowered to a path MTU the network layer learned since (a too big about another flow to the peer)") \
 	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \
 	X(rec_enter_lost, "recoveries entered by RFC 6675 IsLost(SND.UNA) before 3 dup ACKs") \

@@ -138,16 +138,22 @@ unsigned tcp_reset_unfinished(struct tcp_stack *ts)
  * 6.4: a Datagram Too Big is not a congestion signal, so cwnd, ssthresh
  * and the backoff stay as they are.  Fast recovery's own
  * NextSeg logic covers the case where it is running. */
-static void pmtu_resend(struct tcp_conn *c)
+static bool pmtu_rewind(struct tcp_conn *c)
 {
 	if (c->in_recovery || c->snd_max == c->snd_una ||
 	    (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT &&
 	     c->state != TCP_FIN_WAIT_1 && c->state != TCP_CLOSING && c->state != TCP_LAST_ACK))
-		return;
+		return false;
 	c->rtt_active = false; /* Karn: the timed segment is resent */
 	c->snd_nxt = c->snd_una;
 	c->ts->stats.pmtu_resends++;
-	tcp_output(c);
+	return true;
+}
+
+static void pmtu_resend(struct tcp_conn *c)
+{
+	if (pmtu_rewind(c))
+		tcp_output(c);
 }
 
 /* The MSS a path MTU leaves (RFC 1191, RFC 8201 5.2), less the 12 bytes of
@@ -164,6 +170,22 @@ static uint32_t pmtu_mss(const struct tcp_conn *c, uint32_t mtu)
 	if (mss != 0 && c->ts_ok)
 		mss -= 12;
 	return mss;
+}
+
+void tcp_pmtu_follow(struct tcp_conn *c)
+{
+	const struct tcp_env *env = &c->ts->env;
+	uint32_t mtu, mss;
+
+	if (env->path_mtu == NULL || c->state < TCP_ESTABLISHED)
+		return;
+	mtu = env->path_mtu(env->ctx, &c->remote_ip);
+	mss = mtu != 0 ? pmtu_mss(c, mtu) : 0;
+	if (mss == 0 || mss >= c->mss)
+		return;
+	c->mss = mss;
+	c->ts->stats.pmtu_followed++;
+	pmtu_rewind(c);
 }
 
 /* RFC 1191 / RFC 8201 (too big: lower the MSS) and RFC 5927 4.1 (believe

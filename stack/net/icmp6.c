@@ -302,9 +302,9 @@ static void icmp6_ptb_input(struct us_net *n, struct rte_mbuf *m)
 	}
 	/* A connection made before a lower path MTU was known still has its
 	 * larger MSS: TCP lowers it, for a segment in flight only (RFC 5927
-	 * 4.1).  One TCP does not believe must not lower the path MTU either:
-	 * the connection would keep its MSS, and its segments, too big for the
-	 * path, would be dropped (ip6_drop_too_big) until the estimate aged. */
+	 * 4.1).  One TCP does not believe lowers the path MTU neither (Linux's
+	 * tcp_v6_err checks the window first): else a forged error, its
+	 * sequence guessed wrong, would still narrow every flow to the peer. */
 	if (icmp6_error_to_tcp(n, m, mtu) == 0) {
 		US_NET_STAT_INC(n, icmp6_ptb_drop_tcp_ignored);
 		goto out;

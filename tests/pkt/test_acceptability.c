@@ -5,8 +5,9 @@
  * receive window.  Every script asserts exactly what we send back.
  *
  * Windows used: after ESTABLISH, RCV.NXT = 1001 and RCV.WND = 65535, so the
- * last acceptable sequence number is 66535.  With rcvbuf = 1000 the window
- * is 1000, and 1000 unread bytes close it (RCV.NXT = 2001, RCV.WND = 0). */
+ * last acceptable sequence number is 66535 (66536 for a segment of no
+ * length).  With rcvbuf = 1000 the window is 1000, and 1000 unread bytes
+ * close it (RCV.NXT = 2001, RCV.WND = 0). */
 #include "tests/pkt/harness.h"
 
 #include <errno.h>
@@ -148,7 +149,26 @@ static void test_empty_at_window_end_acceptable(void **state)
 	FINISH(t, 1);
 }
 
-/* Case 2 outside the window (at RCV.NXT+RCV.WND, and before RCV.NXT):
+/* Just past the window (SEG.SEQ = RCV.NXT + RCV.WND): accepted, as Linux
+ * does, though RFC 9293's case 2 ends one short.  A peer that filled our
+ * window exactly numbers its ACKs there (SND.NXT), as does one capping its
+ * ACKs at our window's end (Linux's tcp_acceptable_seq); refused, they are
+ * answered, and two ends refusing each other's answers exchange ACKs
+ * forever. */
+static void test_empty_at_right_edge_acceptable(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+
+	ESTABLISH(t);
+	INJECT(t, SEG(.seq = WND_LAST + 1, .ack = 1, .win = 4000));
+	EXPECT_NOTHING(t);
+	assert_int_equal(info_of(t->conn).snd_wnd, 4000);
+	assert_int_equal(STAT(t, drop_unacceptable), 0);
+	FINISH(t, 1);
+}
+
+/* Case 2 outside the window (past RCV.NXT+RCV.WND, and before RCV.NXT):
  * unacceptable: ACK sent, segment dropped (its window ignored). */
 static void test_empty_outside_window_unacceptable(void **state)
 {
@@ -156,7 +176,7 @@ static void test_empty_outside_window_unacceptable(void **state)
 	struct pkt_t *t = pkt_start(NULL);
 
 	ESTABLISH(t);
-	INJECT(t, SEG(.seq = WND_LAST + 1, .ack = 1, .win = 4000));
+	INJECT(t, SEG(.seq = WND_LAST + 2, .ack = 1, .win = 4000));
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 1001, .win = 65535, .len = 0));
 	INJECT(t, SEG(.seq = 1000, .ack = 1, .win = 4000));
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 1001, .win = 65535, .len = 0));
@@ -257,6 +277,27 @@ static void test_data_and_fin_trimmed_to_window(void **state)
 	assert_int_equal(t->rx_len, 1500);
 	assert_true(t->eof);
 	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 2502, .win = 1000));
+	FINISH(t, 1);
+}
+
+/* A resend spanning the whole window (starting before RCV.NXT, its FIN past
+ * the right edge): neither end in the window, so the RFC's two tests would
+ * refuse it, yet its new text fits.  Taken: the old part cut (D-SACK), the
+ * FIN dropped, the window filled, an ACK at once. */
+static void test_segment_spanning_window_takes_new_text(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start_small_window();
+
+	INJECT(t, SEG(.flags = TH_FIN | TH_PSH | TH_ACK, .seq = 901, .ack = 1, .len = 1100));
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 2001, .win = 0, .len = 0));
+	assert_int_equal(STAT(t, drop_unacceptable), 0);
+	assert_int_equal(STAT(t, drop_window_trimmed), 1);
+	assert_int_equal(info_of(t->conn).state, TCP_ESTABLISHED);
+	APP_READ(t);
+	assert_int_equal(t->rx_len, 1000);
+	assert_false(t->eof);
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1, .ack = 2001, .win = 1000));
 	FINISH(t, 1);
 }
 
@@ -530,12 +571,14 @@ int main(void)
 		PKT_TEST(test_zero_window_rst_at_rcv_nxt_resets),
 		PKT_TEST(test_empty_at_rcv_nxt_acceptable),
 		PKT_TEST(test_empty_at_window_end_acceptable),
+		PKT_TEST(test_empty_at_right_edge_acceptable),
 		PKT_TEST(test_empty_outside_window_unacceptable),
 		PKT_TEST(test_data_at_rcv_nxt_acceptable),
 		PKT_TEST(test_data_with_options_acceptable),
 		PKT_TEST(test_data_straddling_rcv_nxt_keeps_new_part),
 		PKT_TEST(test_data_outside_window_unacceptable),
 		PKT_TEST(test_data_and_fin_trimmed_to_window),
+		PKT_TEST(test_segment_spanning_window_takes_new_text),
 		PKT_TEST(test_fin_just_beyond_full_window_trimmed),
 		PKT_TEST(test_fin_on_zero_window_not_taken),
 		PKT_TEST(test_rst_exact_resets),

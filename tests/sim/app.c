@@ -1,9 +1,12 @@
 /* tests/sim/app.c: the applications of a world, drawn in its plan.
  *
- * A conversation is a client and a server on two stacks, each sending its
- * own stream (a pattern of the conversation, the direction and the offset,
- * so every byte read is checked: right byte, right place, once) and reading
- * the other's, fast, slowly or after a stall (zero windows).  The client
+ * A conversation is a client and a server on two stacks, over IPv4 or IPv6
+ * as its plan draws (an IPv4 client may use an AF_INET6 socket and the
+ * server's v4-mapped address; a server listens on one dual-stack socket or
+ * one per family, world.h sim_eng lfd), each sending its own stream (a
+ * pattern of the conversation, the direction and the offset, so every byte
+ * read is checked: right byte, right place, once) and reading the other's,
+ * fast, slowly or after a stall (zero windows).  The client
  * connects (with data in the SYN when the plan says Fast Open), may pause
  * mid-stream with keepalive on, and ends by a half-close, a close, or one
  * side resets on purpose; the server may move its end to the other engine.
@@ -46,6 +49,20 @@ static unsigned end_stack(const struct sim_plan *p, unsigned k, unsigned s)
 	return s == 0 ? p->conv[k].cli : p->conv[k].srv;
 }
 
+const char *sim_conv_str(const struct sim_world *w, unsigned k)
+{
+	static char out[2 * US_IN6_EPSTRLEN + 32];
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	struct us_in6 cli = sim_stack_addr(cp->cli, cp->family);
+	struct us_in6 srv = sim_stack_addr(cp->srv, cp->family);
+	char a[US_IN6_EPSTRLEN], b[US_IN6_EPSTRLEN];
+
+	us_in6_endpoint_str(&cli, w->conv[k].cport, a, sizeof(a));
+	us_in6_endpoint_str(&srv, SIM_TCP_PORT, b, sizeof(b));
+	snprintf(out, sizeof(out), "ipv%u%s %s -> %s", cp->family, cp->mapped ? " v4-mapped" : "", a, b);
+	return out;
+}
+
 /* A byte moved at this end: its patience starts again. */
 static void end_moved(struct sim_world *w, unsigned k, unsigned s)
 {
@@ -79,8 +96,8 @@ static void end_error(struct sim_world *w, unsigned k, unsigned s, int err)
 	e->err = err;
 	e->err_ns = w->now;
 	if (w->verbose)
-		fprintf(stderr, "  conv %u %s: %s at %.6fs\n", k, s ? "server" : "client",
-			strerror(err), (w->now - w->t0) / 1e9);
+		fprintf(stderr, "  conv %u (%s) %s: %s at %.6fs\n", k, sim_conv_str(w, k),
+			s ? "server" : "client", strerror(err), (w->now - w->t0) / 1e9);
 	end_close(w, e);
 }
 
@@ -174,13 +191,15 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 			return;
 		}
 		if (e->rcvd + (uint64_t)n > other->bytes)
-			sim_fail(w, "conv %u %s: %lu bytes read, the stream has %lu", k,
-				 s ? "server" : "client", (unsigned long)(e->rcvd + (uint64_t)n),
+			sim_fail(w, "conv %u (%s) %s: %lu bytes read, the stream has %lu", k,
+				 sim_conv_str(w, k), s ? "server" : "client",
+				 (unsigned long)(e->rcvd + (uint64_t)n),
 				 (unsigned long)other->bytes);
 		for (ssize_t i = 0; i < n; i++)
 			if (buf[i] != pattern(k, !s, e->rcvd + (uint64_t)i))
-				sim_fail(w, "conv %u %s: byte %lu is %#x, sent %#x", k,
-					 s ? "server" : "client", (unsigned long)(e->rcvd + (uint64_t)i),
+				sim_fail(w, "conv %u (%s) %s: byte %lu is %#x, sent %#x", k,
+					 sim_conv_str(w, k), s ? "server" : "client",
+					 (unsigned long)(e->rcvd + (uint64_t)i),
 					 buf[i], pattern(k, !s, e->rcvd + (uint64_t)i));
 		e->rcvd += (uint64_t)n;
 		end_moved(w, k, s);
@@ -231,8 +250,8 @@ static void end_finish(struct sim_world *w, unsigned k, unsigned s)
 	 * rightly: its new incarnation accepts this end's next SYN as a
 	 * stranger's and closes it (the verdict then counts the restart). */
 	if (e->eof && !all_in && !w->conv[k].aborted && !e->lost && !w->conv[k].end[!s].lost)
-		sim_fail(w, "conv %u %s: end of stream after %lu of %lu bytes", k,
-			 s ? "server" : "client", (unsigned long)e->rcvd,
+		sim_fail(w, "conv %u (%s) %s: end of stream after %lu of %lu bytes", k,
+			 sim_conv_str(w, k), s ? "server" : "client", (unsigned long)e->rcvd,
 			 (unsigned long)cp->side[!s].bytes);
 	if (s == 0 && cp->end == SIM_END_HALF && all_out && !e->shut) {
 		if (us_shutdown(e->fd, US_SHUT_WR) != 0) {
@@ -323,8 +342,9 @@ static void end_patience(struct sim_world *w, unsigned k, unsigned s)
 
 	if (!sim_explained(w, k) && !w->conv[k].aborted && !orphan_lost &&
 	    !retransmitting_into_loss(w, k, s))
-		sim_fail(w, "conv %u %s: nothing moved for %.0f s (%lu bytes sent, %lu read)", k,
-			 s ? "server" : "client", SIM_PATIENCE / 1e9, (unsigned long)e->sent,
+		sim_fail(w, "conv %u (%s) %s: nothing moved for %.0f s (%lu bytes sent, %lu read)", k,
+			 sim_conv_str(w, k), s ? "server" : "client", SIM_PATIENCE / 1e9,
+			 (unsigned long)e->sent,
 			 (unsigned long)e->rcvd);
 	us_setsockopt(e->fd, US_SOL_SOCKET, US_SO_LINGER, &lg, sizeof(lg));
 	e->err = ETIMEDOUT;
@@ -354,19 +374,23 @@ static void client_start(struct sim_world *w, unsigned k)
 	const struct sim_conv_plan *cp = &w->plan.conv[k];
 	struct sim_conv *c = &w->conv[k];
 	struct sim_end *e = &c->end[0];
-	struct sockaddr_in dst = sim_addr(sim_ip(cp->srv), SIM_TCP_PORT), me;
-	socklen_t mlen = sizeof(me);
+	int domain = cp->family == 6 || cp->mapped ? AF_INET6 : AF_INET;
+	struct us_in6 srv = sim_stack_addr(cp->srv, cp->family), mine;
+	struct sockaddr_storage dst, me;
+	socklen_t dlen = sim_sockaddr(domain, &srv, SIM_TCP_PORT, &dst), mlen = sizeof(me);
 	int one = 1, rc;
 
 	c->started = true;
 	w->n.convs++;
+	w->n.convs_ip6 += cp->family == 6;
+	w->n.convs_mapped += cp->mapped;
 	if (!w->st[cp->cli].up) { /* its stack is down: nobody to start it */
 		e->lost = true;
 		e->done = true;
 		return;
 	}
 	sim_bind(w, cp->cli, cp->cli_eng);
-	*e = (struct sim_end){ .fd = us_socket(AF_INET, SOCK_STREAM, 0), .eng = cp->cli_eng,
+	*e = (struct sim_end){ .fd = us_socket(domain, SOCK_STREAM, 0), .eng = cp->cli_eng,
 			       .epoch = w->st[cp->cli].epoch, .open = true, .born_ns = w->now };
 	end_moved(w, k, 0);
 	if (e->fd < 0)
@@ -381,14 +405,13 @@ static void client_start(struct sim_world *w, unsigned k)
 
 		for (uint64_t i = 0; i < len; i++)
 			buf[i] = pattern(k, 0, i);
-		n = us_sendto(e->fd, buf, (size_t)len, US_MSG_FASTOPEN, (struct sockaddr *)&dst,
-			      sizeof(dst));
+		n = us_sendto(e->fd, buf, (size_t)len, US_MSG_FASTOPEN, (struct sockaddr *)&dst, dlen);
 		rc = n < 0 ? -1 : 0;
 		if (n > 0)
 			e->sent = (uint64_t)n;
 		w->n.tfo++;
 	} else {
-		rc = us_connect(e->fd, (struct sockaddr *)&dst, sizeof(dst));
+		rc = us_connect(e->fd, (struct sockaddr *)&dst, dlen);
 	}
 	if (rc != 0 && errno != EINPROGRESS) {
 		end_error(w, k, 0, errno);
@@ -396,13 +419,14 @@ static void client_start(struct sim_world *w, unsigned k)
 	}
 	if (us_getsockname(e->fd, (struct sockaddr *)&me, &mlen) != 0)
 		sim_fail(w, "us_getsockname: %s", strerror(errno));
-	c->cport = ntohs(me.sin_port);
+	sim_sockaddr_parse(&me, &mine, &c->cport);
 	w->progress = true;
 }
 
 /* The conversation an accepted connection belongs to: the latest one from
  * that client port not yet accepted (or moving here); -1 if none. */
-static int conv_of(struct sim_world *w, unsigned stack, uint32_t ip, uint16_t port, bool *dup)
+static int conv_of(struct sim_world *w, unsigned stack, const struct us_in6 *ip, uint16_t port,
+		   bool *dup)
 {
 	int found = -1;
 
@@ -410,8 +434,9 @@ static int conv_of(struct sim_world *w, unsigned stack, uint32_t ip, uint16_t po
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		const struct sim_conv *c = &w->conv[k];
 		const struct sim_conv_plan *cp = &w->plan.conv[k];
+		struct us_in6 cli = sim_stack_addr(cp->cli, cp->family);
 
-		if (cp->off || !c->started || cp->srv != stack || sim_ip(cp->cli) != ip ||
+		if (cp->off || !c->started || cp->srv != stack || !us_in6_eq(&cli, ip) ||
 		    c->cport != port)
 			continue;
 		if (!c->end[1].open || c->end[1].moving)
@@ -424,51 +449,74 @@ static int conv_of(struct sim_world *w, unsigned stack, uint32_t ip, uint16_t po
 	return found;
 }
 
-static void server_accept(struct sim_world *w, unsigned i, unsigned g)
+/* An accepted peer on listener j of a stack: the family its socket names
+ * (a V6ONLY listener takes no IPv4 peer). */
+static void accept_check(struct sim_world *w, unsigned i, unsigned j,
+			 const struct sockaddr_storage *peer, const struct us_in6 *ip, uint16_t port)
+{
+	int domain = !w->plan.ip6 || (j == 0 && !w->plan.stack[i].dual) ? AF_INET : AF_INET6;
+	char ep[US_IN6_EPSTRLEN];
+
+	if (peer->ss_family == domain && !(j == 1 && us_in6_is_v4mapped(ip)))
+		return;
+	us_in6_endpoint_str(ip, port, ep, sizeof(ep));
+	sim_fail(w, "stack %u listener %u (%s%s) accepted %s as family %d", i, j,
+		 domain == AF_INET ? "AF_INET" : "AF_INET6", j == 1 ? ", V6ONLY" : "", ep,
+		 peer->ss_family);
+}
+
+/* A new server end (or a moved one arriving). */
+static void server_end(struct sim_world *w, unsigned i, unsigned g, int k, int fd)
+{
+	struct sim_end *e = &w->conv[k].end[1];
+	int one = 1;
+
+	if (e->moving) {
+		if (e->eng != g)
+			sim_fail(w, "conv %d moved to engine %u, arrived on %u", k, e->eng, g);
+		e->fd = fd;
+		e->moving = false;
+		return;
+	}
+	*e = (struct sim_end){ .fd = fd, .eng = g, .epoch = w->st[i].epoch, .open = true,
+			       .born_ns = w->now };
+	end_moved(w, (unsigned)k, 1);
+	if (w->plan.conv[k].side[1].nodelay)
+		us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	if (w->plan.conv[k].side[1].keepalive || w->plan.conv[k].idle_ns)
+		us_setsockopt(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
+}
+
+static void server_accept(struct sim_world *w, unsigned i, unsigned g, unsigned j)
 {
 	struct sim_eng *eng = &w->st[i].eng[g];
-	struct sockaddr_in peer;
+	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
+	struct us_in6 ip;
+	uint16_t port;
 	bool dup;
 	int fd, k;
 
-	if (eng->lfd < 0)
+	if (eng->lfd[j] < 0)
 		return;
 	sim_bind(w, i, g);
-	while ((fd = us_accept(eng->lfd, (struct sockaddr *)&peer, &plen)) >= 0) {
-		struct sim_end *e;
-
+	while ((fd = us_accept(eng->lfd[j], (struct sockaddr *)&peer, &plen)) >= 0) {
 		w->progress = true;
-		k = conv_of(w, i, ntohl(peer.sin_addr.s_addr), ntohs(peer.sin_port), &dup);
+		sim_sockaddr_parse(&peer, &ip, &port);
+		accept_check(w, i, j, &peer, &ip, port);
+		k = conv_of(w, i, &ip, port, &dup);
+		plen = sizeof(peer);
 		if (k < 0 && dup) { /* a replayed SYN (Fast Open data again): not ours */
 			us_close(fd);
 			continue;
 		}
-		if (k < 0)
-			sim_fail(w, "stack %u accepted %#x:%u, which no application opened", i,
-				 ntohl(peer.sin_addr.s_addr), ntohs(peer.sin_port));
-		e = &w->conv[k].end[1];
-		if (e->moving) {
-			if (e->eng != g)
-				sim_fail(w, "conv %d moved to engine %u, arrived on %u", k, e->eng, g);
-			e->fd = fd;
-			e->moving = false;
-			continue;
-		}
-		*e = (struct sim_end){ .fd = fd, .eng = g, .epoch = w->st[i].epoch, .open = true,
-				       .born_ns = w->now };
-		end_moved(w, (unsigned)k, 1);
-		if (w->plan.conv[k].side[1].nodelay) {
-			int one = 1;
+		if (k < 0) {
+			char ep[US_IN6_EPSTRLEN];
 
-			us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+			us_in6_endpoint_str(&ip, port, ep, sizeof(ep));
+			sim_fail(w, "stack %u accepted %s, which no application opened", i, ep);
 		}
-		if (w->plan.conv[k].side[1].keepalive || w->plan.conv[k].idle_ns) {
-			int one = 1;
-
-			us_setsockopt(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
-		}
-		plen = sizeof(peer);
+		server_end(w, i, g, k, fd);
 	}
 	if (errno != EAGAIN)
 		sim_fail(w, "us_accept: %s", strerror(errno));
@@ -482,22 +530,50 @@ static void sim_apps_start(struct sim_world *w)
 		w->conv[k].end[0].fd = w->conv[k].end[1].fd = -1;
 }
 
+/* A socket of domain and type on port of every address of its family
+ * (both with domain AF_INET6 unless v6only); -1 and errno on failure. */
+static int socket_any(int domain, int type, bool v6only, uint16_t port)
+{
+	struct us_in6 any = domain == AF_INET ? us_in6_of_v4(0) : (struct us_in6){ 0 };
+	struct sockaddr_storage sa;
+	socklen_t len = sim_sockaddr(domain, &any, port, &sa);
+	int one = 1, fd = us_socket(domain, type, 0);
+
+	if (fd >= 0 && ((v6only && us_setsockopt(fd, US_IPPROTO_IPV6, US_IPV6_V6ONLY, &one,
+						  sizeof(one)) != 0) ||
+			us_bind(fd, (struct sockaddr *)&sa, len) != 0))
+		return -1;
+	return fd;
+}
+
+/* Stack i's sockets of one kind into fds[2] (world.h): AF_INET; or with
+ * [ip6], one AF_INET6 of both families, or AF_INET and AF_INET6 V6ONLY. */
+static void sockets_open(struct sim_world *w, unsigned i, int type, uint16_t port, int fds[2])
+{
+	bool dual = w->plan.ip6 && w->plan.stack[i].dual;
+
+	fds[0] = socket_any(dual ? AF_INET6 : AF_INET, type, false, port);
+	fds[1] = -1;
+	if (fds[0] >= 0 && w->plan.ip6 && !dual)
+		fds[1] = socket_any(AF_INET6, type, true, port);
+	if (fds[0] < 0 || (w->plan.ip6 && !dual && fds[1] < 0))
+		sim_fail(w, "stack %u: %s socket on port %u: %s", i,
+			 type == SOCK_STREAM ? "TCP" : "UDP", port, strerror(errno));
+}
+
 static void sim_apps_stack_up(struct sim_world *w, unsigned i)
 {
-	struct sockaddr_in any = sim_addr(0, SIM_TCP_PORT), uany = sim_addr(0, SIM_UDP_PORT);
-
 	for (unsigned g = 0; g < w->plan.stack[i].engines; g++) {
 		struct sim_eng *eng = &w->st[i].eng[g];
 
 		sim_bind(w, i, g);
-		eng->lfd = us_socket(AF_INET, SOCK_STREAM, 0);
-		if (eng->lfd < 0 || us_bind(eng->lfd, (struct sockaddr *)&any, sizeof(any)) != 0 ||
-		    us_listen(eng->lfd, (int)w->plan.stack[i].tcp.backlog) != 0)
-			sim_fail(w, "stack %u engine %u: listen: %s", i, g, strerror(errno));
-		eng->ufd = -1;
-		if (g == 0 && ((eng->ufd = us_socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
-			       us_bind(eng->ufd, (struct sockaddr *)&uany, sizeof(uany)) != 0))
-			sim_fail(w, "stack %u: udp: %s", i, strerror(errno));
+		sockets_open(w, i, SOCK_STREAM, SIM_TCP_PORT, eng->lfd);
+		for (unsigned j = 0; j < 2; j++)
+			if (eng->lfd[j] >= 0 && us_listen(eng->lfd[j], (int)w->plan.stack[i].tcp.backlog) != 0)
+				sim_fail(w, "stack %u engine %u: listen: %s", i, g, strerror(errno));
+		eng->ufd[0] = eng->ufd[1] = -1;
+		if (g == 0)
+			sockets_open(w, i, SOCK_DGRAM, SIM_UDP_PORT, eng->ufd);
 	}
 }
 
@@ -513,8 +589,10 @@ static void sim_apps_stack_down(struct sim_world *w, unsigned i)
 			e->done = true;
 			e->fd = -1;
 		}
-	for (unsigned g = 0; g < w->plan.stack[i].engines; g++)
-		w->st[i].eng[g].lfd = w->st[i].eng[g].ufd = -1;
+	for (unsigned g = 0; g < w->plan.stack[i].engines; g++) {
+		w->st[i].eng[g].lfd[0] = w->st[i].eng[g].lfd[1] = -1;
+		w->st[i].eng[g].ufd[0] = w->st[i].eng[g].ufd[1] = -1;
+	}
 }
 
 static void conv_update(struct sim_world *w, unsigned k)
@@ -534,7 +612,8 @@ static void conv_update(struct sim_world *w, unsigned k)
 	if (cl->done && !sv->open && !client_failed &&
 	    w->now >= w->t0 + w->plan.conv[k].start_ns + SIM_PATIENCE) {
 		if (!sim_explained(w, k) && !sim_path_lossy(w, w->plan.conv[k].cli, w->plan.conv[k].srv))
-			sim_fail(w, "conv %u: the server never accepted the client's connection", k);
+			sim_fail(w, "conv %u (%s): the server never accepted the client's connection", k,
+				 sim_conv_str(w, k));
 		w->n.convs_gave_up++;
 		client_failed = true;
 	}
@@ -554,13 +633,17 @@ static void sim_apps_step(struct sim_world *w)
 	for (unsigned k = 0; k < w->plan.nconvs; k++) {
 		if (w->plan.conv[k].off)
 			continue;
-		if (!w->conv[k].started && w->now >= w->t0 + w->plan.conv[k].start_ns)
+		/* A client starts once its stack's DAD is done (us_init returns
+		 * only then). */
+		if (!w->conv[k].started && w->now >= w->t0 + w->plan.conv[k].start_ns &&
+		    !w->st[w->plan.conv[k].cli].dad_pending)
 			client_start(w, k);
 		end_step(w, k, 0);
 	}
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned g = 0; w->st[i].up && g < w->plan.stack[i].engines; g++)
-			server_accept(w, i, g);
+			for (unsigned j = 0; j < 2; j++)
+				server_accept(w, i, g, j);
 	for (unsigned k = 0; k < w->plan.nconvs; k++)
 		if (!w->plan.conv[k].off) {
 			end_step(w, k, 1);

@@ -84,6 +84,18 @@ static struct track *track_of(struct sim_world *w, unsigned stack, const struct 
 	return NULL; /* full: this one goes untracked */
 }
 
+/* "local -> remote" of c, as [addr]:port, for a failure report. */
+static const char *tcb_str(const struct tcp_conn *c)
+{
+	static char out[2 * US_IN6_EPSTRLEN + 8];
+	char l[US_IN6_EPSTRLEN], r[US_IN6_EPSTRLEN];
+
+	us_in6_endpoint_str(&c->local_ip, c->local_port, l, sizeof(l));
+	us_in6_endpoint_str(&c->remote_ip, c->remote_port, r, sizeof(r));
+	snprintf(out, sizeof(out), "%s -> %s", l, r);
+	return out;
+}
+
 static bool synchronized(enum tcp_state s)
 {
 	return s >= TCP_ESTABLISHED && s <= TCP_TIME_WAIT;
@@ -92,12 +104,12 @@ static bool synchronized(enum tcp_state s)
 static void check_seq(struct sim_world *w, const struct walk_ctx *x, const struct tcp_conn *c)
 {
 	if (!SEQ_LEQ(c->snd_una, c->snd_nxt) || !SEQ_LEQ(c->snd_nxt, c->snd_max))
-		sim_fail(w, "stack %u engine %u port %u->%u %s: SND.UNA %u SND.NXT %u SND.MAX %u out of order",
-			 x->stack, x->eng, c->local_port, c->remote_port, tcp_state_str((uint8_t)c->state),
+		sim_fail(w, "stack %u engine %u %s %s: SND.UNA %u SND.NXT %u SND.MAX %u out of order",
+			 x->stack, x->eng, tcb_str(c), tcp_state_str((uint8_t)c->state),
 			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss);
 	if (synchronized(c->state) && !c->in_recovery && c->mss > 0 && c->cwnd < c->mss)
-		sim_fail(w, "stack %u port %u->%u %s: cwnd %u below one SMSS (%u), ssthresh %u, %s, una %u nxt %u max %u, rtos %lu, episodes %lu",
-			 x->stack, c->local_port, c->remote_port, tcp_state_str((uint8_t)c->state),
+		sim_fail(w, "stack %u %s %s: cwnd %u below one SMSS (%u), ssthresh %u, %s, una %u nxt %u max %u, rtos %lu, episodes %lu",
+			 x->stack, tcb_str(c), tcp_state_str((uint8_t)c->state),
 			 c->cwnd, c->mss, c->ssthresh, c->in_recovery ? "in recovery" : "not in recovery",
 			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
 			 (unsigned long)c->rtos, (unsigned long)c->recovery_episodes);
@@ -112,8 +124,8 @@ static void check_scoreboard(struct sim_world *w, const struct walk_ctx *x, cons
 
 		if (!SEQ_LT(r->start, r->end) || SEQ_LT(r->start, c->snd_una) ||
 		    SEQ_GT(r->end, c->snd_max) || (i > 0 && !SEQ_LT(sb->r[i - 1].end, r->start)))
-			sim_fail(w, "stack %u port %u->%u: SACK range %u [%u, %u) outside [SND.UNA %u, SND.MAX %u] or out of order",
-				 x->stack, c->local_port, c->remote_port, i, r->start - c->iss,
+			sim_fail(w, "stack %u %s: SACK range %u [%u, %u) outside [SND.UNA %u, SND.MAX %u] or out of order",
+				 x->stack, tcb_str(c), i, r->start - c->iss,
 				 r->end - c->iss, c->snd_una - c->iss, c->snd_max - c->iss);
 	}
 }
@@ -147,8 +159,8 @@ static int check_one(void *arg, const struct tcp_conn *c)
 	record(w, t, c);
 	if (synchronized(c->state) && c->state != TCP_TIME_WAIT) {
 		if (t->edge_valid && SEQ_LT(c->rcv_adv, t->edge))
-			sim_fail(w, "stack %u port %u->%u %s: the receive window's right edge moved left by %u (RCV.NXT %u)",
-				 x->stack, c->local_port, c->remote_port, tcp_state_str((uint8_t)c->state),
+			sim_fail(w, "stack %u %s %s: the receive window's right edge moved left by %u (RCV.NXT %u)",
+				 x->stack, tcb_str(c), tcp_state_str((uint8_t)c->state),
 				 t->edge - c->rcv_adv, c->rcv_nxt - c->irs);
 		t->edge = c->rcv_adv;
 		t->edge_valid = true;

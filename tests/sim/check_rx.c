@@ -11,7 +11,8 @@
  * after the application closed, after the peer's FIN, an ACK the RFCs
  * reject (beyond SND.MAX, or older than the window), and a timestamp
  * older than TS.Recent (PAWS).  A stall that any lossy path would
- * explain is caught here at the segment that started it.
+ * explain is caught here at the segment that started it.  Both families:
+ * IPv4 and IPv6's fixed header (the stacks send no extension headers).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,42 +124,72 @@ static void pending_add(struct sim_world *w, const struct rx_pending *p)
 	x->p[x->n++] = *p;
 }
 
-void sim_rx_check_frame(struct sim_world *w, unsigned stack, const struct rte_mbuf *m)
+/* The TCP segment of frame m over IPv4 (not a fragment) or IPv6 (the sim
+ * makes no extension headers): its addresses as tcp/ holds them, its
+ * header and its payload's length.  False for anything else. */
+static bool segment_of(const struct rte_mbuf *m, struct us_in6 *src, struct us_in6 *dst,
+		       const struct rte_tcp_hdr **th, uint32_t *payload)
 {
 	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
+	uint32_t len = rte_pktmbuf_data_len(m), hlen, tot, doff;
+
+	if (len < sizeof(*eh) + sizeof(struct rte_ipv4_hdr) + sizeof(**th))
+		return false;
+	if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
+
+		if (ip->next_proto_id != IPPROTO_TCP ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+			return false;
+		hlen = (uint32_t)(ip->version_ihl & 0xf) * 4;
+		tot = rte_be_to_cpu_16(ip->total_length);
+		*src = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
+		*dst = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
+		if (hlen < sizeof(*ip))
+			return false;
+	} else if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eh + 1);
+
+		if (len < sizeof(*eh) + sizeof(*ip) + sizeof(**th) || ip->proto != IPPROTO_TCP)
+			return false;
+		hlen = sizeof(*ip);
+		tot = hlen + rte_be_to_cpu_16(ip->payload_len);
+		memcpy(src->b, ip->src_addr, sizeof(src->b));
+		memcpy(dst->b, ip->dst_addr, sizeof(dst->b));
+	} else {
+		return false;
+	}
+	if (sizeof(*eh) + hlen + sizeof(**th) > len || tot > len - sizeof(*eh))
+		return false;
+	*th = (const struct rte_tcp_hdr *)((const uint8_t *)(eh + 1) + hlen);
+	doff = (uint32_t)((*th)->data_off >> 4) * 4;
+	if (doff < sizeof(**th) || hlen + doff >= tot)
+		return false;
+	*payload = tot - hlen - doff;
+	return true;
+}
+
+void sim_rx_check_frame(struct sim_world *w, unsigned stack, const struct rte_mbuf *m)
+{
 	const struct rte_tcp_hdr *th;
-	uint32_t ihl, tot, doff, seq, end, tsval = 0;
+	uint32_t seq, len, tsval = 0;
 	struct us_in6 lip, rip;
 	struct tcp_conn *c;
 	bool has_ts;
 
-	if (rte_pktmbuf_data_len(m) < sizeof(*eh) + sizeof(*ip) + sizeof(*th) ||
-	    eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || ip->next_proto_id != IPPROTO_TCP ||
-	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
-		return;
-	ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
-	tot = rte_be_to_cpu_16(ip->total_length);
-	if (ihl < sizeof(*ip) || sizeof(*eh) + ihl + sizeof(*th) > rte_pktmbuf_data_len(m))
-		return;
-	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + ihl);
-	doff = (uint32_t)(th->data_off >> 4) * 4;
-	if (doff < sizeof(*th) || tot > rte_pktmbuf_data_len(m) - sizeof(*eh) || ihl + doff >= tot ||
+	if (!segment_of(m, &rip, &lip, &th, &len) ||
 	    (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG)) || !(th->tcp_flags & RTE_TCP_ACK_FLAG))
 		return;
 	seq = rte_be_to_cpu_32(th->sent_seq);
-	end = seq + (tot - ihl - doff);
-	lip = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
-	rip = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
 	c = conn_of(w, stack, &lip, rte_be_to_cpu_16(th->dst_port), &rip,
 		    rte_be_to_cpu_16(th->src_port));
 	has_ts = tsval_of(th, &tsval);
-	if (c == NULL || !must_take(c, seq, end, rte_be_to_cpu_32(th->recv_ack), has_ts, tsval))
+	if (c == NULL || !must_take(c, seq, seq + len, rte_be_to_cpu_32(th->recv_ack), has_ts, tsval))
 		return;
 	pending_add(w, &(struct rx_pending){ .stack = stack, .epoch = w->st[stack].epoch,
 					    .lip = c->local_ip, .rip = c->remote_ip,
 					    .lport = c->local_port, .rport = c->remote_port,
-					    .iss = c->iss, .seq = seq, .end = end,
+					    .iss = c->iss, .seq = seq, .end = seq + len,
 					    .nxt0 = c->rcv_nxt, .adv0 = c->rcv_adv });
 }
 
@@ -175,11 +206,16 @@ void sim_rx_check_settle(struct sim_world *w)
 		c = conn_of(w, p->stack, &p->lip, p->lport, &p->rip, p->rport);
 		if (c == NULL || c->iss != p->iss || c->state == TCP_CLOSED)
 			continue; /* reset, or moving between engines */
-		if (SEQ_LT(c->rcv_nxt, p->end))
-			sim_fail(w, "stack %u port %u->%u %s: in-window segment [%u, %u) refused (RCV.NXT %u, right edge %u when it arrived; RCV.NXT %u now)",
-				 p->stack, p->lport, p->rport, tcp_state_str((uint8_t)c->state),
+		if (SEQ_LT(c->rcv_nxt, p->end)) {
+			char l[US_IN6_EPSTRLEN], r[US_IN6_EPSTRLEN];
+
+			us_in6_endpoint_str(&p->lip, p->lport, l, sizeof(l));
+			us_in6_endpoint_str(&p->rip, p->rport, r, sizeof(r));
+			sim_fail(w, "stack %u %s <- %s %s: in-window segment [%u, %u) refused (RCV.NXT %u, right edge %u when it arrived; RCV.NXT %u now)",
+				 p->stack, l, r, tcp_state_str((uint8_t)c->state),
 				 p->seq - c->irs, p->end - c->irs, p->nxt0 - c->irs, p->adv0 - c->irs,
 				 c->rcv_nxt - c->irs);
+		}
 	}
 	x->n = 0;
 }

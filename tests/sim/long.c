@@ -237,6 +237,13 @@ int sim_shrink(const char *argv0, uint64_t seed, const struct sim_cut *from)
 		if (!candidate(s, seed, &cut) || !same_kind(s, kind))
 			cut.no_impair = false;
 	}
+	/* A failure that stays without IPv6 is not about IPv6. */
+	if (plan.ip6 && !cut.ip4_only) {
+		cut.ip4_only = true;
+		tries++;
+		if (!candidate(s, seed, &cut) || !same_kind(s, kind))
+			cut.ip4_only = false;
+	}
 	candidate(s, seed, &cut); /* the final failure: its event number */
 	cut.max_events = s->n.events;
 	sim_plan_cut(&plan, &cut);

@@ -9,8 +9,11 @@
  *          [--rx-ns NS] [--bytes B] [--link SPEC | --impair] [--mbufs M]
  *          [--check-every E]         a close storm (storm.c): N connections closed at once
  *   cuts: --cut-stacks M --cut-convs M --cut-udp M --cut-faults M (bit masks),
- *         --max-events E, --no-impair;   --plan prints the world, -v its errors,
- *         --pcap FILE writes every frame sent, stamped with simulated time
+ *         --max-events E, --no-impair, --ip4-only (the world as its seed drew
+ *         it before IPv6: how the seeds recorded then replay);
+ *   --plan prints the world, -v its errors, --pcap FILE writes every frame
+ *   sent, stamped with simulated time.  A seeds file has a seed a line,
+ *   "SEED" or "SEED ip4-only".
  *
  * Exit 0 when every world passed, 1 on a failure (its line says the seed
  * and the event; the command that replays it follows), 2 on usage errors.
@@ -106,9 +109,16 @@ void sim_print_command(FILE *f, uint64_t seed, const struct sim_cut *c)
 		fprintf(f, " --cut-faults %#x", c->faults);
 	if (c->no_impair)
 		fprintf(f, " --no-impair");
+	if (c->ip4_only)
+		fprintf(f, " --ip4-only");
 	if (c->max_events)
 		fprintf(f, " --max-events %" PRIu64, c->max_events);
 	fprintf(f, "\n");
+}
+
+void sim_print_shrink(FILE *f, uint64_t seed, const struct sim_cut *c)
+{
+	fprintf(f, "us-sim --shrink --seed %" PRIu64 "%s\n", seed, c->ip4_only ? " --ip4-only" : "");
 }
 
 /* Coverage over many worlds */
@@ -185,7 +195,14 @@ struct sim_world *sim_last_world(void)
 	return &world;
 }
 
-static int read_seeds(const char *path, uint64_t **out, size_t *n)
+/* A line of a seeds file: "SEED" or "SEED ip4-only" (the world as drawn
+ * before IPv6: a seed recorded then). */
+struct seed_line {
+	uint64_t seed;
+	bool ip4_only;
+};
+
+static int read_seeds(const char *path, struct seed_line **out, size_t *n)
 {
 	FILE *f = fopen(path, "r");
 	char line[256];
@@ -198,52 +215,61 @@ static int read_seeds(const char *path, uint64_t **out, size_t *n)
 	*n = 0;
 	*out = NULL;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char *end;
+		char *end, word[32] = "";
 		unsigned long long v = strtoull(line, &end, 0);
 
 		if (end == line || line[0] == '#')
 			continue;
+		if (sscanf(end, "%31s", word) == 1 && strcmp(word, "ip4-only") != 0) {
+			fprintf(stderr, "us-sim: %s: seed %llu: '%s' is not ip4-only\n", path, v, word);
+			fclose(f);
+			return -1;
+		}
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 64;
 			*out = realloc(*out, cap * sizeof(**out));
 			if (*out == NULL)
 				abort();
 		}
-		(*out)[(*n)++] = v;
+		(*out)[(*n)++] = (struct seed_line){ .seed = v, .ip4_only = word[0] != 0 };
 	}
 	fclose(f);
 	return 0;
 }
 
 /* The worlds of a list: each once (twice with --replay). */
-static int run_list(const struct opts *o, const uint64_t *seeds, size_t n)
+static int run_list(const struct opts *o, const struct seed_line *seeds, size_t n)
 {
 	struct sim_counts total = {0};
 	double t0 = sim_wall();
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t digest;
+		struct sim_cut cut = o->cut;
+		uint64_t digest, seed = seeds[i].seed;
 
-		if (sim_run_one(seeds[i], &o->cut, o->verbose, o->plan) != 0) {
+		cut.ip4_only |= seeds[i].ip4_only;
+		if (sim_run_one(seed, &cut, o->verbose, o->plan) != 0) {
 			printf("FAIL %s\n  replay: ", world.fail);
-			sim_print_command(stdout, seeds[i], &o->cut);
-			printf("  shrink: us-sim --shrink --seed %" PRIu64 "\n", seeds[i]);
+			sim_print_command(stdout, seed, &cut);
+			printf("  shrink: ");
+			sim_print_shrink(stdout, seed, &cut);
 			return 1;
 		}
 		sim_counts_add(&total, &world.n);
 		digest = world.digest;
 		if (o->verbose || o->plan)
-			printf("seed %" PRIu64 ": pass, %" PRIu64 " events, %" PRIu64 " frames, %.1f s simulated, digest %016" PRIx64 "\n",
-			       seeds[i], world.n.events, world.n.frames, world.n.sim_ns / 1e9, digest);
+			printf("seed %" PRIu64 "%s: pass, %" PRIu64 " events, %" PRIu64 " frames, %.1f s simulated, digest %016" PRIx64 "\n",
+			       seed, cut.ip4_only ? " (ip4-only)" : "", world.n.events, world.n.frames,
+			       world.n.sim_ns / 1e9, digest);
 		if (o->replay) {
-			if (sim_run_one(seeds[i], &o->cut, false, false) != 0) {
+			if (sim_run_one(seed, &cut, false, false) != 0) {
 				printf("FAIL replay of seed %" PRIu64 " failed where the first run passed: %s\n",
-				       seeds[i], world.fail);
+				       seed, world.fail);
 				return 1;
 			}
 			if (world.digest != digest) {
 				printf("FAIL seed %" PRIu64 ": replay digest %016" PRIx64 " differs from %016" PRIx64 "\n",
-				       seeds[i], world.digest, digest);
+				       seed, world.digest, digest);
 				return 1;
 			}
 		}
@@ -271,7 +297,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: us-sim (--seed S [--count N] | --seeds FILE | --secs T [--jobs J] [--seed S]) "
 			"[--replay] [--shrink] [--plan] [-v] [-q]\n"
-			"       [--cut-stacks M] [--cut-convs M] [--cut-udp M] [--cut-faults M] [--max-events E] [--no-impair]\n"
+			"       [--cut-stacks M] [--cut-convs M] [--cut-udp M] [--cut-faults M] [--max-events E] [--no-impair] [--ip4-only]\n"
 			"       us-sim --storm N [--seed S] [--close-rate R] [--open-rate R] [--rxq Q] [--rx-ns NS]\n"
 			"              [--bytes B] [--link SPEC | --impair] [--mbufs M] [--check-every E] [--pcap F] [-v]\n");
 	exit(2);
@@ -308,7 +334,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "storm", 1, NULL, 'N' }, { "close-rate", 1, NULL, 'R' }, { "open-rate", 1, NULL, 'O' },
 		{ "rxq", 1, NULL, 'Q' }, { "rx-ns", 1, NULL, 'X' }, { "bytes", 1, NULL, 'B' },
 		{ "link", 1, NULL, 'L' }, { "impair", 0, NULL, 'i' }, { "mbufs", 1, NULL, 'M' },
-		{ "check-every", 1, NULL, 'e' },
+		{ "check-every", 1, NULL, 'e' }, { "ip4-only", 0, NULL, '4' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -334,6 +360,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'F': o->cut.faults = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': o->cut.max_events = strtoull(optarg, NULL, 0); break;
 		case 'I': o->cut.no_impair = true; break;
+		case '4': o->cut.ip4_only = true; break;
 		case 'P': o->pcap = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'q': o->quiet = true; break;
@@ -375,7 +402,7 @@ static int run_storm(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o;
-	uint64_t *seeds;
+	struct seed_line *seeds;
 	size_t n;
 	int rc;
 
@@ -398,7 +425,7 @@ int main(int argc, char **argv)
 		if (seeds == NULL)
 			return 2;
 		for (size_t i = 0; i < n; i++)
-			seeds[i] = o.seed + i;
+			seeds[i] = (struct seed_line){ .seed = o.seed + i };
 	}
 	rc = run_list(&o, seeds, n);
 	if (world.pcap != NULL)

@@ -5,13 +5,32 @@
 #include <math.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "stack/base/timer.h"
 #include "tests/sim/plan.h"
 #include "tests/sim/rng.h"
 
 /* Streams: one per element kind and index. */
 enum { S_WORLD, S_STACK = 0x100, S_LINK = 0x200, S_CONV = 0x300, S_UDP = 0x400,
-       S_FAULT = 0x500 };
+       S_FAULT = 0x500, /* 0x600: the world's own draws while it runs (world.c) */
+       S_IP6 = 0x700, S_IP6_STACK = 0x800, S_IP6_CONV = 0x900, S_IP6_UDP = 0xa00,
+       S_IP6_FAULT = 0xb00 };
+
+
+uint32_t sim_ip(unsigned stack)
+{
+	return 0x0a000001u + stack; /* 10.0.0.1 ... */
+}
+
+struct us_in6 sim_stack_addr(unsigned stack, unsigned family)
+{
+	/* fd00:5e::1 ...: a unique local address (RFC 4193), the last byte
+	 * the IPv4 address's. */
+	struct us_in6 a = { .b = { 0xfd, 0x00, 0x00, 0x5e, [15] = (uint8_t)sim_ip(stack) } };
+
+	return family == 6 ? a : us_in6_of_v4(sim_ip(stack));
+}
 
 uint64_t sim_log(struct sim_rng *r, uint64_t lo, uint64_t hi)
 {
@@ -200,6 +219,55 @@ static void draw_fault(struct sim_plan *p, unsigned k)
 	f->mtu = (uint16_t)sim_range(&r, 576, 1400);
 }
 
+/* No [ip6]: everything over IPv4, on AF_INET sockets. */
+static void ip4_only(struct sim_plan *p)
+{
+	p->ip6 = p->dad = false;
+	for (unsigned i = 0; i < p->nstacks; i++)
+		p->stack[i].dual = false;
+	for (unsigned k = 0; k < p->nconvs; k++) {
+		p->conv[k].family = 4;
+		p->conv[k].mapped = false;
+	}
+	for (unsigned k = 0; k < p->nudp; k++)
+		p->udp[k].family = 4;
+}
+
+/* The families, each element from its own stream (plan.h): half the
+ * conversations and flows over IPv6; of the IPv4 conversations, a third
+ * from an AF_INET6 socket (a v4-mapped peer). */
+static void draw_ip6(struct sim_plan *p)
+{
+	struct sim_rng r = sim_rng_of(p->seed, S_IP6);
+
+	p->ip6 = p->mtu >= SIM_IP6_MTU_MIN;
+	p->dad = sim_pct(&r, 30);
+	for (unsigned i = 0; i < p->nstacks; i++) {
+		struct sim_rng s = sim_rng_of(p->seed, S_IP6_STACK + i);
+
+		p->stack[i].dual = sim_pct(&s, 50);
+	}
+	for (unsigned k = 0; k < p->nconvs; k++) {
+		struct sim_rng c = sim_rng_of(p->seed, S_IP6_CONV + k);
+
+		p->conv[k].family = sim_pct(&c, 50) ? 6 : 4;
+		p->conv[k].mapped = p->conv[k].family == 4 && sim_pct(&c, 33);
+	}
+	for (unsigned k = 0; k < p->nudp; k++) {
+		struct sim_rng u = sim_rng_of(p->seed, S_IP6_UDP + k);
+
+		p->udp[k].family = sim_pct(&u, 50) ? 6 : 4;
+	}
+	for (unsigned k = 0; k < p->nfaults; k++) {
+		struct sim_rng f = sim_rng_of(p->seed, S_IP6_FAULT + k);
+
+		p->fault[k].mtu6 = (uint16_t)sim_range(&f, SIM_IP6_MTU_MIN,
+						       RTE_MAX(p->mtu - 20, SIM_IP6_MTU_MIN));
+	}
+	if (!p->ip6)
+		ip4_only(p);
+}
+
 void sim_plan_draw(struct sim_plan *p, uint64_t seed)
 {
 	struct sim_rng r = sim_rng_of(seed, S_WORLD);
@@ -222,6 +290,7 @@ void sim_plan_draw(struct sim_plan *p, uint64_t seed)
 		draw_udp(p, k);
 	for (unsigned k = 0; k < p->nfaults; k++)
 		draw_fault(p, k);
+	draw_ip6(p);
 }
 
 void sim_plan_cut(struct sim_plan *p, const struct sim_cut *cut)
@@ -244,6 +313,8 @@ void sim_plan_cut(struct sim_plan *p, const struct sim_cut *cut)
 		f->off = (cut->faults >> k & 1) || p->stack[f->a].off ||
 			 (f->kind != SIM_F_RESTART && p->stack[f->b].off);
 	}
+	if (cut->ip4_only)
+		ip4_only(p);
 	if (cut->no_impair)
 		for (unsigned a = 0; a < p->nstacks; a++)
 			for (unsigned b = 0; b < p->nstacks; b++) {
@@ -259,47 +330,71 @@ static const char *const read_names[] = { "fast", "slow", "stall" };
 static const char *const end_names[] = { "half-close", "close", "abort" };
 static const char *const fault_names[] = { "partition", "loss", "mtu", "restart" };
 
+static void print_stack(const struct sim_plan *p, unsigned i, FILE *f)
+{
+	const struct sim_stack_plan *s = &p->stack[i];
+	char a4[US_IN6_STRLEN], a6[US_IN6_STRLEN] = "";
+	struct us_in6 v4 = sim_stack_addr(i, 4), v6 = sim_stack_addr(i, 6);
+
+	us_in6_str(&v4, a4, sizeof(a4));
+	if (p->ip6)
+		us_in6_str(&v6, a6, sizeof(a6));
+	fprintf(f, "  stack %u: %s%s%s%s, %u engine(s), rcvbuf %u..%u sndbuf %u, sack %d ts %d ws %d, %s, %s, tfo %u, gso %d gro %d\n",
+		i, a4, p->ip6 ? " " : "", a6,
+		!p->ip6 ? "" : s->dual ? " (dual-stack sockets)" : " (a socket per family)",
+		s->engines, s->tcp.rcvbuf, s->tcp.rcvbuf_max, s->tcp.sndbuf, s->tcp.sack,
+		s->tcp.timestamps, s->tcp.wscale, tcp_rec_alg_name(s->tcp.recovery),
+		tcp_cc_name(s->tcp.cc), s->tcp.fastopen, s->gso, s->gro);
+}
+
+static void print_conv(const struct sim_plan *p, unsigned k, FILE *f)
+{
+	const struct sim_conv_plan *c = &p->conv[k];
+	struct us_in6 dst = sim_stack_addr(c->srv, c->family);
+	char ep[US_IN6_EPSTRLEN];
+
+	us_in6_endpoint_str(&dst, SIM_TCP_PORT, ep, sizeof(ep));
+	fprintf(f, "  conv %u: %u/%u -> %u (%s, ipv%u%s) at %.3fs, %lu<->%lu bytes, read %s/%s, %s%s%s%s\n",
+		k, c->cli, c->cli_eng, c->srv, ep, c->family, c->mapped ? " v4-mapped" : "",
+		c->start_ns / 1e9, (unsigned long)c->side[0].bytes, (unsigned long)c->side[1].bytes,
+		read_names[c->side[0].read], read_names[c->side[1].read], end_names[c->end],
+		c->tfo ? ", tfo" : "", c->idle_ns ? ", idle" : "", c->migrate ? ", migrate" : "");
+}
+
 void sim_plan_print(const struct sim_plan *p, FILE *f)
 {
 	char spec[256];
 
-	fprintf(f, "  world: %u stacks, mtu %u\n", p->nstacks, p->mtu);
-	for (unsigned i = 0; i < p->nstacks; i++) {
-		const struct sim_stack_plan *s = &p->stack[i];
-
-		if (s->off)
-			continue;
-		fprintf(f, "  stack %u: %u engine(s), rcvbuf %u..%u sndbuf %u, sack %d ts %d ws %d, %s, %s, tfo %u, gso %d gro %d\n",
-			i, s->engines, s->tcp.rcvbuf, s->tcp.rcvbuf_max, s->tcp.sndbuf, s->tcp.sack,
-			s->tcp.timestamps, s->tcp.wscale, tcp_rec_alg_name(s->tcp.recovery),
-			tcp_cc_name(s->tcp.cc), s->tcp.fastopen, s->gso, s->gro);
-	}
+	fprintf(f, "  world: %u stacks, mtu %u, %s\n", p->nstacks, p->mtu,
+		!p->ip6 ? "ipv4 only" : p->dad ? "ipv4 and ipv6 (dad on)" : "ipv4 and ipv6 (dad off)");
+	for (unsigned i = 0; i < p->nstacks; i++)
+		if (!p->stack[i].off)
+			print_stack(p, i, f);
 	for (unsigned a = 0; a < p->nstacks; a++)
 		for (unsigned b = 0; b < p->nstacks; b++)
 			if (a != b && !p->stack[a].off && !p->stack[b].off) {
 				nic_impair_format(&p->link[a][b], spec, sizeof(spec));
 				fprintf(f, "  link %u->%u: %s\n", a, b, spec);
 			}
-	for (unsigned k = 0; k < p->nconvs; k++) {
-		const struct sim_conv_plan *c = &p->conv[k];
-
-		if (c->off)
-			continue;
-		fprintf(f, "  conv %u: %u/%u -> %u at %.3fs, %lu<->%lu bytes, read %s/%s, %s%s%s%s\n",
-			k, c->cli, c->cli_eng, c->srv, c->start_ns / 1e9,
-			(unsigned long)c->side[0].bytes, (unsigned long)c->side[1].bytes,
-			read_names[c->side[0].read], read_names[c->side[1].read], end_names[c->end],
-			c->tfo ? ", tfo" : "", c->idle_ns ? ", idle" : "", c->migrate ? ", migrate" : "");
-	}
+	for (unsigned k = 0; k < p->nconvs; k++)
+		if (!p->conv[k].off)
+			print_conv(p, k, f);
 	for (unsigned k = 0; k < p->nudp; k++)
 		if (!p->udp[k].off)
-			fprintf(f, "  udp %u: %u -> %u, %u datagrams up to %u bytes\n", k, p->udp[k].src,
-				p->udp[k].dst, p->udp[k].count, p->udp[k].size_max);
+			fprintf(f, "  udp %u: %u -> %u (ipv%u), %u datagrams up to %u bytes\n", k,
+				p->udp[k].src, p->udp[k].dst, p->udp[k].family, p->udp[k].count,
+				p->udp[k].size_max);
 	for (unsigned k = 0; k < p->nfaults; k++) {
 		const struct sim_fault_plan *x = &p->fault[k];
 
-		if (!x->off)
-			fprintf(f, "  fault %u: %s %u-%u at %.3fs for %.3fs\n", k, fault_names[x->kind],
-				x->a, x->b, x->at_ns / 1e9, x->dur_ns / 1e9);
+		if (x->off)
+			continue;
+		fprintf(f, "  fault %u: %s %u-%u at %.3fs for %.3fs", k, fault_names[x->kind],
+			x->a, x->b, x->at_ns / 1e9, x->dur_ns / 1e9);
+		if (x->kind == SIM_F_MTU && p->ip6)
+			fprintf(f, " (%u, ipv6 %u)", x->mtu, x->mtu6);
+		else if (x->kind == SIM_F_MTU)
+			fprintf(f, " (%u)", x->mtu);
+		fprintf(f, "\n");
 	}
 }

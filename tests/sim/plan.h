@@ -10,6 +10,12 @@
  * A cut (what the shrinker removes) drops elements from the plan after it
  * is drawn: each element draws from its own stream, so what is left stays
  * as it was.
+ *
+ * Families: a world whose links carry 1280 bytes or more gives every stack
+ * [ip6] too, and each conversation and UDP flow draws IPv4 or IPv6.  These
+ * draws come from streams of their own, after the rest: a seed draws the
+ * same stacks, links, streams and faults as it did before IPv6, and the
+ * cut ip4_only gives back that world exactly.
  */
 #ifndef US_SIM_PLAN_H
 #define US_SIM_PLAN_H
@@ -19,6 +25,7 @@
 #include <stdio.h>
 
 #include "nic/impair.h"
+#include "stack/base/in6.h"
 #include "tcp/tcp_config.h"
 
 /* Types */
@@ -30,12 +37,16 @@
 #define SIM_FAULTS_MAX 6
 #define SIM_TCP_PORT 5000
 #define SIM_UDP_PORT 6000
+#define SIM_IP6_MTU_MIN 1280 /* RFC 8200 5: every link IPv6 crosses carries this */
 
 struct sim_stack_plan {
 	bool off;                  /* cut away */
 	unsigned engines;          /* 1 or 2 */
 	struct tcp_config tcp;
 	bool gso, gro;
+	/* IPv6 worlds: one AF_INET6 listener (and UDP socket) on :: takes
+	 * both families; else one per family, the IPv6 one V6ONLY. */
+	bool dual;
 };
 
 enum sim_read { SIM_READ_FAST, SIM_READ_SLOW, SIM_READ_STALL };
@@ -57,6 +68,8 @@ struct sim_side_plan {
 struct sim_conv_plan {
 	bool off;
 	unsigned cli, srv;         /* stack indexes */
+	unsigned family;           /* 4 or 6 */
+	bool mapped;               /* IPv4 from an AF_INET6 client socket (::ffff:a.b.c.d) */
 	unsigned cli_eng;          /* the client's engine */
 	uint64_t start_ns;
 	struct sim_side_plan side[2]; /* [0] client, [1] server */
@@ -72,6 +85,7 @@ struct sim_conv_plan {
 struct sim_udp_plan {
 	bool off;
 	unsigned src, dst;
+	unsigned family;           /* 4 or 6 */
 	uint64_t start_ns, gap_ns;
 	unsigned count;
 	uint32_t size_max;         /* datagram bytes at most (above the MTU: fragments) */
@@ -86,6 +100,7 @@ struct sim_fault_plan {
 	uint64_t at_ns, dur_ns;    /* RESTART: down for dur_ns */
 	unsigned loss_pct;         /* LOSS */
 	uint16_t mtu;              /* MTU: the path's MTU a->b and b->a */
+	uint16_t mtu6;             /* ... for IPv6 (at least 1280, RFC 8200 5) */
 };
 
 struct sim_plan {
@@ -94,6 +109,8 @@ struct sim_plan {
 	struct sim_stack_plan stack[SIM_STACKS_MAX];
 	struct nic_impair_params link[SIM_STACKS_MAX][SIM_STACKS_MAX]; /* [from][to] */
 	uint16_t mtu;
+	bool ip6;                  /* every stack has [ip6] too (links of 1280 or more) */
+	bool dad;                  /* ... with Duplicate Address Detection */
 	unsigned nconvs, nudp, nfaults;
 	struct sim_conv_plan conv[SIM_CONVS_MAX];
 	struct sim_udp_plan udp[SIM_UDP_MAX];
@@ -105,11 +122,20 @@ struct sim_cut {
 	uint32_t stacks, convs, udp, faults;
 	uint64_t max_events;       /* 0: no limit */
 	bool no_impair;            /* links without loss, delay, reordering... */
+	/* IPv6 taken away: no [ip6], every conversation and flow over IPv4 on
+	 * AF_INET sockets.  The world is then the one its seed drew before
+	 * worlds had IPv6, frame for frame (the IPv6 draws have streams of
+	 * their own): how seeds recorded then still replay. */
+	bool ip4_only;
 };
 
 /* Prototypes */
 
 void sim_plan_draw(struct sim_plan *p, uint64_t seed);
+/* Stack i's address: 10.0.0.(i + 1) in host byte order; as tcp/ holds it
+ * for family 4 (v4-mapped) or 6 (fd00:5e::(i + 1)). */
+uint32_t sim_ip(unsigned stack);
+struct us_in6 sim_stack_addr(unsigned stack, unsigned family);
 /* Turns off what cut says (and what needed a stack turned off). */
 void sim_plan_cut(struct sim_plan *p, const struct sim_cut *cut);
 /* One line per element left, for a failure report. */

@@ -42,6 +42,8 @@ int sim_run_one(uint64_t seed, const struct sim_cut *cut, bool verbose, bool pri
 struct sim_world *sim_last_world(void);
 void sim_counts_add(struct sim_counts *t, const struct sim_counts *n);
 void sim_print_command(FILE *f, uint64_t seed, const struct sim_cut *c);
+/* The shrink command of a failing world (its ip4-only cut kept). */
+void sim_print_shrink(FILE *f, uint64_t seed, const struct sim_cut *c);
 void sim_print_summary(FILE *f, uint64_t worlds, const struct sim_counts *t, double secs);
 
 /* long.c: worlds in child processes (each its own EAL), so a crash is a

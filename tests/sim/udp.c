@@ -26,11 +26,25 @@ static uint8_t udp_byte(unsigned k, unsigned seq, uint32_t off)
 	return (uint8_t)(off * 13 + seq * 7 + k * 101);
 }
 
+/* The socket flow k sends from: its stack's one for both families, or
+ * the one of its family (world.h, sim_eng ufd). */
+static int udp_socket(const struct sim_world *w, const struct sim_udp_plan *u, int *domain)
+{
+	const int *ufd = w->st[u->src].eng[0].ufd;
+	bool dual = w->plan.ip6 && w->plan.stack[u->src].dual;
+
+	*domain = dual || u->family == 6 ? AF_INET6 : AF_INET;
+	return u->family == 6 && !dual ? ufd[1] : ufd[0];
+}
+
 static void udp_send(struct sim_world *w, unsigned k)
 {
 	const struct sim_udp_plan *u = &w->plan.udp[k];
 	struct sim_udp *x = &w->udp[k];
-	struct sockaddr_in dst = sim_addr(sim_ip(u->dst), SIM_UDP_PORT);
+	struct us_in6 to = sim_stack_addr(u->dst, u->family);
+	struct sockaddr_storage dst;
+	int domain, fd;
+	socklen_t dlen;
 
 	if (x->next_ns == 0)
 		x->next_ns = w->t0 + u->start_ns;
@@ -44,24 +58,36 @@ static void udp_send(struct sim_world *w, unsigned k)
 			buf[o] = udp_byte(k, x->sent, o);
 		if (w->st[u->src].up) {
 			sim_bind(w, u->src, 0);
-			us_sendto(w->st[u->src].eng[0].ufd, buf, len, 0, (struct sockaddr *)&dst,
-				  sizeof(dst)); /* may fail (ARP queue full): a lost datagram */
+			fd = udp_socket(w, u, &domain);
+			dlen = sim_sockaddr(domain, &to, SIM_UDP_PORT, &dst);
+			/* may fail (ARP or ND queue full): a lost datagram */
+			us_sendto(fd, buf, len, 0, (struct sockaddr *)&dst, dlen);
 		}
 		x->sent++;
 		x->next_ns = w->now + u->gap_ns;
 		w->n.udp_sent++;
+		w->n.udp_sent_ip6 += u->family == 6;
 		w->progress = true;
 	}
 }
 
-static void udp_check(struct sim_world *w, unsigned i, uint32_t from, ssize_t n)
+static void udp_check(struct sim_world *w, unsigned i, const struct sockaddr_storage *from,
+		      ssize_t n)
 {
 	unsigned k = buf[0], seq = (unsigned)buf[1] << 8 | buf[2];
 	const struct sim_udp_plan *u = &w->plan.udp[k];
+	bool known = n >= 3 && k < w->plan.nudp && !u->off && u->dst == i;
+	struct us_in6 src, want;
+	uint16_t port;
 
-	if (n < 3 || k >= w->plan.nudp || u->off || u->dst != i || sim_ip(u->src) != from ||
-	    (uint32_t)n != udp_size(u, k, seq))
-		sim_fail(w, "stack %u: a datagram of %zd bytes from %#x that nobody sent", i, n, from);
+	sim_sockaddr_parse(from, &src, &port);
+	want = known ? sim_stack_addr(u->src, u->family) : src;
+	if (!known || !us_in6_eq(&src, &want) || (uint32_t)n != udp_size(u, k, seq)) {
+		char ep[US_IN6_EPSTRLEN];
+
+		us_in6_endpoint_str(&src, port, ep, sizeof(ep));
+		sim_fail(w, "stack %u: a datagram of %zd bytes from %s that nobody sent", i, n, ep);
+	}
 	for (uint32_t o = 3; o < (uint32_t)n; o++)
 		if (buf[o] != udp_byte(k, seq, o))
 			sim_fail(w, "udp %u datagram %u: byte %u corrupt", k, seq, o);
@@ -71,25 +97,29 @@ static void udp_check(struct sim_world *w, unsigned i, uint32_t from, ssize_t n)
 
 static void udp_receive(struct sim_world *w, unsigned i)
 {
-	struct sockaddr_in from;
+	struct sockaddr_storage from;
 	socklen_t flen = sizeof(from);
 	ssize_t n;
 
-	if (w->st[i].eng[0].ufd < 0)
-		return;
-	sim_bind(w, i, 0);
-	while ((n = us_recvfrom(w->st[i].eng[0].ufd, buf, UDP_BUF, 0, (struct sockaddr *)&from,
-				&flen)) >= 0) {
-		udp_check(w, i, ntohl(from.sin_addr.s_addr), n);
-		w->progress = true;
-		flen = sizeof(from);
+	for (unsigned j = 0; j < 2; j++) {
+		int fd = w->st[i].eng[0].ufd[j];
+
+		if (fd < 0)
+			continue;
+		sim_bind(w, i, 0);
+		while ((n = us_recvfrom(fd, buf, UDP_BUF, 0, (struct sockaddr *)&from, &flen)) >= 0) {
+			udp_check(w, i, &from, n);
+			w->progress = true;
+			flen = sizeof(from);
+		}
 	}
 }
 
 void sim_udp_step(struct sim_world *w)
 {
+	/* A sender starts once its stack's DAD is done (as us_init returns). */
 	for (unsigned k = 0; k < w->plan.nudp; k++)
-		if (!w->plan.udp[k].off)
+		if (!w->plan.udp[k].off && !w->st[w->plan.udp[k].src].dad_pending)
 			udp_send(w, k);
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		if (w->st[i].up)

@@ -93,7 +93,8 @@ void sim_verdict(struct sim_world *w)
 		}
 		if (err) {
 			if (!sim_explained(w, k))
-				sim_fail(w, "conv %u: client %s, server %s, and no fault explains it", k,
+				sim_fail(w, "conv %u (%s): client %s, server %s, and no fault explains it", k,
+					 sim_conv_str(w, k),
 					 c->end[0].err ? strerror(c->end[0].err) : "ok",
 					 c->end[1].err ? strerror(c->end[1].err) : "ok");
 			w->n.convs_err++;
@@ -110,7 +111,8 @@ void sim_verdict(struct sim_world *w)
 			continue;
 		}
 		if (c->end[0].rcvd != cp->side[1].bytes || c->end[1].rcvd != cp->side[0].bytes)
-			sim_fail(w, "conv %u: %lu of %lu and %lu of %lu bytes delivered", k,
+			sim_fail(w, "conv %u (%s): %lu of %lu and %lu of %lu bytes delivered", k,
+				 sim_conv_str(w, k),
 				 (unsigned long)c->end[1].rcvd, (unsigned long)cp->side[0].bytes,
 				 (unsigned long)c->end[0].rcvd, (unsigned long)cp->side[1].bytes);
 		w->n.convs_ok++;

@@ -29,11 +29,8 @@
 #define SIM_HORIZON US_SEC(4 * 3600) /* a world that has not finished by then fails */
 
 static const struct rte_ether_addr router_mac = {{ 0x02, 0, 0, 0, 0, 0xfe }};
-
-uint32_t sim_ip(unsigned stack)
-{
-	return 0x0a000001u + stack; /* 10.0.0.1 ... */
-}
+/* fd00:5e::fe: the router's IPv6 address (the stacks' prefix, plan.c) */
+static const struct us_in6 router_ip6 = { .b = { 0xfd, 0x00, 0x00, 0x5e, [15] = 0xfe } };
 
 void sim_fail(struct sim_world *w, const char *fmt, ...)
 {
@@ -52,6 +49,37 @@ struct sockaddr_in sim_addr(uint32_t ip, uint16_t port)
 {
 	return (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
 				     .sin_addr.s_addr = htonl(ip) };
+}
+
+socklen_t sim_sockaddr(int domain, const struct us_in6 *a, uint16_t port,
+		       struct sockaddr_storage *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (domain == AF_INET) {
+		*(struct sockaddr_in *)out = sim_addr(us_in6_v4(a), port);
+		return sizeof(struct sockaddr_in);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)out;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->b, sizeof(a->b));
+	return sizeof(*s6);
+}
+
+void sim_sockaddr_parse(const struct sockaddr_storage *sa, struct us_in6 *a, uint16_t *port)
+{
+	if (sa->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+
+		*a = us_in6_of_v4(ntohl(s4->sin_addr.s_addr));
+		*port = ntohs(s4->sin_port);
+		return;
+	}
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	memcpy(a->b, &s6->sin6_addr, sizeof(a->b));
+	*port = ntohs(s6->sin6_port);
 }
 
 void sim_bind(struct sim_world *w, unsigned stack, unsigned eng)
@@ -177,11 +205,76 @@ static struct rte_mbuf *frag_needed(struct sim_world *w, unsigned i, const struc
 	return r;
 }
 
+/* ICMPv6 Packet Too Big (RFC 4443 3.2) from the router to stack i about
+ * frame m, quoting as much of it as a packet of the minimum MTU holds
+ * (RFC 4443 2.4 (c)). */
+static struct rte_mbuf *packet_too_big(struct sim_world *w, unsigned i, const struct rte_mbuf *m,
+				       uint16_t mtu)
+{
+	const struct rte_ipv6_hdr *oip = rte_pktmbuf_mtod_offset(m, const void *, RTE_ETHER_HDR_LEN);
+	size_t qlen = RTE_MIN((size_t)rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN,
+			      (size_t)SIM_IP6_MTU_MIN - sizeof(struct rte_ipv6_hdr) - 8);
+	size_t len = RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 8 + qlen;
+	struct rte_mbuf *r = rte_pktmbuf_alloc(wire_pool(w));
+	uint8_t *d;
+
+	if (r == NULL || (d = (uint8_t *)rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
+		rte_pktmbuf_free(r);
+		w->n.drop_no_mbuf++;
+		return NULL;
+	}
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)d;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eh + 1);
+	uint8_t *ic = (uint8_t *)(ip + 1);
+	rte_be32_t be_mtu = rte_cpu_to_be_32(mtu);
+	uint16_t ck;
+
+	eh->dst_addr = w->st[i].mac;
+	eh->src_addr = router_mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + qlen));
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 64;
+	memcpy(ip->src_addr, router_ip6.b, sizeof(ip->src_addr));
+	memcpy(ip->dst_addr, oip->src_addr, sizeof(ip->dst_addr));
+	memset(ic, 0, 8);
+	ic[0] = 2; /* Packet Too Big, code 0 */
+	memcpy(ic + 4, &be_mtu, sizeof(be_mtu));
+	memcpy(ic + 8, oip, qlen);
+	ck = rte_ipv6_udptcp_cksum(ip, ic);
+	memcpy(ic + 2, &ck, sizeof(ck));
+	return r;
+}
+
+/* A frame over the path MTU i->j: dropped, and the router tells the
+ * sender (IPv4: only when DF is set).  False when it fits. */
+static bool path_mtu_drop(struct sim_world *w, unsigned i, unsigned j, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const void *);
+	bool v4 = eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	bool v6 = eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	uint16_t mtu = v4 ? w->path_mtu[i][j] : v6 ? w->path_mtu6[i][j] : 0;
+	struct rte_mbuf *r = NULL;
+
+	if (mtu == 0 || rte_pktmbuf_data_len(m) <= RTE_ETHER_HDR_LEN + mtu)
+		return false;
+	w->n.drop_mtu++;
+	if (v6)
+		r = packet_too_big(w, i, m, mtu);
+	else if (((const struct rte_ipv4_hdr *)(eh + 1))->fragment_offset &
+		 rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+		r = frag_needed(w, i, m, mtu);
+	if (r != NULL)
+		nic_impair_enqueue(w->link[j][i], &r, 1, w->now);
+	rte_pktmbuf_free(m);
+	return true;
+}
+
 /* The path i->j: partition, loss burst, MTU, then the emulator. */
 static void link_send(struct sim_world *w, unsigned i, unsigned j, struct rte_mbuf *m)
 {
-	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const void *);
-
 	if (w->partitioned[i][j]) {
 		w->n.drop_partition++;
 		rte_pktmbuf_free(m);
@@ -192,29 +285,19 @@ static void link_send(struct sim_world *w, unsigned i, unsigned j, struct rte_mb
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (w->path_mtu[i][j] > 0 && eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
-	    rte_pktmbuf_data_len(m) > RTE_ETHER_HDR_LEN + w->path_mtu[i][j]) {
-		const struct rte_ipv4_hdr *ip = (const void *)(eh + 1);
-
-		w->n.drop_mtu++;
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) {
-			struct rte_mbuf *r = frag_needed(w, i, m, w->path_mtu[i][j]);
-
-			if (r != NULL)
-				nic_impair_enqueue(w->link[j][i], &r, 1, w->now);
-		}
-		rte_pktmbuf_free(m);
+	if (path_mtu_drop(w, i, j, m))
 		return;
-	}
 	nic_impair_enqueue(w->link[i][j], &m, 1, w->now);
 }
 
-/* The switch: by destination MAC, broadcasts to every other stack. */
+/* The switch: by destination MAC; broadcasts and multicasts (IPv6's
+ * 33:33 groups: Neighbor Discovery) to every other stack, whose NIC
+ * filters them. */
 static void switch_forward(struct sim_world *w, unsigned i, struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const void *);
 
-	if (rte_is_broadcast_ether_addr(&eh->dst_addr)) {
+	if (rte_is_multicast_ether_addr(&eh->dst_addr)) {
 		for (unsigned j = 0; j < w->plan.nstacks; j++) {
 			struct rte_mbuf *c;
 
@@ -351,6 +434,14 @@ static void stack_config(struct sim_world *w, struct sim_stack *st)
 	c->arp_retry_ms = 1000;
 	c->engine_count = sp->engines;
 	c->tcp = sp->tcp;
+	if (w->plan.ip6) {
+		c->ip6_enable = true;
+		c->addr6 = sim_stack_addr(st->i, 6);
+		c->prefixlen6 = 64;
+		c->has_addr6 = true;
+		c->hop_limit = 64;
+		c->dad = w->plan.dad;
+	}
 }
 
 static unsigned socks_open(const struct sim_eng *g)
@@ -395,8 +486,11 @@ static void stack_start(struct sim_world *w, unsigned i)
 		g->timers0 = us_engine_wheel(g->e)->armed;
 	}
 	st->up = true;
-	for (unsigned k = 0; k < n; k++)
+	/* With [ip6], as us_init: engine 0 announces and runs DAD, the
+	 * others take its verdict (stacks_dad). */
+	for (unsigned k = 0; k < (w->plan.ip6 ? 1 : n); k++)
 		us_engine_announce(st->eng[k].e);
+	st->dad_pending = w->plan.ip6 && w->plan.dad;
 	w->app->stack_up(w, i);
 	for (unsigned k = 0; k < n; k++)
 		st->eng[k].socks0 = socks_open(&st->eng[k]);
@@ -431,6 +525,7 @@ static void stack_stop(struct sim_world *w, unsigned i)
 	struct sim_stack *st = &w->st[i];
 
 	st->up = false;
+	st->dad_pending = false;
 	w->app->stack_down(w, i);
 	gather_counters(w, i);
 	for (unsigned k = 0; k < w->plan.stack[i].engines; k++) {
@@ -491,6 +586,8 @@ static void fault_apply(struct sim_world *w, const struct sim_fault_plan *f, boo
 		 * PMTU discovery must cope with for the rest of the world. */
 		if (on)
 			w->path_mtu[f->a][f->b] = w->path_mtu[f->b][f->a] = f->mtu;
+		if (on && w->plan.ip6)
+			w->path_mtu6[f->a][f->b] = w->path_mtu6[f->b][f->a] = f->mtu6;
 		break;
 	case SIM_F_RESTART:
 		if (on) {
@@ -590,6 +687,32 @@ static void stack_poll(struct sim_world *w, unsigned i)
 		}
 }
 
+/* DAD done on engine 0 of a stack: the other engines take its verdict and
+ * the stack's clients may start (as us_init returns).  No other node has
+ * the address, so a duplicate is a bug. */
+static void stacks_dad(struct sim_world *w)
+{
+	char dup[US_IN6_STRLEN] = "";
+
+	for (unsigned i = 0; i < w->plan.nstacks; i++) {
+		struct sim_stack *st = &w->st[i];
+		int rc;
+
+		if (!st->up || !st->dad_pending)
+			continue;
+		rc = us_engine_dad_status(st->eng[0].e, dup, sizeof(dup));
+		if (rc == -EAGAIN)
+			continue;
+		if (rc != 0)
+			sim_fail(w, "stack %u: DAD found %s in use, which no other stack has", i, dup);
+		for (unsigned k = 1; k < w->plan.stack[i].engines; k++)
+			us_engine_adopt_addrs(st->eng[k].e, st->eng[0].e);
+		st->dad_pending = false;
+		st->touched = true;
+		w->progress = true;
+	}
+}
+
 /* Every engine polls and every application runs until nothing moves. */
 static void instant(struct sim_world *w)
 {
@@ -604,6 +727,7 @@ static void instant(struct sim_world *w)
 		for (unsigned i = 0; i < w->plan.nstacks; i++)
 			if (w->st[i].up && (rounds == 0 || stack_due(w, i)))
 				stack_poll(w, i);
+		stacks_dad(w);
 		w->app->step(w);
 		if (w->opts.check_every <= 1 || w->n.events % w->opts.check_every == 0)
 			sim_check_event(w);
@@ -751,9 +875,11 @@ static void world_end(struct sim_world *w)
 					 i, k, socks_open(&w->st[i].eng[k]), w->st[i].eng[k].socks0);
 			us_sock_table_destroy(w->st[i].eng[k].tab);
 			w->st[i].eng[k].tab = NULL;
-			w->st[i].eng[k].lfd = w->st[i].eng[k].ufd = -1;
+			w->st[i].eng[k].lfd[0] = w->st[i].eng[k].lfd[1] = -1;
+			w->st[i].eng[k].ufd[0] = w->st[i].eng[k].ufd[1] = -1;
 		}
-	/* Past the ARP entries' lifetime: only the engines' own timers stay. */
+	/* Past the ARP entries' lifetime (and the neighbour cache's timers):
+	 * only the engines' own timers stay. */
 	sim_run_until(w, never, w->now + US_SEC(400));
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {

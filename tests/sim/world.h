@@ -2,12 +2,15 @@
  *
  * Each stack has 1-2 engines over fake ports (stack/engine/engine.h), its own
  * descriptor tables, and (with 2 engines) the hand-off rings and a software
- * NIC that sorts frames into queues.  The stacks share one Ethernet segment:
- * a switch forwards each frame by destination MAC (broadcasts to all) into
- * the link from its stack to the destination, a seeded emulator
- * (nic/impair.h) per direction, plus the faults of the plan (a partition,
- * a burst of loss, a path MTU with ICMP "fragmentation needed" from a router,
- * a stack that restarts with all state gone).
+ * NIC that sorts frames into queues; with [ip6] (most worlds) it has
+ * 10.0.0.(i + 1) and fd00:5e::(i + 1) and resolves its neighbours with ARP
+ * and Neighbor Discovery itself.  The stacks share one Ethernet segment: a
+ * switch forwards each frame by destination MAC (broadcasts and multicasts
+ * to all) into the link from its stack to the destination, a seeded
+ * emulator (nic/impair.h) per direction, plus the faults of the plan (a
+ * partition, a burst of loss, a path MTU with ICMP "fragmentation needed"
+ * or ICMPv6 "packet too big" from a router, a stack that restarts with all
+ * state gone).
  *
  * Time: the clock jumps to the next event (a link's next departure, an
  * engine's next timer, an application's next action, a fault), so a world of
@@ -65,8 +68,11 @@ struct sim_eng {
 	struct us_engine *e;
 	struct us_sock_table *tab;
 	struct sim_rxq rx;
-	int lfd;                   /* the TCP listener */
-	int ufd;                   /* UDP (engine 0 only, else -1) */
+	/* The TCP listeners and (engine 0 only) UDP sockets: [0] AF_INET, or
+	 * AF_INET6 dual-stack on a stack with sim_stack_plan dual; [1] the
+	 * AF_INET6 V6ONLY one beside an AF_INET [0]; -1 none. */
+	int lfd[2];
+	int ufd[2];
 	unsigned timers0;          /* armed timers after start: the baseline */
 	unsigned socks0;           /* descriptors open after start (listener, UDP) */
 	uint64_t busy_until;       /* with rx_frame_ns: still on its last burst */
@@ -80,6 +86,9 @@ struct sim_stack {
 	bool touched;              /* poll it again in this instant (world.c stack_due) */
 	uint32_t ip;
 	struct rte_ether_addr mac;
+	/* [ip6] dad: engine 0 runs DAD, the other engines take its verdict
+	 * when it is done (as us_init); its clients start after. */
+	bool dad_pending;
 	struct us_config cfg;
 	struct us_rss sym;         /* the engines' owner rule */
 	struct us_rss nic_rss;     /* the NIC's (may disagree: hand-off) */
@@ -128,12 +137,14 @@ struct sim_udp {
 	X(sim_ns, "simulated time") \
 	X(drop_partition, "frames lost to a partition") \
 	X(drop_loss_fault, "frames lost to a loss burst") \
-	X(drop_mtu, "frames over a path MTU (ICMP sent back when DF)") \
+	X(drop_mtu, "frames over a path MTU (ICMP frag-needed back when DF, ICMPv6 Packet Too Big)") \
 	X(drop_down, "frames to or from a stack that was down") \
 	X(drop_rxq, "frames dropped by a full NIC queue") \
 	X(drop_no_mbuf, "frames not copied onto the wire: mbuf pool empty") \
 	X(restarts, "stacks restarted") \
 	X(convs, "conversations") \
+	X(convs_ip6, "conversations over IPv6") \
+	X(convs_mapped, "conversations over IPv4 from an AF_INET6 socket (v4-mapped)") \
 	X(convs_ok, "conversations complete, every byte checked") \
 	X(convs_err, "conversations ended by an error the world explains") \
 	X(convs_aborted, "conversations reset by an application on purpose") \
@@ -142,6 +153,7 @@ struct sim_udp {
 	X(migrations, "server ends moved to the other engine") \
 	X(bytes, "bytes delivered and checked") \
 	X(udp_sent, "UDP datagrams sent") \
+	X(udp_sent_ip6, "UDP datagrams sent over IPv6") \
 	X(udp_rcvd, "UDP datagrams received and checked")
 
 /* Engine counters summed over a world's stacks (us_engine_counter names):
@@ -156,7 +168,10 @@ struct sim_udp {
 	X(tcp_resets_rcvd) X(tcp_syncookies_sent) X(tcp_timewait_reused) \
 	X(tcp_icmp_frag_needed_applied) X(tcp_pmtu_resends) X(tcp_rcvbuf_grown) \
 	X(tcp_tx_gso_segs) X(tcp_rx_coalesced_segs) X(tcp_drop_rcvbuf_full) \
-	X(tcp_drop_no_mbuf) X(tcp_exit_resets) X(ip_frag_reassembled) X(ip_frag_timeout)
+	X(tcp_drop_no_mbuf) X(tcp_exit_resets) X(ip_frag_reassembled) X(ip_frag_timeout) \
+	X(tcp_pmtu_followed) X(ip6_rx_tcp) X(ip6_frag_reassembled) X(ip6_frag_timeout) \
+	X(icmp6_ptb_lowered) X(ip6_drop_too_big) \
+	X(nd6_tx_ns) X(nd6_drop_unresolved) X(nd6_probe_failed) X(dad_ok) X(steer_nd6_copies)
 
 enum sim_ctr {
 #define SIM_X_ENUM(name) SIM_C_##name,
@@ -226,6 +241,7 @@ struct sim_world {
 	bool partitioned[SIM_STACKS_MAX][SIM_STACKS_MAX];
 	unsigned loss_pct[SIM_STACKS_MAX][SIM_STACKS_MAX];
 	uint16_t path_mtu[SIM_STACKS_MAX][SIM_STACKS_MAX]; /* 0: none */
+	uint16_t path_mtu6[SIM_STACKS_MAX][SIM_STACKS_MAX]; /* IPv6's; 0: none */
 	bool fault_on[SIM_FAULTS_MAX], fault_over[SIM_FAULTS_MAX];
 	struct sim_rng rng;        /* the world's own draws while it runs */
 	struct sim_conv conv[SIM_CONVS_MAX];
@@ -255,13 +271,20 @@ void sim_fail(struct sim_world *w, const char *fmt, ...);
 /* world.c, for the applications */
 void sim_bind(struct sim_world *w, unsigned stack, unsigned eng);
 struct sockaddr_in sim_addr(uint32_t ip, uint16_t port);
+/* a:port as a socket of domain (AF_INET: a v4-mapped a) names it; its length. */
+socklen_t sim_sockaddr(int domain, const struct us_in6 *a, uint16_t port,
+		       struct sockaddr_storage *out);
+/* The address (v4-mapped for IPv4, as tcp/ holds it) and port of sa. */
+void sim_sockaddr_parse(const struct sockaddr_storage *sa, struct us_in6 *a, uint16_t *port);
 /* Runs the world until until(w) or time reaches limit; false on the limit. */
 bool sim_run_until(struct sim_world *w, bool (*until)(const struct sim_world *), uint64_t limit);
 extern const char *const sim_ctr_names[SIM_CTRS];
-uint32_t sim_ip(unsigned stack);
 
 /* app.c: the conversations of the plan (and its UDP flows, udp.c) */
 extern const struct sim_app_ops sim_apps_conv;
+/* "a -> b" of conversation k's ends, as [addr]:port (the client's port
+ * once known), for failure reports. */
+const char *sim_conv_str(const struct sim_world *w, unsigned k);
 
 /* udp.c */
 void sim_udp_step(struct sim_world *w);

@@ -548,6 +548,46 @@ static void test_too_big_not_in_flight_lowers_nothing(void **state)
 	assert_int_equal(ctr(f, "tcp_icmp_frag_needed_applied"), 0);
 }
 
+/* A path MTU learned from one connection's too big is the destination's
+ * (RFC 8201 4): every other connection to it follows on its next send, as
+ * Linux's tcp_current_mss follows the route's MTU.  Otherwise their full
+ * segments would be dropped before they leave (ip6_drop_too_big), every
+ * resend too, with no router left to say why.  IPv6 only: IPv4 keeps no
+ * path MTU (a frag-needed speaks to one connection). */
+static void test_too_big_followed_by_other_connections(void **state)
+{
+	static const uint8_t mss1460[] = { 2, 4, 0x05, 0xb4 };
+	static uint8_t data[4000];
+	struct fx *f = *state;
+	struct rte_mbuf *first = data_in_flight(f), *syn;
+	struct tcp_conn *b = open_to_peer(f, &syn);
+	struct sent o = sent_tcp(f, syn);
+	uint32_t total = 0;
+
+	rte_pktmbuf_free(syn);
+	h6_inject(&f->h, seg(f, SEG(.dport = o.sport, .flags = RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG,
+				    .seq = 9000, .ack = o.seq + 1, .opt = mss1460,
+				    .olen = sizeof(mss1460))));
+	assert_int_equal(ctr(f, "tcbs_established"), 2);
+	h6_inject(&f->h, error_about(f, ICMP6_PACKET_TOO_BIG, 0, 1280, first));
+	rte_pktmbuf_free(first);
+	assert_int_equal(ctr(f, "tcp_icmp_frag_needed_applied"), 1);
+	assert_int_equal(us_ip6_path_mtu(h6_net(&f->h), &h6_peer), 1280);
+	h_clear_tx(&f->h);
+
+	assert_int_equal(tcp_send(b, data, sizeof(data)), (ssize_t)sizeof(data));
+	us_engine_flush(f->h.e);
+	assert_true(f->h.port.ntx >= 4);
+	for (unsigned i = 0; i < f->h.port.ntx; i++) {
+		o = sent_tcp(f, f->h.port.tx[i]);
+		assert_true(o.len <= 1280 - 60);
+		total += o.len;
+	}
+	assert_int_equal(total, sizeof(data));
+	assert_int_equal(ctr(f, "ip6_drop_too_big"), 0);
+	assert_int_equal(ctr(f, "tcp_pmtu_followed"), 1);
+}
+
 /* Each test once per family, named for it. */
 #define T4(fn) { #fn " (IPv4)", fn, setup, teardown, &fx4 }
 #define T6(fn) { #fn " (IPv6)", fn, setup, teardown, &fx6 }
@@ -569,6 +609,7 @@ int main(void)
 		T4(test_too_big_lowers_mss),
 		T6(test_too_big_lowers_mss),
 		T6(test_too_big_not_in_flight_lowers_nothing),
+		T6(test_too_big_followed_by_other_connections),
 	};
 
 	h_eal_init("us_test_tcp_net");

@@ -254,6 +254,70 @@ static void test_model_isolate(void **state)
 	us_steer_model_free(&m);
 }
 
+/* fd00::7 -> fd00::1, next header proto, ports sport -> dport. */
+static size_t frame_ipv6(uint8_t *f, uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+
+	memset(f, 0, 96);
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->proto = proto;
+	ip->src_addr[0] = ip->dst_addr[0] = 0xfd;
+	ip->src_addr[15] = 7;
+	ip->dst_addr[15] = 1;
+	th->src_port = rte_cpu_to_be_16(sport);
+	th->dst_port = rte_cpu_to_be_16(dport);
+	return sizeof(*eth) + sizeof(*ip) + sizeof(*th);
+}
+
+/* IPv6/TCP is spread by RSS over its tuple (the symmetric key: both
+ * directions on one queue); other IPv6 goes to queue 0; isolated, IPv6
+ * matches no rule and is dropped. */
+static void test_model_ipv6_rss(void **state)
+{
+	struct us_steer_model m;
+	struct us_rss rss;
+	uint8_t f[96], g[96];
+	uint16_t q = 99, back = 99;
+	bool seen[4] = { false };
+	(void)state;
+
+	assert_int_equal(us_rss_init(&rss, us_rss_key_symmetric, US_RSS_KEY_LEN, 128, 4), 0);
+	assert_int_equal(us_steer_model_init(&m, &rss, 8), 0);
+	for (uint16_t p = 40000; p < 40064; p++) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
+		struct rte_ipv6_hdr *rip = (struct rte_ipv6_hdr *)(g + RTE_ETHER_HDR_LEN);
+
+		assert_int_equal(us_steer_model_classify_frame(&m, f, frame_ipv6(f, IPPROTO_TCP, p, 80),
+							       &q), 0);
+		assert_int_equal(q, us_rss_queue(&rss, us_rss_hash_ipv6_tcp(rss.key, ip->src_addr,
+									  ip->dst_addr, p, 80)));
+		seen[q] = true;
+		frame_ipv6(g, IPPROTO_TCP, 80, p); /* the reply */
+		memcpy(rip->src_addr, ip->dst_addr, 16);
+		memcpy(rip->dst_addr, ip->src_addr, 16);
+		assert_int_equal(us_steer_model_classify_frame(&m, g, sizeof(g), &back), 0);
+		assert_int_equal(back, q);
+	}
+	assert_true(seen[0] && seen[1] && seen[2] && seen[3]);
+	assert_int_equal(m.stats.classify_rss, 128);
+	assert_int_equal(us_steer_model_classify_frame(&m, f, frame_ipv6(f, IPPROTO_UDP, 1, 80), &q), 0);
+	assert_int_equal(q, 0);
+	assert_int_equal(m.stats.classify_default, 1);
+	/* Too short for a TCP header: not classified as TCP. */
+	frame_ipv6(f, IPPROTO_TCP, 1, 80);
+	assert_int_equal(us_steer_model_classify_frame(&m, f, RTE_ETHER_HDR_LEN + 40, &q), 0);
+	assert_int_equal(q, 0);
+	m.isolated = true;
+	assert_int_equal(us_steer_model_classify_frame(&m, f, frame_ipv6(f, IPPROTO_TCP, 1, 80), &q),
+			 -ENOENT);
+	assert_int_equal(m.stats.isolate_drop, 1);
+	us_steer_model_free(&m);
+}
+
 /* A rule the model does not understand is refused, not guessed at. */
 static void test_model_ctl_refuses_unknown(void **state)
 {
@@ -307,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_listener_rule_bad_args),
 		cmocka_unit_test(test_symmetric_key),
 		cmocka_unit_test(test_model_isolate),
+		cmocka_unit_test(test_model_ipv6_rss),
 		cmocka_unit_test(test_model_ctl_refuses_unknown),
 		cmocka_unit_test(test_caps_format_isolate),
 	};
