@@ -35,6 +35,7 @@ int us_ip6_init(struct us_net *n, const struct us_config *cfg)
 {
 	n->ip6.hop_limit = cfg->hop_limit ? cfg->hop_limit : 64;
 	memset(n->ip6.pmtu, 0, sizeof(n->ip6.pmtu));
+	n->ip6.npmtu = 0;
 	return us_route6_init(n, cfg);
 }
 

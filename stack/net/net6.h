@@ -164,6 +164,9 @@ struct us_ip6_state {
 	struct us_route6_entry routes[US_ROUTES6_MAX];
 	unsigned nroutes;
 	struct us_ip6_pmtu pmtu[US_IP6_PMTU_MAX];
+	/* Slots ever filled (none is emptied): while 0, a lookup, made for
+	 * every IPv6 segment sent, skips the walk. */
+	unsigned npmtu;
 };
 
 /* icmp6.c: the error rate limit (a token bucket, like IPv4's). */

@@ -93,6 +93,8 @@ static bool pmtu_live(const struct us_net *n, const struct us_ip6_pmtu *p)
 
 uint16_t us_ip6_path_mtu(const struct us_net *n, const struct us_in6 *dst)
 {
+	if (n->ip6.npmtu == 0)
+		return n->port.mtu;
 	for (unsigned i = 0; i < US_IP6_PMTU_MAX; i++) {
 		const struct us_ip6_pmtu *p = &n->ip6.pmtu[i];
 
@@ -130,6 +132,8 @@ int us_ip6_pmtu_lower(struct us_net *n, const struct us_in6 *dst, uint32_t mtu)
 	if (mtu >= us_ip6_path_mtu(n, dst))
 		return -EALREADY;
 	p = pmtu_slot(n, dst);
+	if (p->mtu == 0)
+		n->ip6.npmtu++;
 	*p = (struct us_ip6_pmtu){
 		.dst = *dst, .mtu = (uint16_t)mtu, .since_ns = us_timer_now(n->wheel),
 	};
