@@ -11,7 +11,7 @@
  *   tcp_cc_on_recovery_exit() the full ACK that ends recovery: cwnd;
  *   tcp_cc_on_rto()           a retransmission timeout.
  * Inside recovery cwnd is the recovery algorithm's (tcp/recovery.h, PRR by
- * default, driven by recovery_tcb.c); the module is not asked.
+ * default, driven by loss.c); the module is not asked.
  *
  * Algorithms (config key tcp.cc):
  *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (L = 2)

@@ -243,13 +243,11 @@ static bool is_dup_ack(const struct tcp_conn *c, const struct tcp_seg *seg)
 }
 
 /* An ACK of new data outside fast recovery: the CC module grows cwnd.  In
- * recovery the window is the recovery algorithm's (recovery_tcb.c), and the
+ * recovery the window is the recovery algorithm's (loss.c), and the
  * ACK that ends recovery does not grow it either (RFC 6582 3.2 step 3). */
 static void cc_new_ack(struct tcp_conn *c, uint32_t acked)
 {
-	c->dupacks = 0;
-	c->lt_bytes = 0;
-	if (c->in_recovery)
+	if (c->loss.in_recovery)
 		return;
 	tcp_cc_on_ack(tcp_cc_load(c), acked, c->srtt_us, tcp_now(c));
 	tcp_cc_store(c);
@@ -377,11 +375,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		c->ts->stats.dup_acks_sack++;
 	}
 	update_window(c, seg);
-	if (dup) {
-		c->ts->stats.dup_acks++;
-		c->dupacks++; /* 1 and 2: limited transmit in tcp_output */
-	}
-	tcp_recovery_ack(c, seg, una0, sacked0, dup); /* recovery_tcb.c */
+	tcp_loss_ack(c, seg, una0, sacked0, dup); /* loss.c */
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {

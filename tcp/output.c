@@ -444,10 +444,10 @@ static uint32_t unsent(const struct tcp_conn *c)
  * not the go-back-N resend after an RTO (SND.NXT < SND.MAX). */
 static uint32_t limited_transmit_allowance(const struct tcp_conn *c)
 {
-	if (c->in_recovery || c->dupacks == 0 || c->dupacks >= TCP_SB_DUPTHRESH ||
+	if (c->loss.in_recovery || c->loss.dupacks == 0 || c->loss.dupacks >= TCP_SB_DUPTHRESH ||
 	    c->snd_nxt != c->snd_max)
 		return 0;
-	return c->dupacks * c->mss;
+	return c->loss.dupacks * c->mss;
 }
 
 /* The window the send loop may fill outside fast recovery (in recovery
@@ -491,7 +491,7 @@ static uint32_t gso_len(const struct tcp_conn *c, uint32_t avail)
 {
 	uint32_t max = c->ts->env.gso_max;
 
-	if (likely(max <= c->mss) || tcb_is_v6(c) || c->dupacks != 0 || c->in_recovery ||
+	if (likely(max <= c->mss) || tcb_is_v6(c) || c->loss.dupacks != 0 || c->loss.in_recovery ||
 	    c->snd_nxt != c->snd_max)
 		return c->mss;
 	avail = RTE_MIN(avail, max);
@@ -553,8 +553,7 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 	/* RFC 3042: counted when only the allowance let it go. */
 	if (len > 0 && limited_transmit_allowance(c) > 0 &&
 	    c->snd_nxt + len - c->snd_una > c->cwnd) {
-		c->ts->stats.limited_transmits++;
-		c->lt_bytes += len;
+		tcp_loss_on_limited_transmit(c, len);
 	}
 	c->snd_nxt += len + fin;
 	if (SEQ_GT(c->snd_nxt, c->snd_max))
@@ -595,7 +594,7 @@ static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 		c->max_snd_wnd = c->snd_wnd;
 	if (c->ts->env.path_mtu != NULL && tcb_is_v6(c))
 		tcp_pmtu_follow(c);
-	if (c->in_recovery)
+	if (c->loss.in_recovery)
 		tcp_recovery_send(c);
 	else
 		while (can_send_data(c) && output_one(c, send_len(c, sws_override, &sws_held)))
@@ -694,7 +693,7 @@ void tcp_sws_override(struct tcp_conn *c)
 }
 
 /* Fast recovery's send side: RFC 6675 4 NextSeg, each call one segment.
- * HighRxt is kept as c->rxt_high, the end of what was retransmitted. */
+ * HighRxt is kept as c->loss.rxt_high, the end of what was retransmitted. */
 struct rec_seg {
 	uint32_t seq, len; /* payload [seq, seq + len) */
 	bool fin;          /* with the FIN (which ends the data there) */
@@ -727,7 +726,7 @@ static bool rec_hole(const struct tcp_conn *c, bool want_lost, struct rec_seg *r
 	uint32_t prev = c->snd_una;
 
 	for (unsigned k = 0; k < sb->n; k++) {
-		uint32_t from = SEQ_GT(c->rxt_high, prev) ? c->rxt_high : prev;
+		uint32_t from = SEQ_GT(c->loss.rxt_high, prev) ? c->loss.rxt_high : prev;
 
 		if (SEQ_LT(from, sb->r[k].start) &&
 		    (!want_lost || tcp_sb_is_lost(sb, from, c->mss)))
@@ -743,7 +742,7 @@ static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
 {
 	uint32_t top = c->snd_max, floor = c->snd_una, dtop, lo;
 
-	if (!c->sack_ok || (c->rescue_valid && !SEQ_GT(c->snd_una, c->rescue_rxt)))
+	if (!c->sack_ok || (c->loss.rescue_valid && !SEQ_GT(c->snd_una, c->loss.rescue_rxt)))
 		return false;
 	/* The highest unSACKed octet ends below the top range if that one
 	 * reaches SND.MAX; the hole under it starts at the range below. */
@@ -756,7 +755,7 @@ static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
 		}
 	}
 	/* Rule 3 already resent holes below HighRxt. */
-	if (!SEQ_GT(top, c->rxt_high))
+	if (!SEQ_GT(top, c->loss.rxt_high))
 		return false;
 	/* A FIN at the top goes along with the data before it (rec_fill). */
 	dtop = c->fin_queued && top == c->fin_seq + 1 ? c->fin_seq : top;
@@ -764,8 +763,6 @@ static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
 	if (!rec_fill(c, lo, top, r))
 		return false;
 	r->rescue = true;
-	c->rescue_valid = true;
-	c->rescue_rxt = c->recover;
 	return true;
 }
 
@@ -778,7 +775,7 @@ static bool rec_next_seg(struct tcp_conn *c, struct rec_seg *r)
 	uint32_t room = c->snd_una + c->snd_wnd - c->snd_nxt;
 	uint32_t first_end = c->sack_ok && c->sb.n > 0 ? c->sb.r[0].start : c->snd_max;
 
-	if ((c->rec_first_rxt || !c->sack_ok) && c->rxt_high == c->snd_una &&
+	if ((c->loss.rec_first_rxt || !c->sack_ok) && c->loss.rxt_high == c->snd_una &&
 	    rec_fill(c, c->snd_una, first_end, r)) {
 		r->ctr = &st->rec_rxt_lost;
 		return true;
@@ -813,11 +810,7 @@ static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
 	rc = tcp_send_segment(c, flags, r->seq, r->len);
 	if (rc < 0)
 		return rc;
-	if (c->rec_first_rxt && r->seq == c->snd_una) {
-		c->rec_first_rxt = false;
-		c->ts->stats.fast_retransmits++;
-		c->fast_retransmits++;
-	}
+	tcp_loss_on_rxt(c, r->seq, r->seq + r->len + r->fin, r->rescue);
 	/* The earliest outstanding segment went again: its ACK is a round
 	 * trip away, so the timer restarts from now (as RFC 6298 5.4 does for
 	 * the RTO's own retransmission, and Linux for the retransmitted head);
@@ -825,28 +818,17 @@ static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
 	 * on a path whose RTO is close to the RTT. */
 	if (r->seq == c->snd_una)
 		tcp_rto_start(c, true);
-	if (r->rescue) {
-		c->rescue_lo = r->seq;
-		c->rescue_hi = r->seq + r->len + r->fin;
-		return 0; /* RFC 6675 rule 4: HighRxt stays */
-	}
-	if (SEQ_GT(r->seq + r->len + r->fin, c->rxt_high))
-		c->rxt_high = r->seq + r->len + r->fin;
-	c->undo_hi = c->rxt_high;
-	c->undo_left++;
 	return 0;
 }
 
 void tcp_recovery_send(struct tcp_conn *c)
 {
 	struct rec_seg r;
-	uint32_t sent;
 	bool any = false;
 
-	/* The budget is bytes; a segment goes while any is left (the last may
-	 * overdraw it by less than one SMSS, as RFC 6937 3.1's tables count
-	 * whole segments; prr_out records the bytes, so PRR pays it back). */
-	while (can_send_data(c) && c->rec_budget > 0 && rec_next_seg(c, &r)) {
+	/* The budget is bytes; a segment goes while any is left (as RFC 6937
+	 * 3.1's tables count whole segments). */
+	while (can_send_data(c) && c->loss.rec_budget > 0 && rec_next_seg(c, &r)) {
 		if (r.seq == c->snd_nxt && SEQ_GEQ(r.seq, c->snd_max)) {
 			if (!output_one(c, r.len))
 				break;
@@ -855,10 +837,8 @@ void tcp_recovery_send(struct tcp_conn *c)
 		}
 		(*r.ctr)++;
 		any = true;
-		sent = r.len + r.fin;
-		tcp_rec_on_send(&c->rec, sent);
-		c->rec_budget -= RTE_MIN(c->rec_budget, RTE_MAX(sent, 1u));
+		tcp_loss_spent(c, r.len + r.fin);
 	}
-	if (!any && c->rec_budget > 0)
+	if (!any && c->loss.rec_budget > 0)
 		c->ts->stats.rec_budget_unused++;
 }

@@ -289,7 +289,7 @@ uint32_t tcp_sb_conn_lost(const struct tcp_conn *c)
 	return tcp_sb_lost_bytes(&c->sb, c->snd_una, c->mss);
 }
 
-/* HighRxt: in fast recovery tcp_recovery_pipe's (recovery_tcb.c); during go-back-N
+/* HighRxt: in fast recovery tcp_loss_pipe's (loss.c); during go-back-N
  * after an RTO everything below SND.NXT has been sent again; otherwise
  * nothing it still tracks was retransmitted. */
 uint32_t tcp_sb_conn_pipe(const struct tcp_conn *c)
@@ -297,8 +297,8 @@ uint32_t tcp_sb_conn_pipe(const struct tcp_conn *c)
 	const struct tcp_sb *sb = &c->sb;
 	uint32_t rxt = SEQ_LT(c->snd_nxt, c->snd_max) ? c->snd_nxt : c->snd_una;
 
-	if (c->in_recovery)
-		return tcp_recovery_pipe(c);
+	if (c->loss.in_recovery)
+		return tcp_loss_pipe(c);
 
 	return tcp_sb_pipe(sb, c->snd_una, c->snd_max, rxt, c->mss);
 }

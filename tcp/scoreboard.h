@@ -8,7 +8,7 @@
  * acknowledged, and the scoreboard only informs.
  *
  * From it come RFC 6675's IsLost(), the lost bytes over the holes and the
- * SetPipe() estimate.  Fast recovery acts on them (recovery_tcb.c: entry and
+ * SetPipe() estimate.  Fast recovery acts on them (loss.c: entry and
  * pipe; output.c: NextSeg); after an RTO the engine still goes back N.
  *
  * The range array is bounded (TCP_SB_MAX_RANGES).  On overflow the lowest

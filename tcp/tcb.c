@@ -147,6 +147,7 @@ void tcb_drop(struct tcp_conn *c)
 	if (c->dead)
 		return;
 	tcp_timer_stop_all(c);
+	tcp_loss_on_drop(c);
 	if (c->state == TCP_LISTEN) {
 		tcp_listener_remove(c);
 	} else {

@@ -11,8 +11,9 @@
  *   (the synchronized states: one function per check of RFC 9293 3.10.7.4),
  *   reass.c (out-of-order queue, our SACK blocks), scoreboard.c (the peer's
  *   SACK blocks: RFC 6675 scoreboard, delivery rate; it tells established.c
- *   which ACKs are RFC 6675 duplicates), recovery.c / recovery_tcb.c (fast
- *   recovery: the pure per-ACK decision, and the TCB side that drives it),
+ *   which ACKs are RFC 6675 duplicates), recovery.c / loss.c (loss
+ *   recovery: the pure per-ACK decision, and the module that owns the
+ *   recovery state (loss.h) and every entry into and exit from it),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h), syncookie.c
  *   (SYN cookies), fastopen_cookie.c / fastopen_cache.c / fastopen_tcb.c
  *   (Fast Open: option codec, server keys and cookies; the client's cookie
@@ -50,7 +51,7 @@
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
  *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
- *   per-ACK window is tcp/recovery.h's (PRR by default; recovery_tcb.c feeds
+ *   per-ACK window is tcp/recovery.h's (PRR by default; loss.c feeds
  *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
  *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
  *   output.c cwnd_for_send); an RTO sets cwnd to one segment.  c->cwnd and
@@ -75,6 +76,7 @@
 
 #include "stack/base/timer.h"
 #include "tcp/cc.h"
+#include "tcp/loss.h"
 #include "tcp/scoreboard.h"
 #include "tcp/tcp.h"
 #include "tcp/fastopen_tcb.h"
@@ -213,29 +215,9 @@ struct tcp_conn {
 	uint32_t fin_seq;               /* valid when fin_queued */
 	uint32_t mss;                   /* send MSS: min(peer's option, ours) */
 	uint32_t cwnd, ssthresh;
-	/* Congestion control and loss recovery (cc.h, established.c). */
+	/* Congestion control (cc.h) and loss recovery (loss.h, loss.c). */
 	struct tcp_cc cc;
-	unsigned dupacks;               /* RFC 5681 duplicate ACKs in a row */
-	uint32_t lt_bytes;              /* sent by limited transmit (RFC 3042) */
-	bool in_recovery;               /* fast recovery (recovery_tcb.c) */
-	bool recover_valid;             /* recover set (a recovery or an RTO) */
-	uint32_t recover;               /* RFC 6582: SND.MAX at entry / RTO */
-	uint64_t fast_retransmits, recovery_episodes, partial_acks;
-	/* Per-ACK sending decision of fast recovery (tcp/recovery.h, driven by
-	 * recovery_tcb.c; output.c tcp_recovery_send spends rec_budget). */
-	struct tcp_rec rec;
-	bool rec_alg_set;               /* tcp_set_recovery, else cfg.recovery */
-	enum tcp_rec_alg rec_alg;
-	uint32_t rec_budget;            /* bytes this ACK may still release */
-	uint32_t rxt_high;              /* RFC 6675 HighRxt, as an exclusive end */
-	bool rec_first_rxt;             /* SND.UNA's segment not yet resent (4.3) */
-	bool rescue_valid;              /* RFC 6675 RescueRxt set this episode */
-	uint32_t rescue_rxt;
-	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
-	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
-	 * retransmissions of the last episode not yet reported duplicate. */
-	uint32_t undo_lo, undo_hi, undo_left; /* [entry SND.UNA, HighRxt), count */
-	uint64_t rtos, spurious_recoveries;
+	struct tcp_loss loss;
 
 	/* Receive side. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge advertised */
@@ -530,14 +512,25 @@ int tcp_send_keepalive(struct tcp_conn *c);
 /* RFC 9293 3.8.6.2.1: the SWS override timer fired. */
 void tcp_sws_override(struct tcp_conn *c);
 
-/* recovery_tcb.c: fast recovery around tcp/recovery.h.  Called by input_ack
- * after the scoreboard has taken the ACK: una0 and sacked0 are SND.UNA and
- * the SACKed bytes before it, dup whether it was a duplicate. */
-void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
-		      uint32_t sacked0, bool dup);
+/* loss.c: loss recovery (state in tcp/loss.h), around tcp/recovery.h.
+ * tcp_loss_ack: every ACK, called by input_ack after the scoreboard has
+ * taken it: una0 and sacked0 are SND.UNA and the SACKed bytes before it,
+ * dup whether it was a duplicate. */
+void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
+		  uint32_t sacked0, bool dup);
+/* The retransmission timer fired (data, not the handshake). */
+void tcp_loss_on_rto(struct tcp_conn *c);
+/* The TCB leaves its table: an episode in progress ends with it. */
+void tcp_loss_on_drop(struct tcp_conn *c);
+/* len bytes of new data went only by RFC 3042's allowance. */
+void tcp_loss_on_limited_transmit(struct tcp_conn *c, uint32_t len);
+/* In recovery: [seq, end) retransmitted (rescue: by RFC 6675 rule 4). */
+void tcp_loss_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end, bool rescue);
+/* In recovery: sent bytes (new or again) spend this ACK's budget. */
+void tcp_loss_spent(struct tcp_conn *c, uint32_t sent);
 /* RFC 6675 SetPipe (with SACK) or its estimate without. */
-uint32_t tcp_recovery_pipe(const struct tcp_conn *c);
-void tcp_recovery_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+uint32_t tcp_loss_pipe(const struct tcp_conn *c);
+void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 /* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
 void tcp_recovery_send(struct tcp_conn *c);
 

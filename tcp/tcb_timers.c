@@ -312,7 +312,6 @@ static void rto_expired(struct tcp_conn *c)
 	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
 
 	c->ts->stats.rto_fired++;
-	c->rtos++;
 	if (c->retries >= (handshake ? cfg->syn_retries : cfg->data_retries)) {
 		give_up(c);
 		return;
@@ -328,16 +327,8 @@ static void rto_expired(struct tcp_conn *c)
 		return;
 	}
 	/* RFC 5681 3.1 (RFC 9438 4.8 for CUBIC): ssthresh from FlightSize,
-	 * held constant when the same segment times out again; cwnd = 1 SMSS.
-	 * RFC 6582 3.2 step 1 / 4: recovery ends, recover = SND.MAX. */
-	if (c->in_recovery) {
-		c->ts->stats.recovery_rto++;
-		c->in_recovery = false;
-	}
-	c->dupacks = 0;
-	c->lt_bytes = 0;
-	c->recover = c->snd_max;
-	c->recover_valid = true;
+	 * held constant when the same segment times out again; cwnd = 1 SMSS. */
+	tcp_loss_on_rto(c);
 	tcp_cc_on_rto(tcp_cc_load(c), c->snd_max - c->snd_una, c->retries == 1);
 	tcp_cc_store(c);
 	c->snd_nxt = c->snd_una;

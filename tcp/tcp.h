@@ -177,6 +177,7 @@ struct tcp_callbacks {
 	X(partial_acks, "partial ACKs in recovery (SND.UNA moved, still below recover)") \
 	X(recovery_exits, "ACKs ending recovery (SND.UNA >= recover), cwnd = tcp_rec_exit()") \
 	X(recovery_rto, "recovery episodes ended by an RTO") \
+	X(recovery_dropped, "recovery episodes ended by the connection's end (reset, abort, give-up)") \
 	X(cc_rto_reductions, "ssthresh lowered by an RTO (RFC 5681 3.1, RFC 9438 4.8)") \
 	X(cc_ss_exits, "slow start ended (cwnd reached ssthresh)") \
 	X(cc_cubic_epochs, "CUBIC congestion-avoidance epochs started (RFC 9438 4.2)") \

@@ -140,7 +140,7 @@ unsigned tcp_reset_unfinished(struct tcp_stack *ts)
  * NextSeg logic covers the case where it is running. */
 static bool pmtu_rewind(struct tcp_conn *c)
 {
-	if (c->in_recovery || c->snd_max == c->snd_una ||
+	if (c->loss.in_recovery || c->snd_max == c->snd_una ||
 	    (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT &&
 	     c->state != TCP_FIN_WAIT_1 && c->state != TCP_CLOSING && c->state != TCP_LAST_ACK))
 		return false;
@@ -462,13 +462,13 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.sacked = tcp_sb_conn_sacked(c), .lost = tcp_sb_conn_lost(c),
 		.delivery_rate = c->sb.delivery_rate,
 		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : c->ts->cfg.cc),
-		.in_recovery = c->in_recovery,
-		.fast_retransmits = c->fast_retransmits,
-		.recovery_episodes = c->recovery_episodes,
-		.partial_acks = c->partial_acks,
+		.in_recovery = c->loss.in_recovery,
+		.fast_retransmits = c->loss.fast_retransmits,
+		.recovery_episodes = c->loss.recovery_episodes,
+		.partial_acks = c->loss.partial_acks,
 		.syn_data_acked = c->tfo.syn_data_acked,
 	};
-	tcp_recovery_info(c, info); /* recovery_tcb.c */
+	tcp_loss_info(c, info); /* loss.c */
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it

@@ -124,7 +124,7 @@ static void test_rfc5681_congestion_avoidance_one_smss_per_rtt(void **state)
  * is PRR's (RFC 9937, the default; no SACK here): each dup ACK delivers
  * one SMSS; the two before recovery count as already delivered, so
  * RecoverFS = 14600 - 2920 = 11680, and SND.UNA's segment is presumed lost
- * until resent (recovery_tcb.c tcp_recovery_pipe):
+ * until resent (loss.c tcp_loss_pipe):
  *   3rd: prr_delivered 1460, pipe = 14600 - 4380 - 1460 = 8760 > 7300:
  *        sndcnt = CEIL(1460 * 7300 / 11680) - 0 = 913, cwnd = 9673 (S0 goes)
  *   4th: 2920, pipe = 14600 - 5840 = 8760: CEIL(1825) - 1460 = 365,

@@ -1,4 +1,4 @@
-/* Packet scripts: fast recovery on the TCB (tcp/recovery_tcb.c and
+/* Packet scripts: fast recovery on the TCB (tcp/loss.c and
  * output.c's NextSeg over tcp/recovery.h), per algorithm.
  *
  * RFC 6937 3.1's two worked examples (20 segments in flight, ssthresh 11
@@ -102,7 +102,7 @@ static void ack_all(struct rec_t *r)
 		while (t->ncap > 0)
 			EXPECT(t, SEG(.seq = S(r->next_new++), .len = MSS));
 	} while (t->conn->snd_una != t->conn->snd_max);
-	assert_false(t->conn->in_recovery);
+	assert_false(t->conn->loss.in_recovery);
 }
 
 static struct tcp_conn_info info_of(struct rec_t *r)
@@ -125,7 +125,7 @@ static void one_loss(enum tcp_rec_alg alg, const char *const want[17])
 	sack(&r, 0, 1, 3);
 	expect_sent(&r, "", 2);
 	sack(&r, 0, 1, 4);
-	assert_true(r.t->conn->in_recovery);
+	assert_true(r.t->conn->loss.in_recovery);
 	assert_int_equal(info_of(&r).ssthresh, 11 * MSS);
 	expect_sent(&r, want[0], 3);
 	app_more(&r, 12);
@@ -274,18 +274,18 @@ static void test_linux_10pkt_lost_1(void **state)
 	sack(&r, 0, 1, 3);
 	sack(&r, 0, 1, 4);
 	expect_sent(&r, "R", 3);
-	assert_int_equal(r.t->conn->rec.recover_fs, 8 * MSS);
+	assert_int_equal(r.t->conn->loss.rec.recover_fs, 8 * MSS);
 	assert_int_equal(info_of(&r).ssthresh, 10220);
 	app_more(&r, 20);
 	for (unsigned k = 4; k <= 9; k++) {
 		sack(&r, 0, 1, k + 1);
 		expect_sent(&r, "N", k);
-		assert_int_equal(tcp_recovery_pipe(r.t->conn), 6 * MSS + MSS);
+		assert_int_equal(tcp_loss_pipe(r.t->conn), 6 * MSS + MSS);
 		assert_int_equal(info_of(&r).cwnd, 10220);
 	}
 	/* The retransmission arrives: SND.UNA = S10 = recover. */
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(10)));
-	assert_false(r.t->conn->in_recovery);
+	assert_false(r.t->conn->loss.in_recovery);
 	assert_int_equal(info_of(&r).cwnd, 10220);
 	/* 6 new in flight, cwnd 7 (10220 bytes, 7 segments need 10220). */
 	expect_sent(&r, "N", 10);
@@ -316,12 +316,12 @@ static void test_linux_30pkt_lost_1_4(void **state)
 	sack(&r, 0, 4, 7);
 	expect_sent(&r, want[0], 6);
 	assert_int_equal(info_of(&r).ssthresh, (uint32_t)(30 * MSS * 0.7)); /* 30659 */
-	assert_int_equal(r.t->conn->rec.recover_fs, 28 * MSS);
+	assert_int_equal(r.t->conn->loss.rec.recover_fs, 28 * MSS);
 	/* Linux counts ssthresh in packets (21); CUBIC's 0.7 * 43800 in doubles
 	 * is 30659 bytes, one short, which would let ack 14's pipe of exactly
 	 * 21 segments take the proportional branch.  The scenario is Linux's:
 	 * use 21 segments. */
-	r.t->conn->rec.ssthresh = 21 * MSS;
+	r.t->conn->loss.rec.ssthresh = 21 * MSS;
 	app_more(&r, 40);
 	for (unsigned k = 7; k <= 29; k++) {
 		sack(&r, 0, 4, k + 1);
@@ -331,9 +331,9 @@ static void test_linux_30pkt_lost_1_4(void **state)
 		sack(&r, k + 1, 4, 30);
 		expect_sent(&r, "N", k);
 	}
-	assert_int_equal(r.t->conn->rec.cnt.ssrb, 3);
+	assert_int_equal(r.t->conn->loss.rec.cnt.ssrb, 3);
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(30)));
-	assert_false(r.t->conn->in_recovery);
+	assert_false(r.t->conn->loss.in_recovery);
 	assert_int_equal(info_of(&r).cwnd, 21 * MSS);
 	assert_int_equal(STAT(r.t, partial_acks), 3);
 	while (r.t->ncap > 0)
@@ -371,7 +371,7 @@ static void test_loss_during_recovery(void **state)
 			.sack = { { S(11), S(14) }, { S(1), S(10) } }));
 	EXPECT(r.t, SEG(.seq = S(10), .len = MSS)); /* rule 1 before new data */
 	EXPECT_NOTHING(r.t);
-	assert_true(r.t->conn->in_recovery);
+	assert_true(r.t->conn->loss.in_recovery);
 	assert_int_equal(STAT(r.t, recovery_episodes), 1);
 	assert_int_equal(STAT(r.t, rec_rxt_lost), 2);
 	assert_int_equal(info_of(&r).ssthresh, 10220);
@@ -398,12 +398,12 @@ static void test_ack_below_snd_una_ignored(void **state)
 	sack(&r, 1, 4, 8); /* partial ACK: SND.UNA = S1 */
 	while (r.t->ncap > 0)
 		rte_pktmbuf_free(EXPECT_KEEP(r.t, SEG(.flags = TH_ACK)));
-	pd = r.t->conn->rec.prr_delivered;
-	out = r.t->conn->rec.prr_out;
+	pd = r.t->conn->loss.rec.prr_delivered;
+	out = r.t->conn->loss.rec.prr_out;
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(0), .nsack = 1, .sack = { { S(4), S(9) } }));
 	EXPECT_NOTHING(r.t);
-	assert_int_equal(r.t->conn->rec.prr_delivered, pd);
-	assert_int_equal(r.t->conn->rec.prr_out, out);
+	assert_int_equal(r.t->conn->loss.rec.prr_delivered, pd);
+	assert_int_equal(r.t->conn->loss.rec.prr_out, out);
 	assert_int_equal(r.t->conn->snd_una - r.t->our_isn, S(1));
 	assert_int_equal(r.t->conn->sb.sacked, 4 * MSS); /* [S4, S8) only */
 	ack_all(&r);
@@ -436,23 +436,23 @@ static void test_nonsack_peer(void **state)
 	expect_sent(&r, "", 2);
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(0)));
 	expect_sent(&r, want[0], 3);
-	assert_int_equal(r.t->conn->rec.recover_fs, 8 * MSS);
+	assert_int_equal(r.t->conn->loss.rec.recover_fs, 8 * MSS);
 	app_more(&r, 10);
 	for (unsigned k = 1; k < 9; k++) {
 		INJECT(r.t, SEG(.seq = 1001, .ack = S(0)));
 		expect_sent(&r, want[k], k + 3);
 	}
-	assert_int_equal(r.t->conn->rec.cnt.no_data, 1);
+	assert_int_equal(r.t->conn->loss.rec.cnt.no_data, 1);
 	/* Partial ACK (0..4 in, 5 lost too, RFC 6582): S5 presumed lost and
 	 * resent at once. */
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(5)));
 	EXPECT(r.t, SEG(.seq = S(5), .len = MSS));
 	while (r.t->ncap > 0)
 		EXPECT(r.t, SEG(.seq = S(r.next_new++), .len = MSS));
-	assert_true(r.t->conn->in_recovery);
+	assert_true(r.t->conn->loss.in_recovery);
 	assert_int_equal(STAT(r.t, partial_acks), 1);
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(10)));
-	assert_false(r.t->conn->in_recovery);
+	assert_false(r.t->conn->loss.in_recovery);
 	assert_int_equal(info_of(&r).cwnd, 5 * MSS);
 	while (r.t->ncap > 0)
 		EXPECT(r.t, SEG(.seq = S(r.next_new++), .len = MSS));
@@ -497,7 +497,7 @@ static void test_rto_inside_recovery(void **state)
 		INJECT(r.t, SEG(.seq = 1001, .ack = S(0), .nsack = 1,
 				.sack = { { S(1), S(10) } }));
 	EXPECT_NOTHING(r.t);
-	assert_false(r.t->conn->in_recovery);
+	assert_false(r.t->conn->loss.in_recovery);
 	assert_int_equal(STAT(r.t, recovery_episodes), 1);
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(10)));
 	EXPECT_NOTHING(r.t);
@@ -521,7 +521,7 @@ static void test_dsack_marks_spurious_recovery(void **state)
 	/* The original 0 arrives, then 4..9: everything acknowledged, the
 	 * episode ends (recover = S10). */
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(10)));
-	assert_false(r.t->conn->in_recovery);
+	assert_false(r.t->conn->loss.in_recovery);
 	/* A D-SACK of data not resent in the episode: nothing concluded. */
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(10), .nsack = 1, .sack = { { S(5), S(6) } }));
 	assert_int_equal(STAT(r.t, dsack_rcvd), 1);
@@ -544,7 +544,7 @@ static void test_set_recovery_and_info(void **state)
 	assert_int_equal(info_of(&r).recovery, TCP_REC_RATEHALVING);
 	assert_int_equal(tcp_set_recovery(r.t->conn, TCP_REC_ALG_COUNT), -EINVAL);
 	assert_int_equal(info_of(&r).recovery, TCP_REC_RATEHALVING);
-	r.t->conn->rec_alg_set = false;
+	r.t->conn->loss.rec_alg_set = false;
 	assert_int_equal(info_of(&r).recovery, TCP_REC_PRR); /* cfg default */
 	INJECT(r.t, SEG(.seq = 1001, .ack = S(2)));
 	FINISH(r.t, 1);

@@ -5,7 +5,7 @@
  * Our segments are 1460 bytes; S(k) is the relative sequence number of the
  * k-th one (data starts at 1).  The peer's SACK blocks are injected with
  * .nsack/.sack (relative to our ISN).  Since fast recovery acts on the
- * scoreboard (recovery_tcb.c, default PRR), every script also checks the
+ * scoreboard (loss.c, default PRR), every script also checks the
  * retransmissions RFC 6675 NextSeg makes from it; the per-ACK amounts are
  * test_prr.c's subject. */
 #include "tests/pkt/harness.h"

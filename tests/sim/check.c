@@ -107,12 +107,12 @@ static void check_seq(struct sim_world *w, const struct walk_ctx *x, const struc
 		sim_fail(w, "stack %u engine %u %s %s: SND.UNA %u SND.NXT %u SND.MAX %u out of order",
 			 x->stack, x->eng, tcb_str(c), tcp_state_str((uint8_t)c->state),
 			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss);
-	if (synchronized(c->state) && !c->in_recovery && c->mss > 0 && c->cwnd < c->mss)
+	if (synchronized(c->state) && !c->loss.in_recovery && c->mss > 0 && c->cwnd < c->mss)
 		sim_fail(w, "stack %u %s %s: cwnd %u below one SMSS (%u), ssthresh %u, %s, una %u nxt %u max %u, rtos %lu, episodes %lu",
 			 x->stack, tcb_str(c), tcp_state_str((uint8_t)c->state),
-			 c->cwnd, c->mss, c->ssthresh, c->in_recovery ? "in recovery" : "not in recovery",
+			 c->cwnd, c->mss, c->ssthresh, c->loss.in_recovery ? "in recovery" : "not in recovery",
 			 c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
-			 (unsigned long)c->rtos, (unsigned long)c->recovery_episodes);
+			 (unsigned long)c->loss.rtos, (unsigned long)c->loss.recovery_episodes);
 }
 
 static void check_scoreboard(struct sim_world *w, const struct walk_ctx *x, const struct tcp_conn *c)
@@ -215,7 +215,7 @@ static int print_one(void *arg, const struct tcp_conn *c)
 		" rcv_nxt %u rcv_adv %u sndq %u rcvq %u app_closed %d timers",
 		p->stack, p->eng, tcp_state_str((uint8_t)c->state), c->local_port, peer,
 		c->snd_una - c->iss, c->snd_nxt - c->iss, c->snd_max - c->iss,
-		c->snd_wnd, c->cwnd, c->rto_ms, c->backoff, c->retries, (unsigned long)c->rtos,
+		c->snd_wnd, c->cwnd, c->rto_ms, c->backoff, c->retries, (unsigned long)c->loss.rtos,
 		c->rcv_nxt - c->irs, c->rcv_adv - c->irs, c->sndq.bytes, c->rcvq.bytes, c->app_closed);
 	for (unsigned t = 0; t < TCP_T_COUNT; t++)
 		fprintf(p->f, " %lu", (unsigned long)(c->deadline[t] ? c->deadline[t] / 1000000 : 0));

@@ -434,7 +434,7 @@ static int walk_one(void *arg, const struct tcp_conn *tc)
 	t = &S->tcb[a->side][k - 1];
 	tcb_state(t, (uint8_t)tc->state, a->w->now);
 	t->last = a->w->now;
-	t->rtos = (uint16_t)RTE_MIN(tc->rtos, (uint64_t)UINT16_MAX);
+	t->rtos = (uint16_t)RTE_MIN(tc->loss.rtos, (uint64_t)UINT16_MAX);
 	return 0;
 }
 

@@ -856,6 +856,26 @@ static void check_gauges(struct sim_world *w)
 				sim_fail(w, "stack %u engine %u: %s", i, k, why);
 }
 
+/* With every TCB gone, every recovery episode a stack entered has ended
+ * through the loss module: a full ACK, an RTO or the connection's end.
+ * Summed over the stack's engines (a connection may move between them). */
+static void check_episodes(struct sim_world *w)
+{
+	for (unsigned i = 0; i < w->plan.nstacks; i++) {
+		uint64_t in = 0, out = 0;
+
+		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
+			const struct tcp_stats *st = tcp_stack_stats(us_engine_tcp(w->st[i].eng[k].e));
+
+			in += st->recovery_episodes;
+			out += st->recovery_exits + st->recovery_rto + st->recovery_dropped;
+		}
+		if (in != out)
+			sim_fail(w, "stack %u: %lu recovery episodes entered, %lu ended", i,
+				 (unsigned long)in, (unsigned long)out);
+	}
+}
+
 /* The end: the applications have closed everything; every TCB must go
  * within the bound its timers give; then the listeners close and the
  * stacks must be back to their baseline (timers) before they are
@@ -868,6 +888,7 @@ static void world_end(struct sim_world *w)
 		sim_check_print_tcbs(w, stderr, w->opts.print_tcbs_max);
 		sim_fail(w, "%u TCBs left past the bound their timers give", sim_check_tcbs(w));
 	}
+	check_episodes(w);
 	for (unsigned i = 0; i < w->plan.nstacks; i++)
 		for (unsigned k = 0; w->st[i].up && k < w->plan.stack[i].engines; k++) {
 			if (socks_open(&w->st[i].eng[k]) != w->st[i].eng[k].socks0)

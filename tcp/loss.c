@@ -1,7 +1,11 @@
-/* tcp/recovery_tcb.c: fast recovery on the TCB, around the pure decision
- * module tcp/recovery.h (PRR of RFC 9937 by default, or an alternative).
+/* tcp/loss.c: loss recovery on the TCB (state in tcp/loss.h), around the
+ * pure decision module tcp/recovery.h (PRR of RFC 9937 by default, or an
+ * alternative).  Every entry into recovery and every exit (the full ACK,
+ * an RTO, the connection's end) passes here.
  *
  * On every ACK (input_ack, after the scoreboard took its SACK blocks):
+ *  - duplicate ACKs are counted (RFC 5681; 1 and 2 let limited transmit
+ *    send, output.c), and forgotten on an ACK of new data;
  *  - entry: the DupThresh-th duplicate ACK (RFC 5681 3.2), or with SACK
  *    RFC 6675 5's loss detection IsLost(SND.UNA), unless the ACK does not
  *    cover more than recover (RFC 6582 3.2 step 2; recover is also set by an
@@ -9,13 +13,13 @@
  *    RFC 9937 6.1), recover = SND.MAX.
  *  - per ACK: DeliveredData = change in SND.UNA + change in SACKed bytes
  *    (RFC 9937 6.2), without SACK tcp_rec_nonsack_delivered(); pipe from
- *    the scoreboard (tcp_recovery_pipe); the module returns sndcnt, which
+ *    the scoreboard (tcp_loss_pipe); the module returns sndcnt, which
  *    becomes rec_budget, and the cwnd (pipe + sndcnt for PRR).
  *  - exit: SND.UNA >= recover, cwnd = tcp_rec_exit() (ssthresh for PRR).
  * output.c (tcp_recovery_send) spends rec_budget segment by segment in
- * RFC 6675 NextSeg order and reports each with tcp_rec_on_send().
- * An RTO abandons the episode (tcb_timers.c clears in_recovery; recover = SND.MAX
- * keeps the go-back-N dup ACKs from starting another one).
+ * RFC 6675 NextSeg order and reports each (tcp_loss_on_rxt,
+ * tcp_loss_spent).  An RTO abandons the episode (tcp_loss_on_rto; recover =
+ * SND.MAX keeps the go-back-N dup ACKs from starting another one).
  */
 #include <errno.h>
 
@@ -23,7 +27,7 @@
 
 static enum tcp_rec_alg rec_alg(const struct tcp_conn *c)
 {
-	return c->rec_alg_set ? c->rec_alg : c->ts->cfg.recovery;
+	return c->loss.rec_alg_set ? c->loss.rec_alg : c->ts->cfg.recovery;
 }
 
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg)
@@ -32,8 +36,8 @@ int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg)
 		return -EINVAL;
 	if (c->app_closed)
 		return -EBADF;
-	c->rec_alg_set = true;
-	c->rec_alg = alg;
+	c->loss.rec_alg_set = true;
+	c->loss.rec_alg = alg;
 	return 0;
 }
 
@@ -43,21 +47,21 @@ int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg)
  * presumed lost until it is retransmitted (RFC 6582: at entry and after
  * each partial ACK), as RFC 6675 SetPipe leaves a lost segment out until
  * its retransmission counts it again. */
-uint32_t tcp_recovery_pipe(const struct tcp_conn *c)
+uint32_t tcp_loss_pipe(const struct tcp_conn *c)
 {
 	uint32_t out = c->snd_max - c->snd_una, rxt;
 
 	if (!c->sack_ok) {
 		uint32_t gone = 0;
 
-		if (c->in_recovery) {
-			gone = c->rec.nonsack_credit;
-			if (!SEQ_GT(c->rxt_high, c->snd_una))
+		if (c->loss.in_recovery) {
+			gone = c->loss.rec.nonsack_credit;
+			if (!SEQ_GT(c->loss.rxt_high, c->snd_una))
 				gone += c->mss;
 		}
 		return out > gone ? out - gone : 0;
 	}
-	rxt = c->in_recovery && SEQ_GT(c->rxt_high, c->snd_una) ? c->rxt_high : c->snd_una;
+	rxt = c->loss.in_recovery && SEQ_GT(c->loss.rxt_high, c->snd_una) ? c->loss.rxt_high : c->snd_una;
 	return tcp_sb_pipe(&c->sb, c->snd_una, c->snd_max, rxt, c->mss);
 }
 
@@ -65,7 +69,7 @@ uint32_t tcp_recovery_pipe(const struct tcp_conn *c)
  * from SACKed bytes), with RFC 6582 3.2 step 2. */
 static bool rec_should_enter(struct tcp_conn *c, bool dup)
 {
-	bool by_dup = dup && c->dupacks == TCP_SB_DUPTHRESH;
+	bool by_dup = dup && c->loss.dupacks == TCP_SB_DUPTHRESH;
 	bool by_sack = c->sack_ok && c->sb.n > 0 && tcp_sb_is_lost(&c->sb, c->snd_una, c->mss);
 
 	if (c->snd_una == c->snd_max || (!by_dup && !by_sack))
@@ -74,8 +78,8 @@ static bool rec_should_enter(struct tcp_conn *c, bool dup)
 	 * recover.  With SACK the scoreboard says which data is missing, so
 	 * SND.UNA == recover is enough (RFC 6675 5 has no such guard; it
 	 * still keeps go-back-N after an RTO from starting an episode). */
-	if (c->recover_valid && (c->sack_ok ? SEQ_LT(c->snd_una, c->recover) :
-					      !SEQ_GT(c->snd_una, c->recover))) {
+	if (c->loss.recover_valid && (c->sack_ok ? SEQ_LT(c->snd_una, c->loss.recover) :
+					      !SEQ_GT(c->snd_una, c->loss.recover))) {
 		if (by_dup)
 			c->ts->stats.fast_retransmit_suppressed++;
 		return false;
@@ -94,39 +98,39 @@ static void rec_enter(struct tcp_conn *c, uint32_t una0, uint32_t sacked0)
 {
 	struct tcp_stats *st = &c->ts->stats;
 	uint32_t flight = c->snd_max - c->snd_una, cc_flight = flight;
-	uint32_t pre = c->sack_ok ? sacked0 : (c->dupacks > 1 ? (c->dupacks - 1) * c->mss : 0);
+	uint32_t pre = c->sack_ok ? sacked0 : (c->loss.dupacks > 1 ? (c->loss.dupacks - 1) * c->mss : 0);
 	struct tcp_rec_start start = {
 		.flight = flight, .sacked_before = RTE_MIN(pre, flight),
 		.newly_acked = c->snd_una - una0,
 	};
 
 	/* RFC 5681 3.2 step 2: FlightSize less what limited transmit sent. */
-	cc_flight -= RTE_MIN(cc_flight, c->lt_bytes);
+	cc_flight -= RTE_MIN(cc_flight, c->loss.lt_bytes);
 	tcp_cc_on_congestion(tcp_cc_load(c), cc_flight);
 	tcp_cc_store(c);
-	c->in_recovery = true;
-	c->recover = c->snd_max;
-	c->recover_valid = true;
-	c->rxt_high = c->snd_una;
-	c->rec_first_rxt = true;
-	c->rescue_valid = false;
-	c->rescue_lo = c->rescue_hi = c->snd_una;
-	c->undo_lo = c->snd_una;
-	c->undo_hi = c->snd_una; /* grows with HighRxt (output.c) */
-	c->undo_left = 0;
+	c->loss.in_recovery = true;
+	c->loss.recover = c->snd_max;
+	c->loss.recover_valid = true;
+	c->loss.rxt_high = c->snd_una;
+	c->loss.rec_first_rxt = true;
+	c->loss.rescue_valid = false;
+	c->loss.rescue_lo = c->loss.rescue_hi = c->snd_una;
+	c->loss.undo_lo = c->snd_una;
+	c->loss.undo_hi = c->snd_una; /* grows with HighRxt (output.c) */
+	c->loss.undo_left = 0;
 	st->recovery_episodes++;
-	c->recovery_episodes++;
-	tcp_rec_enter(&c->rec, rec_alg(c), c->mss, c->ssthresh, c->cwnd, &start);
+	c->loss.recovery_episodes++;
+	tcp_rec_enter(&c->loss.rec, rec_alg(c), c->mss, c->ssthresh, c->cwnd, &start);
 	if (!c->sack_ok)
-		c->rec.nonsack_credit = start.sacked_before;
+		c->loss.rec.nonsack_credit = start.sacked_before;
 }
 
 static void rec_exit(struct tcp_conn *c)
 {
-	uint32_t cwnd = tcp_rec_exit(&c->rec);
+	uint32_t cwnd = tcp_rec_exit(&c->loss.rec);
 
-	c->in_recovery = false;
-	c->rec_budget = 0;
+	c->loss.in_recovery = false;
+	c->loss.rec_budget = 0;
 	c->ts->stats.recovery_exits++;
 	tcp_cc_on_recovery_exit(tcp_cc_load(c));
 	tcp_cc_store(c);
@@ -144,20 +148,20 @@ static void rec_dsack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
 	uint32_t s = seg->sack[0][0], e = seg->sack[0][1], segs;
 
-	if (!c->sack_ok || seg->nsack == 0 || c->undo_left == 0 ||
+	if (!c->sack_ok || seg->nsack == 0 || c->loss.undo_left == 0 ||
 	    !tcp_sb_is_dsack((const uint32_t (*)[2])seg->sack, seg->nsack, seg->ack) ||
 	    !SEQ_LT(s, e) ||
-	    SEQ_LT(s, c->undo_lo) || SEQ_GT(e, c->undo_hi))
+	    SEQ_LT(s, c->loss.undo_lo) || SEQ_GT(e, c->loss.undo_hi))
 		return;
 	/* The rescue retransmission (RFC 6675 rule 4) resends what was
 	 * probably not lost: its D-SACK says nothing about the episode. */
-	if (c->rescue_valid && SEQ_LEQ(c->rescue_lo, s) && SEQ_LEQ(e, c->rescue_hi))
+	if (c->loss.rescue_valid && SEQ_LEQ(c->loss.rescue_lo, s) && SEQ_LEQ(e, c->loss.rescue_hi))
 		return;
 	segs = (e - s + c->mss - 1) / c->mss;
-	c->undo_left -= RTE_MIN(segs, c->undo_left);
-	if (c->undo_left == 0) {
+	c->loss.undo_left -= RTE_MIN(segs, c->loss.undo_left);
+	if (c->loss.undo_left == 0) {
 		c->ts->stats.spurious_recoveries++;
-		c->spurious_recoveries++;
+		c->loss.spurious_recoveries++;
 	}
 }
 
@@ -168,61 +172,144 @@ static uint32_t rec_delivered(struct tcp_conn *c, uint32_t una0, uint32_t sacked
 	int64_t d;
 
 	if (!c->sack_ok)
-		return tcp_rec_nonsack_delivered(&c->rec, dup, acked);
+		return tcp_rec_nonsack_delivered(&c->loss.rec, dup, acked);
 	d = (int64_t)acked + (int64_t)c->sb.sacked - (int64_t)sacked0;
 	return d > 0 ? (uint32_t)d : 0; /* a renege can shrink SACKed bytes */
 }
 
-void tcp_recovery_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
-		      uint32_t sacked0, bool dup)
+/* RFC 5681 3.2: duplicate ACKs in a row; an ACK of new data ends the run
+ * (and what limited transmit sent is part of the flight again). */
+static void count_dupacks(struct tcp_conn *c, uint32_t acked, bool dup)
+{
+	if (acked > 0) {
+		c->loss.dupacks = 0;
+		c->loss.lt_bytes = 0;
+	} else if (dup) {
+		c->ts->stats.dup_acks++;
+		c->loss.dupacks++;
+	}
+}
+
+void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
+		  uint32_t sacked0, bool dup)
 {
 	struct tcp_rec_ack a;
 	struct tcp_rec_out out;
 	uint32_t acked = c->snd_una - una0;
 
+	count_dupacks(c, acked, dup);
 	rec_dsack(c, seg);
-	if (!c->in_recovery) {
+	if (!c->loss.in_recovery) {
 		if (!rec_should_enter(c, dup))
 			return;
 		rec_enter(c, una0, sacked0);
-	} else if (SEQ_GEQ(c->snd_una, c->recover)) {
+	} else if (SEQ_GEQ(c->snd_una, c->loss.recover)) {
 		rec_exit(c);
 		return;
 	} else if (acked > 0) {
 		c->ts->stats.partial_acks++;
-		c->partial_acks++;
+		c->loss.partial_acks++;
 	}
-	if (SEQ_LT(c->rxt_high, c->snd_una))
-		c->rxt_high = c->snd_una;
+	if (SEQ_LT(c->loss.rxt_high, c->snd_una))
+		c->loss.rxt_high = c->snd_una;
 	a.delivered = rec_delivered(c, una0, sacked0, dup);
-	a.pipe = tcp_recovery_pipe(c);
+	a.pipe = tcp_loss_pipe(c);
 	/* RFC 9937 6.2 SafeACK: SND.UNA advanced and no further loss shown;
 	 * we read "further loss" as newly SACKed data (a SACK above a hole is
 	 * what reveals a loss).  Without SACK a partial ACK is itself the
 	 * sign of the next loss (RFC 6582). */
 	a.safe = acked > 0 && c->sack_ok && c->sb.sacked <= sacked0;
-	out = tcp_rec_on_ack(&c->rec, &a);
+	out = tcp_rec_on_ack(&c->loss.rec, &a);
 	c->cwnd = out.cwnd;
-	c->rec_budget = out.sndcnt;
+	c->loss.rec_budget = out.sndcnt;
 	/* An ACK that delivered nothing leaves cwnd as it was (RFC 9937 6.2
 	 * returns early), but pipe may have fallen (a partial ACK without SACK
 	 * takes back what dup ACKs already counted and presumes the next
 	 * segment lost): what cwnd now allows may go, as in a sender whose
 	 * only gate is pipe < cwnd.  (Not before the episode's first
 	 * delivery: cwnd is then still the one from before recovery.) */
-	if (a.delivered == 0 && c->rec.prr_delivered > 0 && out.cwnd > a.pipe)
-		c->rec_budget = RTE_MAX(c->rec_budget, out.cwnd - a.pipe);
+	if (a.delivered == 0 && c->loss.rec.prr_delivered > 0 && out.cwnd > a.pipe)
+		c->loss.rec_budget = RTE_MAX(c->loss.rec_budget, out.cwnd - a.pipe);
 	/* RFC 5681 3.2 step 3 / RFC 6675 5 (4.3): the ACK that starts recovery
 	 * always retransmits the first segment, even one that delivered
 	 * nothing new (a duplicate ACK without new SACK information, for which
 	 * RFC 9937 6.2 returns before its own forced retransmission). */
-	if (c->rec_first_rxt && c->rec.prr_out == 0 && c->rec_budget == 0)
-		c->rec_budget = c->mss;
+	if (c->loss.rec_first_rxt && c->loss.rec.prr_out == 0 && c->loss.rec_budget == 0)
+		c->loss.rec_budget = c->mss;
 }
 
-void tcp_recovery_info(const struct tcp_conn *c, struct tcp_conn_info *info)
+/* RFC 6298 5.5-5.7 and RFC 5681 3.1: go-back-N from SND.UNA replaces the
+ * episode (RFC 6582 3.2 step 1 / 4: recovery ends, recover = SND.MAX), and
+ * the duplicate ACKs counted so far are forgotten. */
+void tcp_loss_on_rto(struct tcp_conn *c)
+{
+	struct tcp_loss *l = &c->loss;
+
+	l->rtos++;
+	if (l->in_recovery) {
+		c->ts->stats.recovery_rto++;
+		l->in_recovery = false;
+		l->rec_budget = 0;
+	}
+	l->dupacks = 0;
+	l->lt_bytes = 0;
+	l->recover = c->snd_max;
+	l->recover_valid = true;
+}
+
+/* The TCB leaves its table (reset, abort, give-up, close) in an episode. */
+void tcp_loss_on_drop(struct tcp_conn *c)
+{
+	if (!c->loss.in_recovery)
+		return;
+	c->ts->stats.recovery_dropped++;
+	c->loss.in_recovery = false;
+	c->loss.rec_budget = 0;
+}
+
+void tcp_loss_on_limited_transmit(struct tcp_conn *c, uint32_t len)
+{
+	c->ts->stats.limited_transmits++;
+	c->loss.lt_bytes += len;
+}
+
+/* A retransmission of [seq, end) in recovery: the first one is the fast
+ * retransmit; HighRxt and the D-SACK count follow it; RFC 6675 rule 4's
+ * rescue leaves HighRxt and is remembered by itself. */
+void tcp_loss_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end, bool rescue)
+{
+	struct tcp_loss *l = &c->loss;
+
+	if (l->rec_first_rxt && seq == c->snd_una) {
+		l->rec_first_rxt = false;
+		c->ts->stats.fast_retransmits++;
+		l->fast_retransmits++;
+	}
+	if (rescue) {
+		l->rescue_valid = true;
+		l->rescue_rxt = l->recover;
+		l->rescue_lo = seq;
+		l->rescue_hi = end;
+		return;
+	}
+	if (SEQ_GT(end, l->rxt_high))
+		l->rxt_high = end;
+	l->undo_hi = l->rxt_high;
+	l->undo_left++;
+}
+
+/* Bytes (and a FIN) sent in recovery, new or again: PRR's prr_out, and
+ * what is left of this ACK's budget (the last segment may overdraw it by
+ * less than one SMSS; prr_out records the bytes, so PRR pays it back). */
+void tcp_loss_spent(struct tcp_conn *c, uint32_t sent)
+{
+	tcp_rec_on_send(&c->loss.rec, sent);
+	c->loss.rec_budget -= RTE_MIN(c->loss.rec_budget, RTE_MAX(sent, 1u));
+}
+
+void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 {
 	info->recovery = (uint8_t)rec_alg(c);
-	info->rtos = c->rtos;
-	info->spurious_recoveries = c->spurious_recoveries;
+	info->rtos = c->loss.rtos;
+	info->spurious_recoveries = c->loss.spurious_recoveries;
 }
