@@ -17,7 +17,6 @@ enum { S_WORLD, S_STACK = 0x100, S_LINK = 0x200, S_CONV = 0x300, S_UDP = 0x400,
        S_IP6 = 0x700, S_IP6_STACK = 0x800, S_IP6_CONV = 0x900, S_IP6_UDP = 0xa00,
        S_IP6_FAULT = 0xb00 };
 
-
 uint32_t sim_ip(unsigned stack)
 {
 	return 0x0a000001u + stack; /* 10.0.0.1 ... */
