@@ -42,9 +42,30 @@
 struct ex_opts {
 	unsigned conns, parallel;
 	double loss_pct, rtt_ms, rate_mbit;
+	const char *path;       /* more of the path, as nic_impair_parse takes it */
 	uint64_t seed;
 	const char *csv;
 };
+
+/* A row of the table: a recovery algorithm and what goes with it. */
+struct ex_row {
+	const char *name;
+	enum tcp_rec_alg alg;
+};
+
+static const struct ex_row ex_rows[] = {
+	{ "prr", TCP_REC_PRR },
+	{ "prr-crb", TCP_REC_PRR_CRB },
+	{ "prr-ssrb", TCP_REC_PRR_SSRB },
+	{ "rfc6675", TCP_REC_RFC6675 },
+	{ "ratehalving", TCP_REC_RATEHALVING },
+};
+#define EX_NROWS (sizeof(ex_rows) / sizeof(ex_rows[0]))
+
+static void ex_row_apply(const struct ex_row *row, struct tcp_config *cfg)
+{
+	cfg->recovery = row->alg;
+}
 
 struct ex_result {
 	uint32_t size;
@@ -258,7 +279,7 @@ static double pct(const uint64_t *v, unsigned n, double q)
 	return n == 0 ? 0 : (double)v[i > 0 ? i - 1 : 0] / 1e6;
 }
 
-static void ex_report(enum tcp_rec_alg alg, const struct ex_run *run, const struct tcp_stats *st,
+static void ex_report(const struct ex_row *row, const struct ex_run *run, const struct tcp_stats *st,
 		      FILE *csv)
 {
 	unsigned n = run->o->conns, nl = 0;
@@ -277,24 +298,27 @@ static void ex_report(enum tcp_rec_alg alg, const struct ex_run *run, const stru
 			sum_l += (double)d;
 		}
 		if (csv != NULL)
-			fprintf(csv, "%s,%u,%.3f,%d,%u,%u\n", tcp_rec_alg_name(alg), r->size,
+			fprintf(csv, "%s,%u,%.3f,%d,%u,%u\n", row->name, r->size,
 				(double)d / 1e6, r->lossy, r->rtos, r->retrans);
 	}
 	qsort(v, nl, sizeof(*v), cmp_u64);
-	printf("| %-11s | %5u | %5u | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | %5llu | %6llu | %6llu |\n",
-	       tcp_rec_alg_name(alg), n, nl, nl ? sum_l / nl / 1e6 : 0.0, pct(v, nl, 0.5),
+	printf("| %-17s | %5u | %5u | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | %5llu | %6llu | %8llu | %6llu |\n",
+	       row->name, n, nl, nl ? sum_l / nl / 1e6 : 0.0, pct(v, nl, 0.5),
 	       pct(v, nl, 0.9), pct(v, nl, 0.99), sum_all / n / 1e6, (unsigned long long)rto,
-	       (unsigned long long)rx, (unsigned long long)st->recovery_episodes);
+	       (unsigned long long)rx, (unsigned long long)st->dsack_rcvd,
+	       (unsigned long long)st->recovery_episodes);
+	if (csv != NULL)
+		fprintf(csv, "#spurious,%s,%llu\n", row->name, (unsigned long long)st->dsack_rcvd);
 	free(v);
 	fprintf(stderr, "  %s server: rto %llu (in recovery %llu), rescue %llu, spurious %llu, "
 		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu\n",
-		tcp_rec_alg_name(alg), (unsigned long long)st->rto_fired,
+		row->name, (unsigned long long)st->rto_fired,
 		(unsigned long long)st->recovery_rto, (unsigned long long)st->rec_rescue,
 		(unsigned long long)st->spurious_recoveries, (unsigned long long)st->rec_enter_lost,
 		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked);
 }
 
-static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
+static int ex_one(const struct ex_row *row, const struct ex_opts *o, FILE *csv)
 {
 	struct nic_impair_params ab, ba;
 	struct tcp_config cfg;
@@ -310,6 +334,8 @@ static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
 	for (unsigned k = 0; k < EX_MAX_PAR; k++)
 		run->slot[k].id = -1;
 	nic_impair_params_defaults(&ab);
+	if (o->path != NULL && nic_impair_parse(o->path, &ab, NULL, 0) < 0)
+		return -EINVAL;
 	ab.delay_us = (uint64_t)(o->rtt_ms * 500.0);
 	ab.loss_pct = o->loss_pct;
 	ab.seed = o->seed;
@@ -318,17 +344,17 @@ static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
 	ba.rate_bps = (uint64_t)(o->rate_mbit * 1e6);
 	ba.seed = o->seed * 7 + 1;
 	tcp_config_defaults(&cfg);
-	cfg.recovery = alg;
+	ex_row_apply(row, &cfg);
 	cfg.time_wait_ms = 1000;
 	if (tp_create(&run->p, g_pool, &cfg, &ab, &ba) < 0 ||
 	    tcp_listen(run->p.b, TP_IP_B, EX_PORT, 0, &ex_srv_cb, run) < 0)
 		return -ENOMEM;
 	if (!tp_run(&run->p, run->p.now + 24ull * 3600 * EX_NS, ex_poll, run))
-		fprintf(stderr, "%s: did not finish\n", tcp_rec_alg_name(alg));
+		fprintf(stderr, "%s: did not finish\n", row->name);
 	if (run->bad > 0)
 		fprintf(stderr, "%s: %u responses failed or were corrupted\n",
-			tcp_rec_alg_name(alg), run->bad);
-	ex_report(alg, run, tcp_stack_stats(run->p.b), csv);
+			row->name, run->bad);
+	ex_report(row, run, tcp_stack_stats(run->p.b), csv);
 	tp_destroy(&run->p);
 	free(run->res);
 	free(run);
@@ -339,10 +365,15 @@ static void ex_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--conns N] [--parallel K] [--loss PCT] [--rtt MS] [--seed S]\n"
-		"          [--rate MBIT] [--alg NAME]... [--csv FILE]\n"
+		"          [--rate MBIT] [--path SPEC] [--row NAME]... [--csv FILE]\n"
 		"defaults: 2000 responses, 10 in parallel, 1%% loss each way, 100 ms RTT,\n"
 		"seed 1, no bottleneck (--rate: server-to-client link rate, 256 KB queue), every\n"
-		"algorithm\n", prog);
+		"row.  --path adds to both directions what nic/impair takes (\"ge=0.005:0.3:0.5:0\",\n"
+		"\"reorder=2%%,reorder_gap=10ms\"); its delay, loss and seed are --rtt's, --loss's\n"
+		"and --seed's.  Rows:", prog);
+	for (size_t i = 0; i < EX_NROWS; i++)
+		fprintf(stderr, " %s", ex_rows[i].name);
+	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
@@ -350,17 +381,18 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "conns", required_argument, NULL, 'n' }, { "parallel", required_argument, NULL, 'k' },
 		{ "loss", required_argument, NULL, 'l' },  { "rtt", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 's' },  { "alg", required_argument, NULL, 'a' },
+		{ "seed", required_argument, NULL, 's' },  { "row", required_argument, NULL, 'a' },
+		{ "path", required_argument, NULL, 'p' },
 		{ "csv", required_argument, NULL, 'c' },   { "rate", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ex_opts o = { .conns = 2000, .parallel = 10, .loss_pct = 1.0, .rtt_ms = 100, .seed = 1 };
-	bool want[TCP_REC_ALG_COUNT] = { false }, any = false;
+	bool want[EX_NROWS] = { false }, any = false;
 	FILE *csv = NULL;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
-		enum tcp_rec_alg a;
+		size_t a;
 
 		switch (opt) {
 		case 'n': o.conns = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -370,11 +402,12 @@ int main(int argc, char **argv)
 		case 's': o.seed = strtoull(optarg, NULL, 10); break;
 		case 'c': o.csv = optarg; break;
 		case 'b': o.rate_mbit = strtod(optarg, NULL); break;
+		case 'p': o.path = optarg; break;
 		case 'a':
-			for (a = 0; a < TCP_REC_ALG_COUNT; a++)
-				if (strcmp(optarg, tcp_rec_alg_names[a]) == 0)
+			for (a = 0; a < EX_NROWS; a++)
+				if (strcmp(optarg, ex_rows[a].name) == 0)
 					break;
-			if (a == TCP_REC_ALG_COUNT) {
+			if (a == EX_NROWS) {
 				ex_usage(argv[0]);
 				return 2;
 			}
@@ -382,6 +415,16 @@ int main(int argc, char **argv)
 			break;
 		default:
 			ex_usage(argv[0]);
+			return 2;
+		}
+	}
+	if (o.path != NULL) {
+		struct nic_impair_params t;
+		char err[128];
+
+		nic_impair_params_defaults(&t);
+		if (nic_impair_parse(o.path, &t, err, sizeof(err)) < 0) {
+			fprintf(stderr, "--path %s: %s\n", o.path, err);
 			return 2;
 		}
 	}
@@ -402,17 +445,19 @@ int main(int argc, char **argv)
 	if (csv != NULL)
 		fprintf(csv, "alg,size,ms,lossy,rtos,retrans\n");
 	printf("%u responses of 1-100 KB (log-uniform), %u in parallel, RTT %.0f ms, "
-	       "%.1f%% loss each way, bottleneck %.0f Mbit/s (0: none), seed %llu, virtual time\n\n",
-	       o.conns, o.parallel, o.rtt_ms, o.loss_pct, o.rate_mbit, (unsigned long long)o.seed);
-	printf("| algorithm   | resp  | lossy | mean ms  | p50 ms   | p90 ms   | p99 ms   | all ms   "
-	       "| RTOs  | rexmit | episodes |\n");
-	printf("|-------------|------:|------:|---------:|---------:|---------:|---------:|---------:"
-	       "|------:|-------:|-------:|\n");
-	for (int a = 0; a < TCP_REC_ALG_COUNT; a++)
-		if ((!any || want[a]) && ex_one((enum tcp_rec_alg)a, &o, csv) < 0)
+	       "%.1f%% loss each way%s%s, bottleneck %.0f Mbit/s (0: none), seed %llu, virtual time\n\n",
+	       o.conns, o.parallel, o.rtt_ms, o.loss_pct, o.path ? ", " : "", o.path ? o.path : "",
+	       o.rate_mbit, (unsigned long long)o.seed);
+	printf("| row               | resp  | lossy | mean ms  | p50 ms   | p90 ms   | p99 ms   | all ms   "
+	       "| RTOs  | rexmit | spurious | episodes |\n");
+	printf("|-------------------|------:|------:|---------:|---------:|---------:|---------:|---------:"
+	       "|------:|-------:|---------:|-------:|\n");
+	for (size_t a = 0; a < EX_NROWS; a++)
+		if ((!any || want[a]) && ex_one(&ex_rows[a], &o, csv) < 0)
 			return 1;
 	printf("\nlossy: responses whose server connection retransmitted; times from the "
-	       "request to the end of the response\n");
+	       "request to the end of the response; spurious: D-SACK blocks the server received "
+	       "(retransmissions the client already had)\n");
 	if (csv != NULL)
 		fclose(csv);
 	rte_mempool_free(g_pool);
