@@ -144,6 +144,8 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP_BOOL(challenge_ack_jitter),
 	/* RSTs for closed ports per second per engine, 0 = no limit. */
 	CFG_TCP(rst_closed_limit, 0, 10000000),
+	/* IPv4 path MTU floor (Linux's route/min_pmtu): 68 is RFC 791's. */
+	CFG_TCP(min_pmtu, 68, 1500),
 	CFG_NUM("tcp", "cc", CFG_T_CC, tcp.cc, 0, 0),
 	/* RFC 7413 TCP Fast Open. */
 	CFG_NUM("tcp", "fastopen", CFG_T_TFO, tcp.fastopen, 0, 0),

@@ -186,6 +186,7 @@ struct seg_spec {
 	const struct us_in6 *lip, *rip;
 	uint16_t lport, rport;
 	uint32_t flow_label;
+	bool df_off;
 	uint32_t seq, ack;
 	uint8_t flags;
 	uint16_t wnd;
@@ -245,7 +246,7 @@ static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const st
 		ts->stats.resets_sent++;
 	ts->env.output(ts->env.ctx, h,
 		       &(struct tcp_out_addr){ .src = *sp->lip, .dst = *sp->rip,
-					       .flow_label = sp->flow_label });
+					       .flow_label = sp->flow_label, .df_off = sp->df_off });
 }
 
 /* A SYN sent again, or data or a FIN below SND.MAX. */
@@ -265,7 +266,7 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	struct seg_spec sp = {
 		.lip = &c->local_ip, .rip = &c->remote_ip,
 		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
-		.seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
+		.df_off = c->df_off, .seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
 	};
 	struct rte_mbuf *h;
 
@@ -335,7 +336,7 @@ int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
 	struct seg_spec sp = {
 		.lip = &c->local_ip, .rip = &c->remote_ip,
 		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
-		.seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
+		.df_off = c->df_off, .seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
 		.wnd = (uint16_t)RTE_MIN(wnd, TCP_MAX_WIN),
 	};
 	struct rte_mbuf *h;

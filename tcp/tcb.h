@@ -214,6 +214,7 @@ struct tcp_conn {
 	bool fin_queued;                /* app shut down writing */
 	uint32_t fin_seq;               /* valid when fin_queued */
 	uint32_t mss;                   /* send MSS: min(peer's option, ours) */
+	bool df_off;                    /* IPv4 path below cfg.min_pmtu (tcp_stack.c) */
 	uint32_t cwnd, ssthresh;
 	/* Congestion control (cc.h) and loss recovery (loss.h, loss.c). */
 	struct tcp_cc cc;

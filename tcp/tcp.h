@@ -48,6 +48,9 @@ struct tfo_keys;
 struct tcp_out_addr {
 	struct us_in6 src, dst;
 	uint32_t flow_label; /* IPv6 only (RFC 6437): the connection's, 20 bits */
+	/* IPv4 only: DF clear, for a path reported below [tcp] min_pmtu (the
+	 * routers may then fragment what is above its real MTU). */
+	bool df_off;
 };
 
 struct tcp_env {
@@ -194,6 +197,7 @@ struct tcp_callbacks {
 	X(icmp_ignored_out_of_window, "ICMP errors ignored: quoted sequence not in flight (RFC 5927)") \
 	X(icmp_frag_needed_applied, "ICMP fragmentation-needed errors that lowered the MSS") \
 	X(pmtu_resends, "flights resent at once after frag-needed lowered the MSS (RFC 1191)") \
+	X(pmtu_df_cleared, "IPv4 connections sending without DF: frag-needed reported an MTU below [tcp] min_pmtu") \
 	X(pmtu_followed, "MSS lowered to a path MTU the network layer learned since (a too big about another flow to the peer)") \
 	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \

@@ -33,6 +33,7 @@ void tcp_config_defaults(struct tcp_config *cfg)
 		.nodelay_default = false, .sws_override_ms = 200,
 		.syncookies = TCP_SYNCOOKIES_AUTO, .challenge_ack_limit = 1000, .challenge_ack_jitter = true,
 		.rst_closed_limit = 1000,
+		.min_pmtu = 552,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,

@@ -76,6 +76,13 @@ struct tcp_config {
 	 * engine per second; 0 = no limit.  Default 1000, like our ICMP
 	 * errors (RFC 1812 4.3.2.8) and FreeBSD's icmplim for closed ports. */
 	uint32_t rst_closed_limit;
+	/* IPv4: a fragmentation-needed error reporting a next-hop MTU below
+	 * this is taken as this MTU, and the connection's segments then go
+	 * without DF (Linux's net.ipv4.route.min_pmtu, default 552 like it;
+	 * 68..1500).  RFC 1191 4 lets the estimate fall to 68; trusting an
+	 * ICMP error that far would let a forged one cut segments to a few
+	 * bytes, and clearing DF keeps a path that really is that narrow. */
+	uint32_t min_pmtu;
 	enum tcp_cc_alg cc;          /* congestion control, default TCP_CC_CUBIC */
 	/* RFC 7413 TCP Fast Open (tcp/fastopen_tcb.c), off by default (RFC 7413 3).
 	 * fastopen: TCP_FASTOPEN_* bits turning it on for every connect with

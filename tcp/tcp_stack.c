@@ -158,7 +158,8 @@ static void pmtu_resend(struct tcp_conn *c)
 
 /* The MSS a path MTU leaves (RFC 1191, RFC 8201 5.2), less the 12 bytes of
  * timestamp option every segment carries (as options.c counts them); 0 for
- * an MTU below the family's floor (IPv4's 68, RFC 8200's 1280). */
+ * an IPv6 MTU below RFC 8200's 1280.  IPv4 MTUs come through ipv4_floor
+ * first. */
 static uint32_t pmtu_mss(const struct tcp_conn *c, uint32_t mtu)
 {
 	uint32_t mss;
@@ -166,10 +167,27 @@ static uint32_t pmtu_mss(const struct tcp_conn *c, uint32_t mtu)
 	if (tcb_is_v6(c))
 		mss = mtu >= 1280 ? mtu - 60 : 0;
 	else
-		mss = mtu > 40 + 68 ? RTE_MAX(mtu - 40, 88u) : 0;
+		mss = mtu - 40;
 	if (mss != 0 && c->ts_ok)
 		mss -= 12;
 	return mss;
+}
+
+/* IPv4, as Linux's __ip_rt_update_pmtu: a next-hop MTU below min_pmtu (0
+ * from an RFC 792 router too) is taken as min_pmtu, and the connection
+ * sends without DF from then on, so that a path that really is narrower
+ * fragments our segments instead of dropping them. */
+static uint32_t ipv4_floor(struct tcp_conn *c, uint32_t mtu)
+{
+	uint32_t floor = c->ts->cfg.min_pmtu;
+
+	if (mtu >= floor)
+		return mtu;
+	if (!c->df_off) {
+		c->df_off = true;
+		c->ts->stats.pmtu_df_cleared++;
+	}
+	return floor;
 }
 
 void tcp_pmtu_follow(struct tcp_conn *c)
@@ -203,6 +221,7 @@ bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 	const uint8_t *l4 = quoted_l4;
 	struct tcp_conn *c;
 	uint32_t seq, mss;
+	bool df_was_off;
 
 	if (qsrc == NULL || qdst == NULL || l4 == NULL || quoted_len < 8)
 		return false;
@@ -222,11 +241,17 @@ bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 		return false;
 	}
 	tcp_tfo_client_icmp(c); /* RFC 7413 4.1.3: negative cache */
+	df_was_off = c->df_off;
+	if (kind == TCP_ICMP_TOO_BIG && !tcb_is_v6(c))
+		mtu = ipv4_floor(c, mtu);
 	mss = kind == TCP_ICMP_TOO_BIG ? pmtu_mss(c, mtu) : 0;
 	tcp_enter(ts);
 	if (mss != 0 && mss < c->mss) {
 		c->mss = mss;
 		ts->stats.icmp_frag_needed_applied++;
+		pmtu_resend(c);
+	} else if (c->df_off != df_was_off) {
+		/* No smaller MSS, but what was dropped for DF may pass now. */
 		pmtu_resend(c);
 	} else if (c->state == TCP_SYN_SENT && kind == TCP_ICMP_HARD) {
 		/* Protocol/port unreachable for our SYN: a hard error. */

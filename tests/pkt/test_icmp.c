@@ -137,6 +137,77 @@ static void test_frag_needed_sack_blocks_fit_path_mtu(void **state)
 	FINISH(t, 1);
 }
 
+/* The DF flag of the next segment we sent (before EXPECT takes it). */
+static bool next_df_off(const struct pkt_t *t)
+{
+	assert_true(t->ncap > 0);
+	return t->cap[t->cap_head].a.df_off;
+}
+
+/* IPv4, as Linux (route/min_pmtu): a next-hop MTU below [tcp] min_pmtu
+ * (552) is taken as 552 and the connection sends without DF from then on,
+ * so a path that is really narrower fragments our segments instead of
+ * dropping each one (an MSS of 88 in a 128-byte packet over a path of 109
+ * black-holed).  A report of 0 (an RFC 792 router) does the same; a later
+ * one at or above the floor keeps DF off. */
+static void test_frag_needed_below_floor_clears_df(void **state)
+{
+	(void)state;
+	struct pkt_t *t;
+
+	if (pkt_family() == 6)
+		skip(); /* IPv6 ignores a Packet Too Big below 1280 (test_family.c) */
+	t = pkt_start(NULL);
+	ESTABLISH(t);
+	assert_int_equal(t->conn->mss, 1460);
+	assert_int_equal(pkt_app_send(t, 1460), 1460);
+	assert_false(next_df_off(t));
+	EXPECT(t, SEG(.seq = 1, .len = 1460));
+	icmp(t, TCP_ICMP_TOO_BIG, 109, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 552 - 40);
+	assert_int_equal(STAT(t, pmtu_df_cleared), 1);
+	assert_int_equal(STAT(t, icmp_frag_needed_applied), 1);
+	assert_true(next_df_off(t));
+	EXPECT(t, SEG(.seq = 1, .len = 512));
+	assert_true(next_df_off(t));
+	EXPECT(t, SEG(.seq = 513, .len = 512));
+	EXPECT(t, SEG(.seq = 1025, .len = 436));
+	icmp(t, TCP_ICMP_TOO_BIG, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	icmp(t, TCP_ICMP_TOO_BIG, 576, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 512);
+	assert_int_equal(STAT(t, pmtu_df_cleared), 1);
+	EXPECT_NOTHING(t);
+	INJECT(t, SEG(.seq = 1001, .ack = 1461));
+	assert_int_equal(pkt_app_send(t, 100), 100);
+	assert_true(next_df_off(t));
+	EXPECT(t, SEG(.seq = 1461, .len = 100));
+	INJECT(t, SEG(.seq = 1001, .ack = 1561));
+	FINISH(t, 1);
+}
+
+/* A report at the floor or above lowers the MSS and keeps DF (RFC 1191). */
+static void test_frag_needed_at_floor_keeps_df(void **state)
+{
+	(void)state;
+	struct pkt_t *t;
+
+	if (pkt_family() == 6)
+		skip();
+	t = pkt_start(NULL);
+	ESTABLISH(t);
+	assert_int_equal(pkt_app_send(t, 1460), 1460);
+	EXPECT(t, SEG(.seq = 1, .len = 1460));
+	icmp(t, TCP_ICMP_TOO_BIG, 552, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->conn->mss, 512);
+	assert_int_equal(STAT(t, pmtu_df_cleared), 0);
+	assert_false(next_df_off(t));
+	EXPECT(t, SEG(.seq = 1, .len = 512));
+	EXPECT(t, SEG(.seq = 513, .len = 512));
+	EXPECT(t, SEG(.seq = 1025, .len = 436));
+	INJECT(t, SEG(.seq = 1001, .ack = 1461));
+	FINISH(t, 1);
+}
+
 /* RFC 1122 4.2.3.9 / RFC 5927 4.2 and RFC 9293 3.9.2.2 (MUST-55, MUST-56):
  * unreachables, source quench, time exceeded and parameter problem in
  * flight never abort an established connection; it carries on. */
@@ -223,6 +294,8 @@ int main(void)
 		PKT_TEST(test_rfc5927_out_of_window_ignored),
 		PKT_TEST(test_frag_needed_in_flight_lowers_mss),
 		PKT_TEST(test_frag_needed_sack_blocks_fit_path_mtu),
+		PKT_TEST(test_frag_needed_below_floor_clears_df),
+		PKT_TEST(test_frag_needed_at_floor_keeps_df),
 		PKT_TEST(test_soft_errors_do_not_kill_established),
 		PKT_TEST(test_syn_sent_port_unreachable_refused),
 		PKT_TEST(test_syn_sent_host_unreachable_is_soft),

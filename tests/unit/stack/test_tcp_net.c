@@ -163,6 +163,7 @@ struct sent {
 	uint8_t flags;
 	uint32_t seq, ack;
 	uint32_t len; /* payload bytes */
+	bool df;      /* IPv4: Don't Fragment set */
 };
 
 /* Frame m of ours (any segment layout), once checked to be of f's family,
@@ -175,6 +176,7 @@ static struct sent sent_tcp(struct fx *f, const struct rte_mbuf *m)
 	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)frame;
 	const struct rte_tcp_hdr *th;
 	uint32_t l4len;
+	bool df = false;
 
 	if (f->v6) {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eh + 1);
@@ -202,12 +204,13 @@ static struct sent sent_tcp(struct fx *f, const struct rte_mbuf *m)
 		assert_int_equal(n, sizeof(*eh) + sizeof(*ip) + l4len);
 		th = (const struct rte_tcp_hdr *)(ip + 1);
 		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, th), 0);
+		df = (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_DF_FLAG) != 0;
 	}
 	return (struct sent){
 		.sport = rte_be_to_cpu_16(th->src_port), .dport = rte_be_to_cpu_16(th->dst_port),
 		.flags = th->tcp_flags, .seq = rte_be_to_cpu_32(th->sent_seq),
 		.ack = rte_be_to_cpu_32(th->recv_ack),
-		.len = l4len - (uint32_t)(th->data_off >> 4) * 4,
+		.len = l4len - (uint32_t)(th->data_off >> 4) * 4, .df = df,
 	};
 }
 
@@ -511,6 +514,28 @@ static void test_too_big_lowers_mss(void **state)
 	assert_int_equal(sent_tcp(f, f->h.port.tx[0]).len, 1280 - hdrs);
 }
 
+/* IPv4: a frag-needed reporting less than [tcp] min_pmtu (552, Linux's
+ * route/min_pmtu) takes 552, and the connection's segments leave the
+ * network layer without DF (a path narrower than that fragments them). */
+static void test_frag_needed_below_floor_sends_without_df(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *first = data_in_flight(f);
+	struct sent o = sent_tcp(f, first);
+
+	assert_true(o.df);
+	h6_inject(&f->h, error_about(f, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, 200, first));
+	rte_pktmbuf_free(first);
+	assert_int_equal(ctr(f, "tcp_pmtu_df_cleared"), 1);
+	assert_true(f->h.port.ntx >= 1);
+	for (unsigned i = 0; i < f->h.port.ntx; i++) {
+		o = sent_tcp(f, f->h.port.tx[i]);
+		assert_false(o.df);
+		assert_true(o.len <= 552 - 40);
+	}
+	assert_int_equal(ctr(f, "ip_drop_df_too_big"), 0);
+}
+
 /* RFC 5927 4.1: a Packet Too Big quoting a sequence number not in flight,
  * or a segment of no connection, is not believed: it lowers neither the
  * MSS nor the destination's path MTU (icmp6_ptb_drop_tcp_ignored).  Had
@@ -608,6 +633,7 @@ int main(void)
 		T6(test_errors_about_other_packets),
 		T4(test_too_big_lowers_mss),
 		T6(test_too_big_lowers_mss),
+		T4(test_frag_needed_below_floor_sends_without_df),
 		T6(test_too_big_not_in_flight_lowers_nothing),
 		T6(test_too_big_followed_by_other_connections),
 	};
