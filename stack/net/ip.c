@@ -51,6 +51,7 @@ int us_ip_init(struct us_net *n, const struct us_config *cfg)
 
 	n->ip.ttl = cfg->ttl ? cfg->ttl : 64;
 	us_timer_init(&n->ip.frag_timer, ip_frag_timer_fn);
+	memset(&n->ip.frag_dup, 0, sizeof(n->ip.frag_dup));
 	rc = us_rand_init();
 	if (rc < 0)
 		return rc;
@@ -143,6 +144,11 @@ static struct rte_mbuf *ip_reassemble(struct us_net *n, struct rte_mbuf *m)
 	struct rte_mbuf *whole;
 
 	US_NET_STAT_INC(n, ip_frag_in);
+	if (us_frag_dup_seen(&n->ip.frag_dup, ip, now)) {
+		US_NET_STAT_INC(n, ip_frag_dup);
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
 	m->l2_len = 0;
 	m->l3_len = rte_ipv4_hdr_len(ip);
 	whole = rte_ipv4_frag_reassemble_packet(n->ip.frag_tbl, &n->ip.dr, m, now, ip);

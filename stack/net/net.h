@@ -25,6 +25,7 @@
 
 #include "config/config.h"
 #include "stack/base/timer.h"
+#include "stack/net/frag_dup.h"
 #include "stack/net/net6.h"
 #include "stack/net/stats.h"
 
@@ -147,6 +148,7 @@ struct us_ip_state {
 	struct rte_ip_frag_death_row dr;
 	struct us_timer frag_timer;
 	uint64_t last_frag_ns;
+	struct us_frag_dup frag_dup;  /* frag_dup.h */
 };
 
 struct us_icmp_state {

@@ -49,6 +49,7 @@
 	X(ip_frag_in, "fragments received") \
 	X(ip_frag_reassembled, "datagrams reassembled") \
 	X(ip_frag_drop, "dropped: fragments refused by reassembly (overlap, table full)") \
+	X(ip_frag_dup, "dropped: exact duplicates of a fragment seen within the last second") \
 	X(ip_frag_timeout, "dropped: fragments of datagrams not completed in time") \
 	X(ip_frag_out, "fragments sent") \
 	X(ip_drop_frag_fail, "dropped: fragmentation failed (no mbufs)") \

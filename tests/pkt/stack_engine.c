@@ -253,6 +253,38 @@ static void test_fragmented_ping_reassembled_and_reply_fragmented(void **state)
 	assert_memory_equal(got + 4, msg + 4, n - 4);
 }
 
+/* A network may duplicate a packet: every fragment of a ping twice (the
+ * first, a middle and the last, each right after itself, and the first
+ * again once the datagram is complete) still gives one datagram and one
+ * reply; the copies are counted (DPDK's reassembly alone threw the
+ * datagram away at the second first fragment). */
+static void test_duplicated_fragments_reassembled_once(void **state)
+{
+	struct harness *h = *state;
+	static uint8_t msg[3100], got[3100];
+	size_t n = h_icmp_echo(msg, 78, 1, 3000);
+	const size_t cut[] = {0, 1480, 2960, n};
+	const unsigned order[] = {0, 0, 1, 1, 2, 2, 0};
+	uint16_t id;
+
+	learn(h, &h_peer_mac, H_PEER_IP);
+	for (unsigned k = 0; k < RTE_DIM(order); k++) {
+		unsigned i = order[k];
+		uint16_t fo = (uint16_t)(cut[i] / 8) | (i < 2 ? RTE_IPV4_HDR_MF_FLAG : 0);
+
+		inject(h, h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_ICMP, 0x4343, fo, msg + cut[i],
+				 cut[i + 1] - cut[i]));
+	}
+	assert_int_equal(us_engine_counter(h->e, "ip_frag_in"), 7);
+	assert_int_equal(us_engine_counter(h->e, "ip_frag_dup"), 4);
+	assert_int_equal(us_engine_counter(h->e, "ip_frag_reassembled"), 1);
+	assert_int_equal(us_engine_counter(h->e, "ip_frag_drop"), 0);
+	assert_int_equal(h->port.ntx, 3);
+	assert_int_equal(reassemble(h, got, sizeof(got), &id), n);
+	assert_int_equal(got[0], RTE_IP_ICMP_ECHO_REPLY);
+	assert_memory_equal(got + 4, msg + 4, n - 4);
+}
+
 static struct rte_mbuf *udp_frame(uint32_t dst, bool bad_csum)
 {
 	uint8_t d[64];
@@ -477,6 +509,7 @@ int main(void)
 		T(test_unresolved_next_hop_queues_until_reply),
 		T(test_ping_gets_echo_reply),
 		T(test_fragmented_ping_reassembled_and_reply_fragmented),
+		T(test_duplicated_fragments_reassembled_once),
 		T(test_udp_closed_port_gets_port_unreachable),
 		T(test_udp_bad_checksum_and_broadcast_get_no_icmp),
 		T(test_icmp_errors_rate_limited),
