@@ -189,6 +189,21 @@ def case_frag_overlap(env):
     env.expect_counters = {"ip_frag_drop": 3, "ip_frag_reassembled": 1}
 
 
+def case_frag_duplicate(env):
+    """A SYN in three fragments, each sent twice (a network may duplicate
+    packets): one SYN-ACK; the copies are counted (ip_frag_dup), not taken
+    for an overlap that costs the datagram."""
+    p = Peer(env)
+    raw = syn_bytes(p, data=b"w" * 40)
+    for fr in frags_of(raw, [24, 24, 16], 0x4301):
+        env.wire.send(fr)
+        env.wire.send(fr)
+    p.expect("SYN-ACK to a SYN whose fragments each came twice",
+             pred=lambda s: s.flags == S | A)
+    p.expect_none("a second SYN-ACK")
+    env.expect_counters = {"ip_frag_in": 6, "ip_frag_dup": 3, "ip_frag_reassembled": 1}
+
+
 # ----------------------------------------------------------------------------
 # TCP header and options
 
@@ -624,6 +639,7 @@ CASES = {
     "ip-options": case_ip_options,
     "frag-tiny": case_frag_tiny,
     "frag-overlap": case_frag_overlap,
+    "frag-duplicate": case_frag_duplicate,
     "tcp-opt-len": case_tcp_opt_len,
     "mss-0": case_mss_0,
     "mss-1": case_mss_1,
