@@ -146,10 +146,12 @@ int tfo_keys_parse(const char *s, struct tfo_keys *k, char *err, size_t errlen);
 int tfo_keys_format(const struct tfo_keys *k, char *buf, size_t len);
 int tfo_keys_maybe_rotate(struct tfo_keys *k, uint64_t now_ns);
 void tfo_keys_wipe(struct tfo_keys *k);
+/* client_ip and server_ip: the SYN's source and destination. */
 void tfo_cookie_make(const struct tfo_keys *k, const struct us_in6 *client_ip,
-		     uint8_t out[TFO_SERVER_COOKIE_LEN]);
+		     const struct us_in6 *server_ip, uint8_t out[TFO_SERVER_COOKIE_LEN]);
 enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, const struct us_in6 *client_ip,
-					 const uint8_t *cookie, size_t len);
+					 const struct us_in6 *server_ip, const uint8_t *cookie,
+					 size_t len);
 
 /* Server admission (tcp/fastopen_cookie.c) */
 enum tfo_admit tfo_server_admit(struct tfo_listener *l, bool have_valid_cookie,

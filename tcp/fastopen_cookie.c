@@ -4,13 +4,16 @@
  * Cookie choice.  RFC 7413 4.1.2 asks for a MAC tag that only the server
  * can make, bound to the client's IP address, cheap to make and check, and
  * expirable by changing the secret; its example is AES-128 over the address.
- * We use libsodium's crypto_shorthash (SipHash-2-4, 128-bit key, 64-bit tag)
- * over the 4 address bytes as they lie in the IPv4 header: a keyed PRF built
- * for short inputs, several times cheaper than an AES call in software, and
- * the same primitive Linux has used for TFO cookies since 5.x.  An 8-byte
- * tag is well inside the 4..16 byte range and matches what Linux sends.
- * (Linux also hashes the server address; we bind to the client address as
- * RFC 7413 4.1.2 asks, which is enough for a single-homed listener.)
+ * We compute exactly what Linux does (tcp_fastopen.c since 5.x): libsodium's
+ * crypto_shorthash (SipHash-2-4, 128-bit key, 64-bit tag) over the client's
+ * then the server's address as they lie in the header (8 bytes for IPv4, 32
+ * for IPv6), under the key bytes of the tcp_fastopen_key string (tfo_keys_parse).
+ * Linux servers and ours behind one address with one shared key therefore
+ * accept each other's cookies (Linux's own test vector, checked against this
+ * machine's kernel: key a1a1a1a1-b2b2b2b2-c3c3c3c3-d4d4d4d4, client
+ * 192.0.2.1, server 192.168.0.1, cookie 3021b9d889017eeb).  A keyed PRF
+ * built for short inputs, several times cheaper than AES in software; an
+ * 8-byte tag is well inside the 4..16 byte range.
  *
  * Keys: a primary (makes cookies) and a backup (the previous primary, still
  * accepted), so a rotation does not invalidate every cookie in the field at
@@ -308,40 +311,43 @@ int tfo_keys_format(const struct tfo_keys *k, char *buf, size_t len)
 
 /* Cookies */
 
-/* The MAC of the address as it lies in its header: IPv4's 4 bytes (so an
- * IPv4 cookie is what it was before IPv6), IPv6's 16. */
+/* Linux's MAC: the client's address then the server's, as they lie in the
+ * header (IPv4's 4 bytes each, IPv6's 16). */
 static void mac(const uint8_t key[TFO_KEY_LEN], const struct us_in6 *client_ip,
-		uint8_t out[TFO_SERVER_COOKIE_LEN])
+		const struct us_in6 *server_ip, uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
-	if (us_in6_is_v4mapped(client_ip))
-		crypto_shorthash(out, client_ip->b + 12, 4, key);
-	else
-		crypto_shorthash(out, client_ip->b, sizeof(client_ip->b), key);
+	uint8_t msg[2 * sizeof(client_ip->b)];
+	size_t n = us_in6_is_v4mapped(client_ip) ? 4 : sizeof(client_ip->b);
+
+	memcpy(msg, client_ip->b + sizeof(client_ip->b) - n, n);
+	memcpy(msg + n, server_ip->b + sizeof(server_ip->b) - n, n);
+	crypto_shorthash(out, msg, 2 * n, key);
 }
 
-/* client_ip: IPv4 v4-mapped (tcp.h). */
+/* Addresses: IPv4 v4-mapped (tcp.h). */
 void tfo_cookie_make(const struct tfo_keys *k, const struct us_in6 *client_ip,
-		     uint8_t out[TFO_SERVER_COOKIE_LEN])
+		     const struct us_in6 *server_ip, uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
-	mac(k->primary, client_ip, out);
+	mac(k->primary, client_ip, server_ip, out);
 }
 
 /* RFC 7413 4.1.2: valid if it is the MAC of the client's address under the
  * primary or the backup key.  Compared in constant time so that a forger
  * learns nothing from timing. */
 enum tfo_cookie_verdict tfo_cookie_check(const struct tfo_keys *k, const struct us_in6 *client_ip,
-					 const uint8_t *cookie, size_t len)
+					 const struct us_in6 *server_ip, const uint8_t *cookie,
+					 size_t len)
 {
 	uint8_t want[TFO_SERVER_COOKIE_LEN];
 	enum tfo_cookie_verdict v = TFO_COOKIE_INVALID;
 
 	if (len != TFO_SERVER_COOKIE_LEN || cookie == NULL)
 		return TFO_COOKIE_INVALID;
-	mac(k->primary, client_ip, want);
+	mac(k->primary, client_ip, server_ip, want);
 	if (sodium_memcmp(want, cookie, sizeof(want)) == 0) {
 		v = TFO_COOKIE_VALID_PRIMARY;
 	} else if (k->has_backup) {
-		mac(k->backup, client_ip, want);
+		mac(k->backup, client_ip, server_ip, want);
 		if (sodium_memcmp(want, cookie, sizeof(want)) == 0)
 			v = TFO_COOKIE_VALID_BACKUP;
 	}

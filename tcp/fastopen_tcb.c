@@ -131,7 +131,7 @@ static void tfo_grant_cookie(struct tcp_conn *c, const struct tcp_seg *seg)
 	o->type = TFO_OPT_COOKIE;
 	o->exp = seg->tfo.exp;
 	o->cookie_len = TFO_SERVER_COOKIE_LEN;
-	tfo_cookie_make(&c->ts->tfo.keys, &seg->src_ip, o->cookie);
+	tfo_cookie_make(&c->ts->tfo.keys, &seg->src_ip, &seg->dst_ip, o->cookie);
 	c->ts->tfo.ctr.srv_cookies_sent++;
 }
 
@@ -178,7 +178,7 @@ struct rte_mbuf *tcp_tfo_server_syn(struct tcp_conn *l, struct tcp_conn *c, stru
 		return m;
 	}
 	if (l->tfo.lst.enabled)
-		v = tfo_cookie_check(&l->ts->tfo.keys, &seg->src_ip, o->cookie,
+		v = tfo_cookie_check(&l->ts->tfo.keys, &seg->src_ip, &seg->dst_ip, o->cookie,
 				     o->cookie_len);
 	/* Each refusal is counted by name in tfo_server_admit. */
 	a = tfo_server_admit(&l->tfo.lst, v != TFO_COOKIE_INVALID, flood);

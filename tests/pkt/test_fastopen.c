@@ -50,7 +50,7 @@ static uint8_t build_tfo_opts(uint8_t *o, bool exp, const uint8_t *cookie, uint8
 
 static void cookie_for_peer(struct pkt_t *t, uint8_t out[TFO_SERVER_COOKIE_LEN])
 {
-	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, out);
+	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, PKT_LOCAL_IP, out);
 }
 
 static void assert_cookie(const struct tfo_opt *o, const uint8_t *want, bool exp)
@@ -493,9 +493,9 @@ static void test_rfc7413_configured_keys(void **state)
 	cfg.fastopen_key_set = cfg.fastopen_key_backup = true;
 	memcpy(cfg.fastopen_key[0], k.primary, 16);
 	memcpy(cfg.fastopen_key[1], k.backup, 16);
-	tfo_cookie_make(&k, PKT_PEER_IP, c_primary);
+	tfo_cookie_make(&k, PKT_PEER_IP, PKT_LOCAL_IP, c_primary);
 	memcpy(k.primary, k.backup, 16);
-	tfo_cookie_make(&k, PKT_PEER_IP, c_backup);
+	tfo_cookie_make(&k, PKT_PEER_IP, PKT_LOCAL_IP, c_backup);
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0); /* [tcp] fastopen = server: on */
 	ADVANCE(t, 3000);

@@ -261,7 +261,7 @@ static void test_gauges_fastopen_child(void **state)
 	t->auto_read = true;
 	assert_int_equal(pkt_listen(t), 0);
 	assert_int_equal(tcp_set_fastopen(t->ts, PKT_LOCAL_PORT, 4), 0);
-	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, opts + 6);
+	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, PKT_LOCAL_IP, opts + 6);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .opts = opts,
 		      .optlen = 6 + TFO_SERVER_COOKIE_LEN, .len = 100));
 	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0, .ack = 1101));

@@ -48,7 +48,7 @@ static void observe(struct world *w)
 	EXPECT(t, SEG(.flags = TH_SYN, .seq = 0));
 	w->isn = t->our_isn;
 	w->port = t->local_port;
-	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, w->tfo);
+	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, PKT_LOCAL_IP, w->tfo);
 	FINISH(t, 1);
 }
 

@@ -70,6 +70,17 @@ static const struct us_in6 *ip(const char *s)
 	return a;
 }
 
+/* The server address a cookie is bound to with the client's (Linux's MAC):
+ * 192.168.0.1 for an IPv4 client, 2001:db8::1 for an IPv6 one. */
+static const struct us_in6 *srv_for(const struct us_in6 *client)
+{
+	static const struct us_in6 s6 = { .b = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+	static struct us_in6 s4;
+
+	s4 = us_in6_of_v4(0xc0a80001);
+	return us_in6_is_v4mapped(client) ? &s4 : &s6;
+}
+
 /* Options */
 
 static void test_opt_request_kind34(void **state)
@@ -281,10 +292,10 @@ static void test_cookie_deterministic(void **state)
 
 	(void)state;
 	assert_int_equal(tfo_keys_init(&k, 0, 0), 0);
-	tfo_cookie_make(&k, ip("192.0.2.1"), c1);
-	tfo_cookie_make(&k, ip("192.0.2.1"), c2);
+	tfo_cookie_make(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c1);
+	tfo_cookie_make(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c2);
 	assert_memory_equal(c1, c2, sizeof(c1));
-	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), c1, sizeof(c1)),
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c1, sizeof(c1)),
 			 TFO_COOKIE_VALID_PRIMARY);
 	tfo_keys_wipe(&k);
 }
@@ -297,22 +308,23 @@ static void test_cookie_per_ip_and_key(void **state)
 	(void)state;
 	assert_int_equal(tfo_keys_init(&k, 0, 0), 0);
 	assert_int_equal(tfo_keys_init(&k2, 0, 0), 0);
-	tfo_cookie_make(&k, ip("192.0.2.1"), a);
-	tfo_cookie_make(&k, ip("192.0.2.2"), b);
-	tfo_cookie_make(&k2, ip("192.0.2.1"), c);
+	tfo_cookie_make(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), a);
+	tfo_cookie_make(&k, ip("192.0.2.2"), srv_for(ip("192.0.2.2")), b);
+	tfo_cookie_make(&k2, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c);
 	assert_memory_not_equal(a, b, sizeof(a));
 	assert_memory_not_equal(a, c, sizeof(a));
-	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.2"), a, sizeof(a)), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k2, ip("192.0.2.1"), a, sizeof(a)), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.2"), srv_for(ip("192.0.2.2")), a, sizeof(a)), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k2, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), a, sizeof(a)), TFO_COOKIE_INVALID);
 }
 
 /* The cookie is SipHash-2-4 under the key bytes of the Linux-format string
- * (32-bit words, little-endian) over the address in network order. */
+ * (32-bit words, little-endian) over the client's then the server's address
+ * in network order. */
 static void test_cookie_byte_order(void **state)
 {
 	struct tfo_keys k = {0};
 	uint8_t want_key[TFO_KEY_LEN], want[8], got[8];
-	const uint8_t addr[4] = {192, 0, 2, 1};
+	const uint8_t addr[8] = {192, 0, 2, 1, 192, 168, 0, 1};
 	char err[128];
 
 	(void)state;
@@ -321,8 +333,30 @@ static void test_cookie_byte_order(void **state)
 		want_key[i] = (uint8_t)i;
 	assert_memory_equal(k.primary, want_key, TFO_KEY_LEN);
 	assert_int_equal(crypto_shorthash(want, addr, sizeof(addr), want_key), 0);
-	tfo_cookie_make(&k, ip("192.0.2.1"), got);
+	tfo_cookie_make(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), got);
 	assert_memory_equal(got, want, sizeof(want));
+}
+
+/* Linux's own test vector (tools/testing/selftests' defaults), checked
+ * against this machine's kernel with a SYN asking for a cookie: the same
+ * key string gives the same cookie, so Linux servers and ours can share one
+ * address and key.  The server address counts too. */
+static void test_cookie_linux_vector(void **state)
+{
+	static const uint8_t linux_cookie[8] = { 0x30, 0x21, 0xb9, 0xd8, 0x89, 0x01, 0x7e, 0xeb };
+	struct tfo_keys k = {0};
+	uint8_t got[8];
+	char err[128];
+
+	(void)state;
+	assert_int_equal(tfo_keys_parse("a1a1a1a1-b2b2b2b2-c3c3c3c3-d4d4d4d4", &k, err, sizeof(err)),
+			 0);
+	tfo_cookie_make(&k, ip("192.0.2.1"), ip("192.168.0.1"), got);
+	assert_memory_equal(got, linux_cookie, sizeof(got));
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), ip("192.168.0.1"), got, 8),
+			 TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), ip("192.168.0.2"), got, 8),
+			 TFO_COOKIE_INVALID);
 }
 
 static void test_cookie_bad_length_or_tampered(void **state)
@@ -332,21 +366,20 @@ static void test_cookie_bad_length_or_tampered(void **state)
 
 	(void)state;
 	assert_int_equal(tfo_keys_init(&k, 0, 0), 0);
-	tfo_cookie_make(&k, ip("198.51.100.7"), c);
+	tfo_cookie_make(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c);
 	memset(c + 8, 0, 8);
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 4), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 16), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 0), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), NULL, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c, 4), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c, 16), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c, 0), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), NULL, 8), TFO_COOKIE_INVALID);
 	c[7] ^= 1;
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c, 8), TFO_COOKIE_INVALID);
 	c[7] ^= 1;
-	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), c, 8), TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, ip("198.51.100.7"), srv_for(ip("198.51.100.7")), c, 8), TFO_COOKIE_VALID_PRIMARY);
 }
 
-/* An IPv4 client's cookie is the MAC of its 4 address bytes in network
- * order, as before tcp/ held addresses as struct us_in6: not of the 16
- * bytes of the v4-mapped form, so cookies handed out earlier stay valid. */
+/* An IPv4 cookie is the MAC of the two 4-byte addresses in network order
+ * (as Linux), not of the 16 bytes of their v4-mapped form. */
 static void test_cookie_v4_mac_of_four_bytes(void **state)
 {
 	static const char *const addrs[] = {"192.0.2.1", "0.0.0.0", "255.255.255.255", "10.1.0.2"};
@@ -358,14 +391,18 @@ static void test_cookie_v4_mac_of_four_bytes(void **state)
 	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
 		struct in_addr a;
 		const struct us_in6 *in6 = ip(addrs[i]);
+		uint8_t msg[8] = { [4] = 192, 168, 0, 1 }, msg16[32];
 
 		assert_int_equal(inet_pton(AF_INET, addrs[i], &a), 1);
-		assert_int_equal(crypto_shorthash(want, (const uint8_t *)&a.s_addr, 4, k.primary), 0);
-		assert_int_equal(crypto_shorthash(mapped, in6->b, 16, k.primary), 0);
-		tfo_cookie_make(&k, in6, got);
+		memcpy(msg, &a.s_addr, 4);
+		memcpy(msg16, in6->b, 16);
+		memcpy(msg16 + 16, srv_for(in6)->b, 16);
+		assert_int_equal(crypto_shorthash(want, msg, sizeof(msg), k.primary), 0);
+		assert_int_equal(crypto_shorthash(mapped, msg16, sizeof(msg16), k.primary), 0);
+		tfo_cookie_make(&k, in6, srv_for(in6), got);
 		assert_memory_equal(got, want, sizeof(want));
 		assert_memory_not_equal(got, mapped, sizeof(got));
-		assert_int_equal(tfo_cookie_check(&k, in6, want, sizeof(want)),
+		assert_int_equal(tfo_cookie_check(&k, in6, srv_for(in6), want, sizeof(want)),
 				 TFO_COOKIE_VALID_PRIMARY);
 	}
 	tfo_keys_wipe(&k);
@@ -381,21 +418,25 @@ static void test_cookie_v6_client(void **state)
 
 	(void)state;
 	assert_int_equal(tfo_keys_init(&k, 10 * SEC, 5 * SEC), 0);
-	assert_int_equal(crypto_shorthash(want, v6.b, sizeof(v6.b), k.primary), 0);
-	tfo_cookie_make(&k, &v6, c6);
+	uint8_t msg[32];
+
+	memcpy(msg, v6.b, 16);
+	memcpy(msg + 16, srv_for(&v6)->b, 16);
+	assert_int_equal(crypto_shorthash(want, msg, sizeof(msg), k.primary), 0);
+	tfo_cookie_make(&k, &v6, srv_for(&v6), c6);
 	assert_memory_equal(c6, want, sizeof(want));
-	tfo_cookie_make(&k, ip("192.0.2.1"), c4);
+	tfo_cookie_make(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c4);
 	assert_memory_not_equal(c6, c4, sizeof(c6));
-	assert_int_equal(tfo_cookie_check(&k, &v6, c6, 8), TFO_COOKIE_VALID_PRIMARY);
-	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), c6, 8), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("::c000:201"), c6, 8), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("2001:db8::c000:202"), c6, 8), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, ip("2001:db9::c000:201"), c6, 8), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, &v6, c4, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, &v6, srv_for(&v6), c6, 8), TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("::c000:201"), srv_for(ip("::c000:201")), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("2001:db8::c000:202"), srv_for(ip("2001:db8::c000:202")), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, ip("2001:db9::c000:201"), srv_for(ip("2001:db9::c000:201")), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, &v6, srv_for(&v6), c4, 8), TFO_COOKIE_INVALID);
 	/* Through a rotation, as an IPv4 cookie: the backup key still takes it. */
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 15 * SEC), 1);
-	assert_int_equal(tfo_cookie_check(&k, &v6, c6, 8), TFO_COOKIE_VALID_BACKUP);
-	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), c6, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, &v6, srv_for(&v6), c6, 8), TFO_COOKIE_VALID_BACKUP);
+	assert_int_equal(tfo_cookie_check(&k, ip("192.0.2.1"), srv_for(ip("192.0.2.1")), c6, 8), TFO_COOKIE_INVALID);
 	tfo_keys_wipe(&k);
 }
 
@@ -409,22 +450,22 @@ static void test_key_rotation(void **state)
 
 	(void)state;
 	assert_int_equal(tfo_keys_init(&k, 10 * SEC, 5 * SEC), 0);
-	tfo_cookie_make(&k, a, c0);
+	tfo_cookie_make(&k, a, srv_for(a), c0);
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 14 * SEC), 0);
-	assert_int_equal(tfo_cookie_check(&k, a, c0, 8), TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c0, 8), TFO_COOKIE_VALID_PRIMARY);
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 15 * SEC), 1);
-	assert_int_equal(tfo_cookie_check(&k, a, c0, 8), TFO_COOKIE_VALID_BACKUP);
-	tfo_cookie_make(&k, a, c1);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c0, 8), TFO_COOKIE_VALID_BACKUP);
+	tfo_cookie_make(&k, a, srv_for(a), c1);
 	assert_memory_not_equal(c0, c1, 8);
-	assert_int_equal(tfo_cookie_check(&k, a, c1, 8), TFO_COOKIE_VALID_PRIMARY);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c1, 8), TFO_COOKIE_VALID_PRIMARY);
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 24 * SEC), 0);
 	/* A long stall: one rotation, the next a full period later. */
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 100 * SEC), 1);
-	assert_int_equal(tfo_cookie_check(&k, a, c0, 8), TFO_COOKIE_INVALID);
-	assert_int_equal(tfo_cookie_check(&k, a, c1, 8), TFO_COOKIE_VALID_BACKUP);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c0, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c1, 8), TFO_COOKIE_VALID_BACKUP);
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 109 * SEC), 0);
 	assert_int_equal(tfo_keys_maybe_rotate(&k, 110 * SEC), 1);
-	assert_int_equal(tfo_cookie_check(&k, a, c1, 8), TFO_COOKIE_INVALID);
+	assert_int_equal(tfo_cookie_check(&k, a, srv_for(a), c1, 8), TFO_COOKIE_INVALID);
 	tfo_keys_wipe(&k);
 }
 
@@ -815,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_cookie_deterministic),
 		cmocka_unit_test(test_cookie_per_ip_and_key),
 		cmocka_unit_test(test_cookie_byte_order),
+		cmocka_unit_test(test_cookie_linux_vector),
 		cmocka_unit_test(test_cookie_bad_length_or_tampered),
 		cmocka_unit_test(test_cookie_v4_mac_of_four_bytes),
 		cmocka_unit_test(test_cookie_v6_client),
