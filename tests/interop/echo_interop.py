@@ -374,7 +374,7 @@ class TcpPeer:
 
 class EchoEnv(TcpPeer):
     def __init__(self, args, hugepages=None, hide_hugepages=False, server_args=(),
-                 loss=None, impair=None, ip6=False, family=4):
+                 loss=None, impair=None, ip6=False, family=4, tcp=None):
         self.args = args
         self.family = family                  # 4 or 6: the family the TCP cases use
         self.ip6 = ip6 or family == 6         # kernel side gets KERNEL_ADDR6 on the tap
@@ -382,6 +382,7 @@ class EchoEnv(TcpPeer):
         self.server_args = list(server_args)  # e.g. ["--max-body", "N"] for one case
         self.loss = loss                      # percent dropped each way by nftables
         self.impair = impair                  # {"rx": spec, "tx": spec}: the stack's [impair]
+        self.tcp = tcp                        # {key: value}: [tcp] overrides
         self.expect_server = None             # {"requests": n, "connections": n}
         # {"tfo_srv_accepted": minimum, ...}; over IPv6, TCP must have gone there
         self.expect_counters = {"ip6_rx_tcp": 1} if family == 6 else {}
@@ -437,6 +438,8 @@ class EchoEnv(TcpPeer):
         text = ini_with_overrides(text, "eal", ov)
         if self.impair:
             text = ini_with_overrides(text, "impair", self.impair)
+        if self.tcp:
+            text = ini_with_overrides(text, "tcp", self.tcp)
         with open(self.cfgpath, "w", encoding="utf-8") as f:
             f.write(text)
         ini = ini_read(self.cfgpath)
@@ -1399,6 +1402,111 @@ def case_tfo_linux_client(env):
     env.expect_counters.update({"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1})
 
 
+# Linux's own test key: Linux computes cookie 3021b9d889017eeb from it for
+# client 192.0.2.1 and server 192.168.0.1 (tests/unit/fastopen).
+TFO_SHARED_KEY = "a1a1a1a1-b2b2b2b2-c3c3c3c3-d4d4d4d4"
+
+
+def fo_cookie(ip, ns, addr):
+    """The Fast Open cookie a namespace's Linux client holds for addr."""
+    out = run([ip, "-n", ns, "tcp_metrics", "show", addr], check_rc=False).stdout
+    m = re.search(r"fo_cookie ([0-9a-f]+)", out)
+    return m.group(1) if m else None
+
+
+def linux_tfo_server_ns(env, nss, nsc):
+    """A Linux Fast Open server at our stack's address, with our key, in
+    namespace nss, reached from namespace nsc at the kernel side's address
+    (the same addresses as the tap's, on a veth of their own)."""
+    for ns in (nss, nsc):
+        run([env.ip, "netns", "add", ns])
+        run([env.ip, "-n", ns, "link", "set", "lo", "up"])
+    va, vb = f"tfs{os.getpid() % 10000}a", f"tfs{os.getpid() % 10000}b"
+    run([env.ip, "link", "add", va, "netns", nsc, "type", "veth", "peer", "name", vb,
+         "netns", nss])
+    run([env.ip, "-n", nsc, "addr", "add", f"{env.kernel_addr}/24", "dev", va])
+    run([env.ip, "-n", nss, "addr", "add", f"{env.peer}/24", "dev", vb])
+    for ns, v in ((nsc, va), (nss, vb)):
+        run([env.ip, "-n", ns, "link", "set", v, "up"])
+    run([env.ip, "netns", "exec", nss, "sysctl", "-qw", "net.ipv4.tcp_fastopen=3",
+         f"net.ipv4.tcp_fastopen_key={TFO_SHARED_KEY}"])
+    run([env.ip, "netns", "exec", nsc, "sysctl", "-qw", "net.ipv4.tcp_fastopen=1"])
+    code = ("import socket\n"
+            "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+            "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)\n"
+            f"s.bind(('{env.peer}', {env.port})); s.listen(16)\n"
+            "while True:\n"
+            "    c, _ = s.accept(); c.settimeout(5)\n"
+            "    try:\n"
+            "        d = c.recv(65536); c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: %d\\r\\n\\r\\n' % len(d) + d)\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "    c.close()\n")
+    return subprocess.Popen([env.ip, "netns", "exec", nss, sys.executable, "-c", code],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def syn_with_cookie_acked_data(ns, iface, src, dst, port, cookie_hex, data):
+    """scapy in namespace ns: a SYN carrying cookie and data; how many of
+    the data bytes the SYN-ACK acknowledges (None: no SYN-ACK)."""
+    code = ("from scapy.all import IP, TCP, Raw, sr1, conf\n"
+            "conf.verb = 0\n"
+            f"p = IP(src='{src}', dst='{dst}') / TCP(sport=41234, dport={port}, flags='S', "
+            f"seq=1000, options=[('MSS', 1460), ('TFO', bytes.fromhex('{cookie_hex}'))]) / "
+            f"Raw({data!r})\n"
+            f"r = sr1(p, iface='{iface}', timeout=3)\n"
+            "print(r[TCP].ack - 1001 if r is not None and r.haslayer(TCP) and "
+            "r[TCP].flags & 0x12 == 0x12 else 'none')\n")
+    out = run(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c", code], timeout=30).stdout
+    last = out.strip().splitlines()[-1] if out.strip() else "none"
+    return None if last == "none" else int(last)
+
+
+def case_tfo_shared_key(env):
+    """One tcp_fastopen_key for us-httpecho and a Linux server at the same
+    address: a Linux client gets the very cookie from each, and the Linux
+    server takes data in a SYN carrying the cookie ours granted (cookies
+    computed as Linux computes them)."""
+    env.ns_run(["sysctl", "-qw", "net.ipv4.tcp_fastopen=1"])
+    for i in range(2):
+        req = (f"GET /tfo/{i} HTTP/1.1\r\nHost: {env.host}\r\n"
+               f"Connection: close\r\n\r\n").encode()
+        code, status, _, body = tfo_exchange(env, req)
+        check(code == 200 and body == req, f"connection {i}: {status}, body {body[:80]!r}")
+    ours = fo_cookie(env.ip, env.ns, env.peer)
+    say(f"cookie from us-httpecho: {ours}")
+    check(ours is not None, "the Linux client holds no cookie from us")
+    nss, nsc = f"{env.ns}-s", f"{env.ns}-c"
+    srv = None
+    try:
+        srv = linux_tfo_server_ns(env, nss, nsc)
+        time.sleep(0.5)
+        data = b"GET /x HTTP/1.1\r\n\r\n"
+        acked = syn_with_cookie_acked_data(nsc, f"tfs{os.getpid() % 10000}a", env.kernel_addr,
+                                           env.peer, env.port, ours, data)
+        say(f"Linux server, SYN with our cookie and {len(data)} bytes: SYN-ACK acks {acked}")
+        check(acked == len(data), f"the Linux server did not take the data with our cookie "
+              f"(acked {acked})")
+        with in_netns(nsc):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        with sock:  # a cookie request: sendto(MSG_FASTOPEN) without a cookie
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 10, 0))
+            sock.sendto(b"x", MSG_FASTOPEN, (env.peer, env.port))
+            sock.settimeout(10)
+            sock.recv(100)
+        theirs = fo_cookie(env.ip, nsc, env.peer)
+        say(f"cookie from the Linux server: {theirs}")
+        check(theirs == ours, f"Linux's cookie {theirs} is not ours {ours}")
+    finally:
+        if srv is not None:
+            srv.kill()
+            srv.wait()
+        for ns in (nss, nsc):
+            run([env.ip, "netns", "del", ns], check_rc=False)
+    env.expect_server = {"requests": 2, "connections": 2}
+    env.expect_counters.update({"tfo_srv_accepted": 1, "tfo_srv_cookies_sent": 1})
+
+
 # The stack's own link emulator ([impair], nic/impair.h) instead of nftables:
 # loss and delay each way, fixed seeds; its drop counters must have moved.
 IMPAIR = {"rx": "loss=3%,delay=5ms,seed=7", "tx": "loss=3%,delay=5ms,seed=8"}
@@ -1469,6 +1577,8 @@ CASES = {
     "upload-4m-impair": (lambda env: case_upload_impair(env, 4 << 20), {"impair": IMPAIR}),
     # RFC 7413: Linux's Fast Open client, our server with --fastopen.
     "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
+    "tfo-shared-key": (case_tfo_shared_key, {"server_args": ["--fastopen"],
+                                             "tcp": {"fastopen_key": TFO_SHARED_KEY}}),
     # TCP over IPv6: the same cases against fd00:77::2 (the listener is dual-stack).
     "get6": (case_get, {"family": 6}),
     "post6-1m": (case_post, {"family": 6}),
