@@ -376,6 +376,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 	}
 	update_window(c, seg);
 	tcp_loss_ack(c, seg, una0, sacked0, dup); /* loss.c */
+	tcp_tlp_ack(c, seg, una0, sacked0, dup);  /* tlp.c */
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {

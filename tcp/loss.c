@@ -255,6 +255,7 @@ void tcp_loss_on_rto(struct tcp_conn *c)
 	l->lt_bytes = 0;
 	l->recover = c->snd_max;
 	l->recover_valid = true;
+	tcp_tlp_on_rto(c); /* tlp.c */
 }
 
 /* The TCB leaves its table (reset, abort, give-up, close) in an episode. */
@@ -312,4 +313,5 @@ void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->recovery = (uint8_t)rec_alg(c);
 	info->rtos = c->loss.rtos;
 	info->spurious_recoveries = c->loss.spurious_recoveries;
+	tcp_tlp_info(c, info); /* tlp.c */
 }

@@ -17,6 +17,7 @@
 
 #include "tcp/recovery.h"
 #include "tcp/tcp_config.h"
+#include "tcp/tlp.h"
 
 struct tcp_loss {
 	/* What starts recovery. */
@@ -43,6 +44,7 @@ struct tcp_loss {
 	/* Per connection, for tcp_conn_info. */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 	uint64_t rtos, spurious_recoveries;
+	struct tcp_tlp tlp;             /* Tail Loss Probe (tcp/tlp.h, tlp.c) */
 };
 
 #endif

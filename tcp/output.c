@@ -556,11 +556,23 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 	    c->snd_nxt + len - c->snd_una > c->cwnd) {
 		tcp_loss_on_limited_transmit(c, len);
 	}
+	if (SEQ_GEQ(c->snd_nxt, c->snd_max))
+		tcp_tlp_sent_new(&c->loss.tlp, c->snd_nxt); /* tlp.h: what a probe resends */
 	c->snd_nxt += len + fin;
 	if (SEQ_GT(c->snd_nxt, c->snd_max))
 		c->snd_max = c->snd_nxt;
 	tcp_rto_start(c, false);
 	return true;
+}
+
+bool tcp_output_probe_new(struct tcp_conn *c)
+{
+	uint32_t wnd_end = c->snd_una + c->snd_wnd;
+	uint32_t room = SEQ_GT(wnd_end, c->snd_nxt) ? wnd_end - c->snd_nxt : 0;
+
+	if (!can_send_data(c) || c->snd_nxt != c->snd_max)
+		return false;
+	return output_one(c, RTE_MIN(RTE_MIN(unsent(c), c->mss), room));
 }
 
 /* Data waiting with nothing in flight gets no ACK to wake us: a closed
@@ -595,11 +607,16 @@ static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 		c->max_snd_wnd = c->snd_wnd;
 	if (c->ts->env.path_mtu != NULL && tcb_is_v6(c))
 		tcp_pmtu_follow(c);
-	if (c->loss.in_recovery)
+	if (c->loss.in_recovery) {
 		tcp_recovery_send(c);
-	else
+	} else {
+		uint32_t max0 = c->snd_max;
+
 		while (can_send_data(c) && output_one(c, send_len(c, sws_override, &sws_held)))
 			;
+		if (c->snd_max != max0)
+			tcp_tlp_on_send(c); /* tlp.c: the PTO (re)starts */
+	}
 	idle_send_timers(c, sws_held);
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)

@@ -14,6 +14,7 @@
  *   which ACKs are RFC 6675 duplicates), recovery.c / loss.c (loss
  *   recovery: the pure per-ACK decision, and the module that owns the
  *   recovery state (loss.h) and every entry into and exit from it),
+ *   tlp.c (Tail Loss Probe, RFC 8985 7: its state inside loss.h's),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h), syncookie.c
  *   (SYN cookies), fastopen_cookie.c / fastopen_cache.c / fastopen_tcb.c
  *   (Fast Open: option codec, server keys and cookies; the client's cookie
@@ -24,7 +25,8 @@
  *   (read-only walks for tooling).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
- *   2MSL, persist, keepalive, SWS override) has its own deadline and the embedded
+ *   2MSL, persist, keepalive, SWS override, TLP's probe timeout) has its own
+ *   deadline and the embedded
  *   wheel timer is armed at the earliest.  A callback therefore never cancels
  *   a sibling timer that may sit in the wheel's "due" list, and adding a kind
  *   is one enum entry plus one handler.
@@ -107,6 +109,7 @@ enum tcp_timer_kind {
 	TCP_T_PERSIST, /* zero-window probes (RFC 9293 3.8.6.1) */
 	TCP_T_KEEPALIVE, /* RFC 9293 3.8.4 */
 	TCP_T_SWS,     /* sender SWS override (RFC 9293 3.8.6.2.1) */
+	TCP_T_TLP,     /* Tail Loss Probe's PTO (RFC 8985 7.2; tlp.c) */
 	TCP_T_COUNT
 };
 

@@ -92,6 +92,7 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 	if (c->rto_ms < c->ts->cfg.rto_min_ms)
 		c->rto_ms = c->ts->cfg.rto_min_ms; /* RFC 6298 2.4, configurable */
 	c->backoff = 0;
+	tcp_tlp_on_rtt(c); /* tlp.c: RFC 8985 7.3 condition 2 */
 }
 
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
@@ -360,6 +361,9 @@ static void expire(struct tcp_conn *c, enum tcp_timer_kind k)
 		break;
 	case TCP_T_SWS:
 		tcp_sws_override(c);
+		break;
+	case TCP_T_TLP:
+		tcp_tlp_expired(c); /* tlp.c */
 		break;
 	default:
 		break;

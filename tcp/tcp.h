@@ -208,6 +208,12 @@ struct tcp_callbacks {
 	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
 	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
+	X(tlp_probes, "Tail Loss Probes sent when the PTO fired (RFC 8985 7.3)") \
+	X(tlp_probes_new_data, "of which new data (the others resent the last segment)") \
+	X(tlp_skipped, "PTOs fired without a probe: one outstanding or no RTT sample since (RFC 8985 7.3)") \
+	X(tlp_rto_nearer, "PTOs not armed: the RTO would fire first (RFC 8985 7.2)") \
+	X(tlp_repairs, "losses a probe repaired: cwnd reduced as by fast recovery (RFC 8985 7.4)") \
+	X(tlp_no_loss, "probes found needless: D-SACKed or duplicate-ACKed (RFC 8985 7.4)") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
@@ -291,6 +297,10 @@ struct tcp_conn_info {
 	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
 	uint8_t recovery;
 	uint64_t rtos, spurious_recoveries;
+	/* Tail Loss Probe (RFC 8985 7; tcp/tlp.c): on for this connection,
+	 * probes sent, losses they repaired. */
+	bool tlp;
+	uint64_t tlp_probes, tlp_repairs;
 };
 
 /* Prototypes: engine side */
@@ -413,6 +423,9 @@ int tcp_set_quickack(struct tcp_conn *c, bool on);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
+/* Tail Loss Probe (RFC 8985 7) on or off for this connection, whatever
+ * [tcp] tlp says; off stops a pending probe timeout. */
+int tcp_set_tlp(struct tcp_conn *c, bool on);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 

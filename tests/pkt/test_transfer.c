@@ -2,7 +2,8 @@
  * emulator, in virtual time: a bulk transfer from the server (B) to the
  * client (A) must arrive byte-exact and close cleanly, for every recovery
  * algorithm, with 1% and 3% random loss and with Gilbert-Elliott bursts,
- * each with 1% reordering, in both directions (ACKs are lost too).
+ * each with 1% reordering, in both directions (ACKs are lost too); PRR
+ * also with Tail Loss Probe on.
  *
  * Suite pkt: 4 MB per transfer.  With an argument (MB), e.g. 100 in the
  * long suite, every transfer has that size. */
@@ -131,7 +132,8 @@ static bool xf_done(void *ctx)
 	       tcp_conn_count(x->p->b) == 0;
 }
 
-static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
+/* tlp: Tail Loss Probe (RFC 8985 7) on both stacks. */
+static void run_transfer(enum tcp_rec_alg alg, bool tlp, const char *spec, uint64_t seed)
 {
 	static const struct tcp_callbacks srv_cb = {
 		.on_accept = srv_accept, .on_readable = srv_readable,
@@ -153,6 +155,7 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 	ba.seed = seed * 7 + 1;
 	tcp_config_defaults(&cfg);
 	cfg.recovery = alg;
+	cfg.tlp = tlp;
 	cfg.time_wait_ms = 100;
 	assert_int_equal(tp_create(&p, g_pool, &cfg, &ab, &ba), 0);
 	assert_int_equal(tcp_listen(p.b, TP_IP_B, XF_PORT, 0, &srv_cb, &x), 0);
@@ -162,11 +165,11 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 			 tcp_rec_alg_name(alg), spec, (unsigned long long)x.rcvd,
 			 (unsigned long long)x.size);
 	st = tcp_stack_stats(p.b);
-	print_message("%-11s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu\n",
-		      tcp_rec_alg_name(alg), spec, (double)(p.now - 1000000000ull) / 1e9,
-		      (unsigned long long)st->retrans_segs,
+	print_message("%-11s%s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu  tlp %4llu\n",
+		      tcp_rec_alg_name(alg), tlp ? "+tlp" : "    ", spec,
+		      (double)(p.now - 1000000000ull) / 1e9, (unsigned long long)st->retrans_segs,
 		      (unsigned long long)st->recovery_episodes,
-		      (unsigned long long)st->rto_fired);
+		      (unsigned long long)st->rto_fired, (unsigned long long)st->tlp_probes);
 	if (x.bad)
 		fail_msg("byte %llu differs", (unsigned long long)x.bad_off);
 	assert_int_equal(x.cli_err, 0);
@@ -186,41 +189,47 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 #define XF_RANDOM3 "delay=5ms,loss=3%,reorder=1%,reorder_gap=2ms"
 #define XF_BURSTY "delay=5ms,ge=0.005:0.3:0.8:0,reorder=1%,reorder_gap=2ms"
 
-static void xf_all(enum tcp_rec_alg alg)
+static void xf_all(enum tcp_rec_alg alg, bool tlp)
 {
-	run_transfer(alg, XF_RANDOM1, 11);
-	run_transfer(alg, XF_RANDOM3, 12);
-	run_transfer(alg, XF_BURSTY, 13);
+	run_transfer(alg, tlp, XF_RANDOM1, 11);
+	run_transfer(alg, tlp, XF_RANDOM3, 12);
+	run_transfer(alg, tlp, XF_BURSTY, 13);
 }
 
 static void test_transfer_prr(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR);
+	xf_all(TCP_REC_PRR, false);
 }
 
 static void test_transfer_prr_crb(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR_CRB);
+	xf_all(TCP_REC_PRR_CRB, false);
 }
 
 static void test_transfer_prr_ssrb(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR_SSRB);
+	xf_all(TCP_REC_PRR_SSRB, false);
 }
 
 static void test_transfer_rfc6675(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_RFC6675);
+	xf_all(TCP_REC_RFC6675, false);
 }
 
 static void test_transfer_ratehalving(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_RATEHALVING);
+	xf_all(TCP_REC_RATEHALVING, false);
+}
+
+static void test_transfer_prr_tlp(void **state)
+{
+	(void)state;
+	xf_all(TCP_REC_PRR, true);
 }
 
 static int group_setup(void **state)
@@ -249,6 +258,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_transfer_prr_ssrb),
 		cmocka_unit_test(test_transfer_rfc6675),
 		cmocka_unit_test(test_transfer_ratehalving),
+		cmocka_unit_test(test_transfer_prr_tlp),
 	};
 
 	if (argc > 1)
