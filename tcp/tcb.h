@@ -432,6 +432,8 @@ uint32_t tcp_rcvbuf_limit(const struct tcp_config *cfg);
 /* RFC 7323 5.3 PAWS and 4.3 TS.Recent; false: drop the segment. */
 bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg);
 void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg);
+/* The TSval a segment sent now carries (RFC 7323 3.2). */
+uint32_t tcp_ts_val(const struct tcp_conn *c);
 /* RFC 7323 4.1: an RTT sample from SEG.TSecr on an ACK of new data. */
 bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg);
 
