@@ -204,6 +204,12 @@ struct tcp_callbacks {
 	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
 	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
+	X(undo_dsack_recovery, "fast recoveries undone: every retransmission D-SACKed (RFC 3708)") \
+	X(undo_ts_recovery, "fast recoveries undone: TSecr older than the fast retransmit (RFC 3522)") \
+	X(undo_ts_rto, "RTOs undone: TSecr older than the retransmission (RFC 3522, RFC 4015)") \
+	X(undo_dsack_rto, "RTOs undone: every retransmission after it D-SACKed (RFC 3708)") \
+	X(undo_ts_inconclusive, "fast recoveries whose first retransmission was needless by TSecr, others not known") \
+	X(recovery_undone, "recovery episodes ended by an undo (the reduction was spurious)") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
@@ -287,6 +293,10 @@ struct tcp_conn_info {
 	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
 	uint8_t recovery;
 	uint64_t rtos, spurious_recoveries;
+	/* Undo of spurious reductions (tcp/undo.h): whether it is on, and
+	 * the reductions undone, by kind. */
+	bool undo;
+	uint64_t undo_dsack_recovery, undo_ts_recovery, undo_ts_rto, undo_dsack_rto;
 };
 
 /* Prototypes: engine side */
@@ -409,6 +419,9 @@ int tcp_set_quickack(struct tcp_conn *c, bool on);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
+/* Undo of spurious window reductions for this connection (tcp/undo.h), on
+ * or off whatever [tcp] undo says; takes effect at the next reduction. */
+int tcp_set_undo(struct tcp_conn *c, bool on);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 

@@ -90,6 +90,7 @@ struct tcp_config {
 	bool fastopen_key_set, fastopen_key_backup;
 	uint8_t fastopen_key[2][16];
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
+	bool undo;                   /* undo spurious reductions (tcp/undo.h), default off */
 };
 
 /* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.
