@@ -170,8 +170,7 @@ void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
 	uint32_t acked = c->snd_una - una0;
 
 	count_dupacks(c, acked, dup);
-	if (tcp_undo_ack(c, seg)) /* undo.c: a spurious reduction undone */
-		return;
+	tcp_undo_ack(c, seg); /* undo.c: a spurious reduction undone */
 	if (!c->loss.in_recovery) {
 		if (!rec_should_enter(c, dup))
 			return;
@@ -231,10 +230,16 @@ void tcp_loss_on_rto(struct tcp_conn *c)
 	l->recover_valid = true;
 }
 
-/* An undo (undo.c) ends the episode: the window is the one from before
- * it, not the recovery algorithm's exit value. */
+/* An undo (undo.c) withdraws the reduction: an episode ends with the
+ * window from before it, not the recovery algorithm's exit value, and
+ * recover no longer stands for a reduction made for this window (nor is
+ * go-back-N left to guard against), so a loss found now starts an episode
+ * of its own, as after Linux's undo (back to the Open state). */
 void tcp_loss_undone(struct tcp_conn *c)
 {
+	c->loss.recover_valid = false;
+	if (!c->loss.in_recovery)
+		return;
 	c->ts->stats.recovery_undone++;
 	c->loss.in_recovery = false;
 	c->loss.rec_budget = 0;

@@ -528,7 +528,7 @@ void tcp_loss_on_drop(struct tcp_conn *c);
 void tcp_loss_on_limited_transmit(struct tcp_conn *c, uint32_t len);
 /* In recovery: [seq, end) retransmitted (rescue: by RFC 6675 rule 4). */
 void tcp_loss_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end, bool rescue);
-/* An undo (undo.c) ended the episode. */
+/* An undo (undo.c): the episode, if any, ends; recover is forgotten. */
 void tcp_loss_undone(struct tcp_conn *c);
 /* In recovery: sent bytes (new or again) spend this ACK's budget. */
 void tcp_loss_spent(struct tcp_conn *c, uint32_t sent);

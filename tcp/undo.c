@@ -19,8 +19,10 @@
  *    as RFC 3522 says: a later ACK's echo may come from another segment.
  * The response: cwnd and ssthresh as before (Linux's
  * tcp_undo_cwnd_reduction, cwnd = max(cwnd, prior), not RFC 4015 5's
- * FlightSize + min(bytes_acked, IW) restart), recovery ended, and after an
- * RTO RFC 4015 4's SND.NXT = SND.MAX.
+ * FlightSize + min(bytes_acked, IW) restart), recovery ended and its
+ * recover point forgotten (loss.c tcp_loss_undone: the same ACK may start
+ * an episode for a real loss), and after an RTO RFC 4015 4's SND.NXT =
+ * SND.MAX.
  */
 #include <errno.h>
 
@@ -167,12 +169,11 @@ static void count(struct tcp_conn *c, enum undo_kind k)
  * would only resend them again (RFC 4015 4: SND.NXT = SND.MAX; Linux's
  * undo clears their lost marks), so sending resumes with new data.  RFC
  * 4015 5's RTO adaptation is not done (Linux does not either). */
-static bool undo(struct tcp_conn *c, enum undo_kind k)
+static void undo(struct tcp_conn *c, enum undo_kind k)
 {
 	struct tcp_undo *u = &c->loss.undo;
 
-	if (c->loss.in_recovery)
-		tcp_loss_undone(c); /* loss.c */
+	tcp_loss_undone(c); /* loss.c */
 	tcp_cc_undo(tcp_cc_load(c), &u->prior);
 	tcp_cc_store(c);
 	if (u->rto && SEQ_LT(c->snd_nxt, c->snd_max))
@@ -181,29 +182,30 @@ static bool undo(struct tcp_conn *c, enum undo_kind k)
 	u->left = 0;
 	u->ts_pending = false;
 	count(c, k);
-	return true;
 }
 
-bool tcp_undo_ack(struct tcp_conn *c, const struct tcp_seg *seg)
+void tcp_undo_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 {
 	struct tcp_undo *u = &c->loss.undo;
 
 	if (!u->armed)
-		return false;
+		return;
 	if (dsack_all(c, seg)) {
 		if (!u->rto) {
 			c->ts->stats.spurious_recoveries++;
 			c->loss.spurious_recoveries++;
 		}
-		if (tcp_undo_enabled(c))
-			return undo(c, u->rto ? UNDO_DSACK_RTO : UNDO_DSACK_RECOVERY);
+		if (tcp_undo_enabled(c)) {
+			undo(c, u->rto ? UNDO_DSACK_RTO : UNDO_DSACK_RECOVERY);
+			return;
+		}
 	}
 	if (!tcp_undo_enabled(c) || !ts_older(c, seg))
-		return false;
+		return;
 	if (u->rto)
-		return undo(c, UNDO_TS_RTO);
-	if (u->rxts == 1)
-		return undo(c, UNDO_TS_RECOVERY);
-	c->ts->stats.undo_ts_inconclusive++;
-	return false;
+		undo(c, UNDO_TS_RTO);
+	else if (u->rxts == 1)
+		undo(c, UNDO_TS_RECOVERY);
+	else
+		c->ts->stats.undo_ts_inconclusive++;
 }

@@ -54,9 +54,10 @@ void tcp_undo_on_recovery(struct tcp_conn *c);
 void tcp_undo_on_rto(struct tcp_conn *c);
 /* [seq, end) was sent again: in recovery (not the rescue) or go-back-N. */
 void tcp_undo_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end);
-/* Every ACK (loss.c, before the recovery decision): true when it proved
- * the reduction spurious and undid it (and ended recovery). */
-bool tcp_undo_ack(struct tcp_conn *c, const struct tcp_seg *seg);
+/* Every ACK (loss.c, before the recovery decision): when it proves the
+ * reduction spurious, undoes it and ends recovery (the same ACK may then
+ * start a new episode for a loss it shows). */
+void tcp_undo_ack(struct tcp_conn *c, const struct tcp_seg *seg);
 /* tcp_set_undo, else [tcp] undo. */
 bool tcp_undo_enabled(const struct tcp_conn *c);
 

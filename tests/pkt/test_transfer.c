@@ -2,7 +2,8 @@
  * emulator, in virtual time: a bulk transfer from the server (B) to the
  * client (A) must arrive byte-exact and close cleanly, for every recovery
  * algorithm, with 1% and 3% random loss and with Gilbert-Elliott bursts,
- * each with 1% reordering, in both directions (ACKs are lost too).
+ * each with 1% reordering, in both directions (ACKs are lost too); PRR
+ * also with the undo of spurious reductions on (tcp/undo.h).
  *
  * Suite pkt: 4 MB per transfer.  With an argument (MB), e.g. 100 in the
  * long suite, every transfer has that size. */
@@ -131,7 +132,7 @@ static bool xf_done(void *ctx)
 	       tcp_conn_count(x->p->b) == 0;
 }
 
-static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
+static void run_transfer(enum tcp_rec_alg alg, bool undo, const char *spec, uint64_t seed)
 {
 	static const struct tcp_callbacks srv_cb = {
 		.on_accept = srv_accept, .on_readable = srv_readable,
@@ -153,6 +154,7 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 	ba.seed = seed * 7 + 1;
 	tcp_config_defaults(&cfg);
 	cfg.recovery = alg;
+	cfg.undo = undo;
 	cfg.time_wait_ms = 100;
 	assert_int_equal(tp_create(&p, g_pool, &cfg, &ab, &ba), 0);
 	assert_int_equal(tcp_listen(p.b, TP_IP_B, XF_PORT, 0, &srv_cb, &x), 0);
@@ -162,11 +164,17 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 			 tcp_rec_alg_name(alg), spec, (unsigned long long)x.rcvd,
 			 (unsigned long long)x.size);
 	st = tcp_stack_stats(p.b);
-	print_message("%-11s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu\n",
-		      tcp_rec_alg_name(alg), spec, (double)(p.now - 1000000000ull) / 1e9,
+	print_message("%-11s %-4s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu  "
+		      "undone %llu/%llu/%llu/%llu\n",
+		      tcp_rec_alg_name(alg), undo ? "undo" : "", spec,
+		      (double)(p.now - 1000000000ull) / 1e9,
 		      (unsigned long long)st->retrans_segs,
 		      (unsigned long long)st->recovery_episodes,
-		      (unsigned long long)st->rto_fired);
+		      (unsigned long long)st->rto_fired,
+		      (unsigned long long)st->undo_dsack_recovery,
+		      (unsigned long long)st->undo_ts_recovery,
+		      (unsigned long long)st->undo_ts_rto,
+		      (unsigned long long)st->undo_dsack_rto);
 	if (x.bad)
 		fail_msg("byte %llu differs", (unsigned long long)x.bad_off);
 	assert_int_equal(x.cli_err, 0);
@@ -186,17 +194,28 @@ static void run_transfer(enum tcp_rec_alg alg, const char *spec, uint64_t seed)
 #define XF_RANDOM3 "delay=5ms,loss=3%,reorder=1%,reorder_gap=2ms"
 #define XF_BURSTY "delay=5ms,ge=0.005:0.3:0.8:0,reorder=1%,reorder_gap=2ms"
 
+static void xf_all_undo(enum tcp_rec_alg alg, bool undo)
+{
+	run_transfer(alg, undo, XF_RANDOM1, 11);
+	run_transfer(alg, undo, XF_RANDOM3, 12);
+	run_transfer(alg, undo, XF_BURSTY, 13);
+}
+
 static void xf_all(enum tcp_rec_alg alg)
 {
-	run_transfer(alg, XF_RANDOM1, 11);
-	run_transfer(alg, XF_RANDOM3, 12);
-	run_transfer(alg, XF_BURSTY, 13);
+	xf_all_undo(alg, false);
 }
 
 static void test_transfer_prr(void **state)
 {
 	(void)state;
 	xf_all(TCP_REC_PRR);
+}
+
+static void test_transfer_prr_undo(void **state)
+{
+	(void)state;
+	xf_all_undo(TCP_REC_PRR, true);
 }
 
 static void test_transfer_prr_crb(void **state)
@@ -245,6 +264,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_transfer_prr),
+		cmocka_unit_test(test_transfer_prr_undo),
 		cmocka_unit_test(test_transfer_prr_crb),
 		cmocka_unit_test(test_transfer_prr_ssrb),
 		cmocka_unit_test(test_transfer_rfc6675),

@@ -285,6 +285,33 @@ static void test_ts_retransmit_needed(void **state)
 	ack_all(&u);
 }
 
+/* Segment 0 was late but 5 is lost: the ACK of 0..4 echoes segment 0's
+ * TSval (undo) and SACKs 6..9, which makes 5 lost (RFC 6675 IsLost).  The
+ * withdrawn reduction leaves no recover point behind: the same ACK starts
+ * an episode of its own and 5 is resent at once, not after an RTO. */
+static void test_ts_undo_then_real_loss(void **state)
+{
+	(void)state;
+	struct u_t u = start(TCP_CC_NEWRENO, true, true, true, 10);
+	struct pkt_t *t = u.t;
+
+	fast_retransmit(&u, 10);
+	app_more(&u, 20);
+	ack(&u, S(&u, 5), u.ts0, S(&u, 6), S(&u, 10));
+	assert_int_equal(STAT(t, undo_ts_recovery), 1);
+	assert_int_equal(STAT(t, recovery_undone), 1);
+	assert_int_equal(STAT(t, recovery_episodes), 2);
+	assert_true(info_of(&u).in_recovery);
+	EXPECT(t, SEG(.seq = S(&u, 5), .len = u.mss));
+	while (t->ncap > 0)
+		EXPECT(t, SEG(.len = u.mss));
+	ack(&u, t->our_max, pkt_ts_now(t), 0, 0);
+	while (t->ncap > 0)
+		EXPECT(t, SEG(.len = u.mss));
+	assert_false(info_of(&u).in_recovery);
+	FINISH(t, 1);
+}
+
 /* Two holes (0 and 4): the first ACK acknowledging the retransmission of 0
  * echoes the original's TSval, but 4 was resent too and that ACK says
  * nothing about it: no undo (counted as inconclusive). */
@@ -501,6 +528,7 @@ int main(void)
 		PKT_TEST(test_ts_fast_retransmit_off),
 		PKT_TEST(test_ts_retransmit_needed),
 		PKT_TEST(test_ts_other_retransmission),
+		PKT_TEST(test_ts_undo_then_real_loss),
 		PKT_TEST(test_ts_rto_on),
 		PKT_TEST(test_ts_rto_off),
 		PKT_TEST(test_ts_rto_needed),
