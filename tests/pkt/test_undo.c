@@ -6,12 +6,16 @@
  * go-back-N after an RTO).
  *  - D-SACK (RFC 3708): every retransmission of a fast recovery reported
  *    duplicate, after the episode and during it; every retransmission after
- *    an RTO reported duplicate.
+ *    an RTO reported duplicate, also for an RTO inside recovery (both
+ *    copies: back to the window from before recovery).
  *  - Timestamps (RFC 3522): the first ACK acknowledging the fast
  *    retransmission, or the RTO's retransmission, echoes the original's
  *    TSval; sending resumes with new data after the RTO (RFC 4015).
  *  - No undo when the retransmission was needed (TSecr = its TSval), nor
- *    from a later ACK's older echo (the decision is the first ACK's).
+ *    from a later ACK's older echo (the decision is the first ACK's), nor
+ *    when another hole was resent too.
+ *  - A real loss shown by the ACK that undid starts its own episode.
+ *  - CUBIC's own state comes back; the per-connection setter.
  *
  * The peer: SACK as asked, window scale 7, timestamps as asked (then our
  * segments carry 1448 bytes).  S(k) is the relative sequence number of our
@@ -458,6 +462,37 @@ static void test_dsack_rto_off(void **state)
 	dsack_rto(false);
 }
 
+/* An RTO inside recovery belongs to the same reduction: segment 0, resent
+ * by the fast retransmit and again by the RTO, was only late.  One D-SACK
+ * is not enough (two copies went); the second undoes both reductions, back
+ * to the window from before recovery (10, not the RTO's 1 + 2). */
+static void test_dsack_rto_inside_recovery(void **state)
+{
+	(void)state;
+	struct u_t u = start(TCP_CC_NEWRENO, true, false, true, 10);
+	struct pkt_t *t = u.t;
+	uint32_t ss0 = info_of(&u).ssthresh;
+
+	fast_retransmit(&u, 0);
+	ADVANCE(t, tcp_rto_current_ms(t->conn));
+	EXPECT(t, SEG(.seq = S(&u, 0), .len = u.mss));
+	EXPECT_NOTHING(t);
+	assert_false(info_of(&u).in_recovery);
+	ack(&u, S(&u, 10), 0, 0, 0);
+	assert_int_equal(info_of(&u).cwnd, 3 * u.mss);
+	ack(&u, S(&u, 10), 0, S(&u, 0), S(&u, 1));
+	assert_int_equal(STAT(t, undo_dsack_rto), 0);
+	assert_int_equal(info_of(&u).cwnd, 3 * u.mss);
+	ack(&u, S(&u, 10), 0, S(&u, 0), S(&u, 1));
+	assert_int_equal(STAT(t, undo_dsack_rto), 1);
+	assert_int_equal(STAT(t, spurious_recoveries), 0);
+	assert_int_equal(info_of(&u).cwnd, 10 * u.mss);
+	assert_int_equal(info_of(&u).ssthresh, ss0);
+	assert_int_equal(pkt_app_send(t, 12 * u.mss), 12 * u.mss);
+	expect_new(&u, 10);
+	ack_all(&u);
+}
+
 /* ---- CUBIC ----------------------------------------------------------------
  * RFC 9438 4.9: CUBIC's own state comes back with the window (W_max, K,
  * the epoch), not only cwnd and ssthresh. */
@@ -534,6 +569,7 @@ int main(void)
 		PKT_TEST(test_ts_rto_needed),
 		PKT_TEST(test_dsack_rto_on),
 		PKT_TEST(test_dsack_rto_off),
+		PKT_TEST(test_dsack_rto_inside_recovery),
 		PKT_TEST(test_cubic_state_restored),
 		PKT_TEST(test_set_undo),
 	};
