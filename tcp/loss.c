@@ -299,9 +299,5 @@ void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->recovery = (uint8_t)rec_alg(c);
 	info->rtos = c->loss.rtos;
 	info->spurious_recoveries = c->loss.spurious_recoveries;
-	info->undo = tcp_undo_enabled(c);
-	info->undo_dsack_recovery = c->loss.undo.dsack_recovery;
-	info->undo_ts_recovery = c->loss.undo.ts_recovery;
-	info->undo_ts_rto = c->loss.undo.ts_rto;
-	info->undo_dsack_rto = c->loss.undo.dsack_rto;
+	tcp_undo_info(c, info); /* undo.c */
 }

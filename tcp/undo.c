@@ -44,6 +44,17 @@ int tcp_set_undo(struct tcp_conn *c, bool on)
 	return 0;
 }
 
+void tcp_undo_info(const struct tcp_conn *c, struct tcp_conn_info *info)
+{
+	const struct tcp_undo *u = &c->loss.undo;
+
+	info->undo = tcp_undo_enabled(c);
+	info->undo_dsack_recovery = u->dsack_recovery;
+	info->undo_ts_recovery = u->ts_recovery;
+	info->undo_ts_rto = u->ts_rto;
+	info->undo_dsack_rto = u->dsack_rto;
+}
+
 /* A new reduction: the window before it, and no retransmission yet. */
 static void arm(struct tcp_conn *c, bool rto)
 {

@@ -60,5 +60,6 @@ void tcp_undo_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end);
 void tcp_undo_ack(struct tcp_conn *c, const struct tcp_seg *seg);
 /* tcp_set_undo, else [tcp] undo. */
 bool tcp_undo_enabled(const struct tcp_conn *c);
+void tcp_undo_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 
 #endif
