@@ -44,6 +44,7 @@ struct ex_opts {
 	double loss_pct, rtt_ms, rate_mbit;
 	uint64_t seed;
 	const char *csv;
+	bool undo;              /* [tcp] undo on (tcp/undo.h) */
 };
 
 struct ex_result {
@@ -258,9 +259,19 @@ static double pct(const uint64_t *v, unsigned n, double q)
 	return n == 0 ? 0 : (double)v[i > 0 ? i - 1 : 0] / 1e6;
 }
 
+/* The row's name: the algorithm, "+undo" with --undo. */
+static const char *ex_label(enum tcp_rec_alg alg, const struct ex_opts *o)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%s", tcp_rec_alg_name(alg), o->undo ? "+undo" : "");
+	return buf;
+}
+
 static void ex_report(enum tcp_rec_alg alg, const struct ex_run *run, const struct tcp_stats *st,
 		      FILE *csv)
 {
+	const char *name = ex_label(alg, run->o);
 	unsigned n = run->o->conns, nl = 0;
 	uint64_t *v = calloc(n, sizeof(*v)), rto = 0, rx = 0;
 	double sum_l = 0, sum_all = 0;
@@ -277,21 +288,24 @@ static void ex_report(enum tcp_rec_alg alg, const struct ex_run *run, const stru
 			sum_l += (double)d;
 		}
 		if (csv != NULL)
-			fprintf(csv, "%s,%u,%.3f,%d,%u,%u\n", tcp_rec_alg_name(alg), r->size,
+			fprintf(csv, "%s,%u,%.3f,%d,%u,%u\n", name, r->size,
 				(double)d / 1e6, r->lossy, r->rtos, r->retrans);
 	}
 	qsort(v, nl, sizeof(*v), cmp_u64);
 	printf("| %-11s | %5u | %5u | %8.1f | %8.1f | %8.1f | %8.1f | %8.1f | %5llu | %6llu | %6llu |\n",
-	       tcp_rec_alg_name(alg), n, nl, nl ? sum_l / nl / 1e6 : 0.0, pct(v, nl, 0.5),
+	       name, n, nl, nl ? sum_l / nl / 1e6 : 0.0, pct(v, nl, 0.5),
 	       pct(v, nl, 0.9), pct(v, nl, 0.99), sum_all / n / 1e6, (unsigned long long)rto,
 	       (unsigned long long)rx, (unsigned long long)st->recovery_episodes);
 	free(v);
 	fprintf(stderr, "  %s server: rto %llu (in recovery %llu), rescue %llu, spurious %llu, "
-		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu\n",
-		tcp_rec_alg_name(alg), (unsigned long long)st->rto_fired,
+		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu, undone "
+		"(dsack/ts recovery, ts/dsack rto) %llu/%llu/%llu/%llu\n",
+		name, (unsigned long long)st->rto_fired,
 		(unsigned long long)st->recovery_rto, (unsigned long long)st->rec_rescue,
 		(unsigned long long)st->spurious_recoveries, (unsigned long long)st->rec_enter_lost,
-		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked);
+		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked,
+		(unsigned long long)st->undo_dsack_recovery, (unsigned long long)st->undo_ts_recovery,
+		(unsigned long long)st->undo_ts_rto, (unsigned long long)st->undo_dsack_rto);
 }
 
 static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
@@ -319,6 +333,7 @@ static int ex_one(enum tcp_rec_alg alg, const struct ex_opts *o, FILE *csv)
 	ba.seed = o->seed * 7 + 1;
 	tcp_config_defaults(&cfg);
 	cfg.recovery = alg;
+	cfg.undo = o->undo;
 	cfg.time_wait_ms = 1000;
 	if (tp_create(&run->p, g_pool, &cfg, &ab, &ba) < 0 ||
 	    tcp_listen(run->p.b, TP_IP_B, EX_PORT, 0, &ex_srv_cb, run) < 0)
@@ -339,10 +354,11 @@ static void ex_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--conns N] [--parallel K] [--loss PCT] [--rtt MS] [--seed S]\n"
-		"          [--rate MBIT] [--alg NAME]... [--csv FILE]\n"
+		"          [--rate MBIT] [--alg NAME]... [--undo] [--csv FILE]\n"
 		"defaults: 2000 responses, 10 in parallel, 1%% loss each way, 100 ms RTT,\n"
 		"seed 1, no bottleneck (--rate: server-to-client link rate, 256 KB queue), every\n"
-		"algorithm\n", prog);
+		"algorithm, undo of spurious reductions off (--undo: on, rows named ALG+undo)\n",
+		prog);
 }
 
 int main(int argc, char **argv)
@@ -352,7 +368,7 @@ int main(int argc, char **argv)
 		{ "loss", required_argument, NULL, 'l' },  { "rtt", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },  { "alg", required_argument, NULL, 'a' },
 		{ "csv", required_argument, NULL, 'c' },   { "rate", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
+		{ "undo", no_argument, NULL, 'u' },        { NULL, 0, NULL, 0 },
 	};
 	struct ex_opts o = { .conns = 2000, .parallel = 10, .loss_pct = 1.0, .rtt_ms = 100, .seed = 1 };
 	bool want[TCP_REC_ALG_COUNT] = { false }, any = false;
@@ -370,6 +386,7 @@ int main(int argc, char **argv)
 		case 's': o.seed = strtoull(optarg, NULL, 10); break;
 		case 'c': o.csv = optarg; break;
 		case 'b': o.rate_mbit = strtod(optarg, NULL); break;
+		case 'u': o.undo = true; break;
 		case 'a':
 			for (a = 0; a < TCP_REC_ALG_COUNT; a++)
 				if (strcmp(optarg, tcp_rec_alg_names[a]) == 0)
