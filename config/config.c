@@ -161,6 +161,7 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_NUM("capture", "pdump", CFG_T_BOOL, nic.capture_pdump, 0, 1),
 	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
 	CFG_TCP_BOOL(tlp),
+	CFG_TCP_BOOL(undo),
 	/* Idle back-off (stack/engine/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),

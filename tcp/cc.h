@@ -9,7 +9,9 @@
  *   tcp_cc_on_congestion()    entering fast recovery (3rd duplicate ACK):
  *                             sets and returns ssthresh;
  *   tcp_cc_on_recovery_exit() the full ACK that ends recovery: cwnd;
- *   tcp_cc_on_rto()           a retransmission timeout.
+ *   tcp_cc_on_rto()           a retransmission timeout;
+ *   tcp_cc_save()             before either reduction: what an undo needs;
+ *   tcp_cc_undo()             the reduction proved spurious (tcp/undo.h).
  * Inside recovery cwnd is the recovery algorithm's (tcp/recovery.h, PRR by
  * default, driven by loss.c); the module is not asked.
  *
@@ -56,6 +58,14 @@ struct tcp_cc {
 	struct tcp_stats *st;    /* counters (stack-wide) */
 };
 
+/* The state before a reduction, for its undo (tcp_cc_save). */
+struct tcp_cc_prior {
+	uint32_t cwnd, ssthresh;
+	double w_max, k, w_est, cwnd_epoch, cwnd_prior; /* CUBIC */
+	uint64_t epoch_ns;
+	bool after_rto;
+};
+
 /* Prototypes */
 
 void tcp_cc_init(struct tcp_cc *cc, enum tcp_cc_alg alg, uint32_t smss, uint32_t cwnd,
@@ -70,6 +80,10 @@ void tcp_cc_on_recovery_exit(struct tcp_cc *cc);
 /* first: the first expiry for this segment (RFC 5681 3.1: ssthresh is not
  * lowered again when the same segment times out again). */
 void tcp_cc_on_rto(struct tcp_cc *cc, uint32_t flight, bool first);
+void tcp_cc_save(const struct tcp_cc *cc, struct tcp_cc_prior *p);
+/* cwnd = max(cwnd, prior), ssthresh = max(ssthresh, prior) (Linux's
+ * tcp_undo_cwnd_reduction); CUBIC's state back too (RFC 9438 4.9). */
+void tcp_cc_undo(struct tcp_cc *cc, const struct tcp_cc_prior *p);
 /* RFC 9438 eq. 1: W_cubic(t) in segments. */
 double tcp_cubic_w(const struct tcp_cc *cc, double t_s);
 
@@ -77,5 +91,6 @@ double tcp_cubic_w(const struct tcp_cc *cc, double t_s);
 void tcp_cubic_avoid(struct tcp_cc *cc, uint32_t acked, uint32_t srtt_us, uint64_t now_ns);
 uint32_t tcp_cubic_congestion(struct tcp_cc *cc, uint32_t flight);
 void tcp_cubic_rto(struct tcp_cc *cc, uint32_t flight, bool first);
+void tcp_cubic_undo(struct tcp_cc *cc, const struct tcp_cc_prior *p);
 
 #endif

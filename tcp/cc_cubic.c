@@ -136,3 +136,18 @@ void tcp_cubic_rto(struct tcp_cc *cc, uint32_t flight, bool first)
 	cc->epoch_ns = 0;
 	cc->after_rto = true;
 }
+
+/* RFC 9438 4.9: a congestion event found spurious gives back the state
+ * saved before it: W_max, K, W_est, cwnd_prior and the epoch (which goes on
+ * as if the reduction had not happened). */
+void tcp_cubic_undo(struct tcp_cc *cc, const struct tcp_cc_prior *p)
+{
+	cc->w_max = p->w_max;
+	cc->k = p->k;
+	cc->w_est = p->w_est;
+	cc->cwnd_epoch = p->cwnd_epoch;
+	cc->cwnd_prior = p->cwnd_prior;
+	cc->epoch_ns = p->epoch_ns;
+	cc->after_rto = p->after_rto;
+	cc->w = (double)p->cwnd / cc->smss;
+}

@@ -83,3 +83,23 @@ void tcp_cc_on_rto(struct tcp_cc *cc, uint32_t flight, bool first)
 		cc->ssthresh = reno_ssthresh(cc, flight);
 	cc->cwnd = cc->smss;
 }
+
+void tcp_cc_save(const struct tcp_cc *cc, struct tcp_cc_prior *p)
+{
+	*p = (struct tcp_cc_prior){
+		.cwnd = cc->cwnd, .ssthresh = cc->ssthresh, .w_max = cc->w_max, .k = cc->k,
+		.w_est = cc->w_est, .cwnd_epoch = cc->cwnd_epoch, .cwnd_prior = cc->cwnd_prior,
+		.epoch_ns = cc->epoch_ns, .after_rto = cc->after_rto,
+	};
+}
+
+/* Only forward: a window that has grown past the prior one since (slow
+ * start after an RTO proved spurious late) is kept. */
+void tcp_cc_undo(struct tcp_cc *cc, const struct tcp_cc_prior *p)
+{
+	if (cc->alg == TCP_CC_CUBIC && p->cwnd >= cc->cwnd)
+		tcp_cubic_undo(cc, p);
+	cc->abc_bytes = 0;
+	cc->cwnd = RTE_MAX(cc->cwnd, p->cwnd);
+	cc->ssthresh = RTE_MAX(cc->ssthresh, p->ssthresh);
+}

@@ -19,7 +19,9 @@
  * output.c (tcp_recovery_send) spends rec_budget segment by segment in
  * RFC 6675 NextSeg order and reports each (tcp_loss_on_rxt,
  * tcp_loss_spent).  An RTO abandons the episode (tcp_loss_on_rto; recover =
- * SND.MAX keeps the go-back-N dup ACKs from starting another one).
+ * SND.MAX keeps the go-back-N dup ACKs from starting another one).  A
+ * reduction that proves spurious is undone by undo.c (tcp/undo.h), which
+ * also ends the episode (tcp_loss_undone).
  */
 #include <errno.h>
 
@@ -104,6 +106,7 @@ static void rec_enter(struct tcp_conn *c, uint32_t una0, uint32_t sacked0)
 		.newly_acked = c->snd_una - una0,
 	};
 
+	tcp_undo_on_recovery(c); /* undo.c: before the reduction */
 	/* RFC 5681 3.2 step 2: FlightSize less what limited transmit sent. */
 	cc_flight -= RTE_MIN(cc_flight, c->loss.lt_bytes);
 	tcp_cc_on_congestion(tcp_cc_load(c), cc_flight);
@@ -115,9 +118,6 @@ static void rec_enter(struct tcp_conn *c, uint32_t una0, uint32_t sacked0)
 	c->loss.rec_first_rxt = true;
 	c->loss.rescue_valid = false;
 	c->loss.rescue_lo = c->loss.rescue_hi = c->snd_una;
-	c->loss.undo_lo = c->snd_una;
-	c->loss.undo_hi = c->snd_una; /* grows with HighRxt (output.c) */
-	c->loss.undo_left = 0;
 	st->recovery_episodes++;
 	c->loss.recovery_episodes++;
 	tcp_rec_enter(&c->loss.rec, rec_alg(c), c->mss, c->ssthresh, c->cwnd, &start);
@@ -135,34 +135,6 @@ static void rec_exit(struct tcp_conn *c)
 	tcp_cc_on_recovery_exit(tcp_cc_load(c));
 	tcp_cc_store(c);
 	c->cwnd = cwnd; /* ssthresh, or rate-halving's smaller window */
-}
-
-/* RFC 2883 / RFC 3708: a D-SACK of a segment the last episode retransmitted
- * says the original arrived too; when every retransmission of the episode
- * is reported so, the episode was spurious (reordering, not loss).  What
- * was resent is approximated by [SND.UNA at entry, HighRxt): NextSeg resends
- * holes only, so a D-SACK of SACKed data between them would need the
- * network to duplicate it.  Only counted: undoing the window reduction is
- * left for later. */
-static void rec_dsack(struct tcp_conn *c, const struct tcp_seg *seg)
-{
-	uint32_t s = seg->sack[0][0], e = seg->sack[0][1], segs;
-
-	if (!c->sack_ok || seg->nsack == 0 || c->loss.undo_left == 0 ||
-	    !tcp_sb_is_dsack((const uint32_t (*)[2])seg->sack, seg->nsack, seg->ack) ||
-	    !SEQ_LT(s, e) ||
-	    SEQ_LT(s, c->loss.undo_lo) || SEQ_GT(e, c->loss.undo_hi))
-		return;
-	/* The rescue retransmission (RFC 6675 rule 4) resends what was
-	 * probably not lost: its D-SACK says nothing about the episode. */
-	if (c->loss.rescue_valid && SEQ_LEQ(c->loss.rescue_lo, s) && SEQ_LEQ(e, c->loss.rescue_hi))
-		return;
-	segs = (e - s + c->mss - 1) / c->mss;
-	c->loss.undo_left -= RTE_MIN(segs, c->loss.undo_left);
-	if (c->loss.undo_left == 0) {
-		c->ts->stats.spurious_recoveries++;
-		c->loss.spurious_recoveries++;
-	}
 }
 
 /* DeliveredData of this ACK (RFC 9937 6.2). */
@@ -198,7 +170,7 @@ void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
 	uint32_t acked = c->snd_una - una0;
 
 	count_dupacks(c, acked, dup);
-	rec_dsack(c, seg);
+	tcp_undo_ack(c, seg); /* undo.c: a spurious reduction undone */
 	if (!c->loss.in_recovery) {
 		if (!rec_should_enter(c, dup))
 			return;
@@ -245,6 +217,7 @@ void tcp_loss_on_rto(struct tcp_conn *c)
 {
 	struct tcp_loss *l = &c->loss;
 
+	tcp_undo_on_rto(c); /* undo.c: before the reduction */
 	l->rtos++;
 	if (l->in_recovery) {
 		c->ts->stats.recovery_rto++;
@@ -256,6 +229,21 @@ void tcp_loss_on_rto(struct tcp_conn *c)
 	l->recover = c->snd_max;
 	l->recover_valid = true;
 	tcp_tlp_on_rto(c); /* tlp.c */
+}
+
+/* An undo (undo.c) withdraws the reduction: an episode ends with the
+ * window from before it, not the recovery algorithm's exit value, and
+ * recover no longer stands for a reduction made for this window (nor is
+ * go-back-N left to guard against), so a loss found now starts an episode
+ * of its own, as after Linux's undo (back to the Open state). */
+void tcp_loss_undone(struct tcp_conn *c)
+{
+	c->loss.recover_valid = false;
+	if (!c->loss.in_recovery)
+		return;
+	c->ts->stats.recovery_undone++;
+	c->loss.in_recovery = false;
+	c->loss.rec_budget = 0;
 }
 
 /* The TCB leaves its table (reset, abort, give-up, close) in an episode. */
@@ -295,8 +283,7 @@ void tcp_loss_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end, bool rescue
 	}
 	if (SEQ_GT(end, l->rxt_high))
 		l->rxt_high = end;
-	l->undo_hi = l->rxt_high;
-	l->undo_left++;
+	tcp_undo_on_rxt(c, seq, end); /* undo.c */
 }
 
 /* Bytes (and a FIN) sent in recovery, new or again: PRR's prr_out, and
@@ -314,4 +301,5 @@ void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->rtos = c->loss.rtos;
 	info->spurious_recoveries = c->loss.spurious_recoveries;
 	tcp_tlp_info(c, info); /* tlp.c */
+	tcp_undo_info(c, info); /* undo.c */
 }

@@ -3,7 +3,8 @@
  * What starts fast recovery (duplicate ACKs, RFC 6675 IsLost), the episode
  * itself (recover, HighRxt, the rescue retransmission), the per-ACK sending
  * decision's state (tcp/recovery.h, a pure module) and the detection of a
- * spurious episode live here, and only loss.c changes them: input hands it
+ * spurious episode live here, and only loss.c (and undo.c for its part,
+ * struct tcp_undo) changes them: input hands it
  * every ACK (tcp_loss_ack), the timer every RTO (tcp_loss_on_rto), output
  * every retransmission it makes in recovery (tcp_loss_on_rxt).  Others read
  * (in_recovery, the budget, HighRxt).  cwnd and ssthresh stay in the TCB:
@@ -18,6 +19,7 @@
 #include "tcp/recovery.h"
 #include "tcp/tcp_config.h"
 #include "tcp/tlp.h"
+#include "tcp/undo.h"
 
 struct tcp_loss {
 	/* What starts recovery. */
@@ -38,9 +40,8 @@ struct tcp_loss {
 	bool rescue_valid;              /* RFC 6675 RescueRxt set this episode */
 	uint32_t rescue_rxt;
 	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
-	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
-	 * retransmissions of the last episode not yet reported duplicate. */
-	uint32_t undo_lo, undo_hi, undo_left; /* [entry SND.UNA, HighRxt), count */
+	/* Spurious episodes and RTOs, and their undo (tcp/undo.h, undo.c). */
+	struct tcp_undo undo;
 	/* Per connection, for tcp_conn_info. */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 	uint64_t rtos, spurious_recoveries;

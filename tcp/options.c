@@ -200,6 +200,11 @@ static uint32_t ts_clock(const struct tcp_conn *c)
 	return (uint32_t)(tcp_now(c) / US_MS(1));
 }
 
+uint32_t tcp_ts_val(const struct tcp_conn *c)
+{
+	return ts_clock(c) + c->ts_off;
+}
+
 /* NOP NOP TS: TSval our clock, TSecr TS.Recent (RFC 7323 3.2: zero unless
  * the ACK bit is set). */
 static unsigned write_ts(const struct tcp_conn *c, uint8_t flags, uint8_t *o, bool nops)
@@ -212,7 +217,7 @@ static unsigned write_ts(const struct tcp_conn *c, uint8_t flags, uint8_t *o, bo
 	}
 	o[n++] = TCPOPT_TS;
 	o[n++] = TCPOLEN_TS;
-	wr32(o + n, ts_clock(c) + c->ts_off);
+	wr32(o + n, tcp_ts_val(c));
 	wr32(o + n + 4, (flags & TH_ACK) ? c->ts_recent : 0);
 	return n + 8;
 }
@@ -348,7 +353,7 @@ bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg)
 
 	if (!c->ts_ok || !seg->has_ts || seg->ts_ecr == 0)
 		return false;
-	rtt_ms = ts_clock(c) + c->ts_off - seg->ts_ecr;
+	rtt_ms = tcp_ts_val(c) - seg->ts_ecr;
 	if ((int32_t)rtt_ms < 0)
 		return false; /* an echo from the future: not ours */
 	tcp_rtt_sample(c, US_MS(rtt_ms));

@@ -543,6 +543,8 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 		flags |= TH_PSH;
 	if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
 		return false;
+	if (SEQ_LT(c->snd_nxt, c->snd_max)) /* go-back-N after an RTO */
+		tcp_undo_on_rxt(c, c->snd_nxt, c->snd_nxt + len + fin); /* undo.c */
 	/* RFC 6298 3 / Karn: time one segment of new data at a time. */
 	if (!c->rtt_active && SEQ_GEQ(c->snd_nxt, c->snd_max)) {
 		c->rtt_active = true;

@@ -436,6 +436,8 @@ uint32_t tcp_rcvbuf_limit(const struct tcp_config *cfg);
 /* RFC 7323 5.3 PAWS and 4.3 TS.Recent; false: drop the segment. */
 bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg);
 void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg);
+/* The TSval a segment sent now carries (RFC 7323 3.2). */
+uint32_t tcp_ts_val(const struct tcp_conn *c);
 /* RFC 7323 4.1: an RTT sample from SEG.TSecr on an ACK of new data. */
 bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg);
 
@@ -530,6 +532,8 @@ void tcp_loss_on_drop(struct tcp_conn *c);
 void tcp_loss_on_limited_transmit(struct tcp_conn *c, uint32_t len);
 /* In recovery: [seq, end) retransmitted (rescue: by RFC 6675 rule 4). */
 void tcp_loss_on_rxt(struct tcp_conn *c, uint32_t seq, uint32_t end, bool rescue);
+/* An undo (undo.c): the episode, if any, ends; recover is forgotten. */
+void tcp_loss_undone(struct tcp_conn *c);
 /* In recovery: sent bytes (new or again) spend this ACK's budget. */
 void tcp_loss_spent(struct tcp_conn *c, uint32_t sent);
 /* RFC 6675 SetPipe (with SACK) or its estimate without. */

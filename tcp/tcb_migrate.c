@@ -83,6 +83,7 @@ static void migrate_retime(struct tcp_conn *c, uint64_t from_ns, uint64_t now)
 	migrate_shift(&c->rtt_start_ns, delta, now);
 	migrate_shift(&c->ts_recent_ns, delta, now);
 	migrate_shift(&c->cc.epoch_ns, delta, now);
+	migrate_shift(&c->loss.undo.prior.epoch_ns, delta, now);
 	migrate_shift(&c->sb.dr_start_ns, delta, now);
 	/* Autotuning measures again from here (32-bit microseconds). */
 	c->rcv_space_us = 0;

@@ -214,6 +214,12 @@ struct tcp_callbacks {
 	X(tlp_rto_nearer, "PTOs not armed: the RTO would fire first (RFC 8985 7.2)") \
 	X(tlp_repairs, "losses a probe repaired: cwnd reduced as by fast recovery (RFC 8985 7.4)") \
 	X(tlp_no_loss, "probes found needless: D-SACKed or duplicate-ACKed (RFC 8985 7.4)") \
+	X(undo_dsack_recovery, "fast recoveries undone: every retransmission D-SACKed (RFC 3708)") \
+	X(undo_ts_recovery, "fast recoveries undone: TSecr older than the fast retransmit (RFC 3522)") \
+	X(undo_ts_rto, "RTOs undone: TSecr older than the retransmission (RFC 3522, RFC 4015)") \
+	X(undo_dsack_rto, "RTOs undone: every retransmission after it D-SACKed (RFC 3708)") \
+	X(undo_ts_inconclusive, "fast recoveries whose first retransmission was needless by TSecr, others not known") \
+	X(recovery_undone, "recovery episodes ended by an undo (the reduction was spurious)") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
@@ -301,6 +307,10 @@ struct tcp_conn_info {
 	 * probes sent, losses they repaired. */
 	bool tlp;
 	uint64_t tlp_probes, tlp_repairs;
+	/* Undo of spurious reductions (tcp/undo.h): whether it is on, and
+	 * the reductions undone, by kind. */
+	bool undo;
+	uint64_t undo_dsack_recovery, undo_ts_recovery, undo_ts_rto, undo_dsack_rto;
 };
 
 /* Prototypes: engine side */
@@ -426,6 +436,9 @@ int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
 /* Tail Loss Probe (RFC 8985 7) on or off for this connection, whatever
  * [tcp] tlp says; off stops a pending probe timeout. */
 int tcp_set_tlp(struct tcp_conn *c, bool on);
+/* Undo of spurious window reductions for this connection (tcp/undo.h), on
+ * or off whatever [tcp] undo says; takes effect at the next reduction. */
+int tcp_set_undo(struct tcp_conn *c, bool on);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 

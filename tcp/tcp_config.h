@@ -98,6 +98,7 @@ struct tcp_config {
 	uint8_t fastopen_key[2][16];
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default false */
+	bool undo;                   /* undo spurious reductions (tcp/undo.h), default off */
 };
 
 /* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.

@@ -47,24 +47,30 @@ struct ex_opts {
 	const char *csv;
 };
 
-/* A row of the table: a recovery algorithm and what goes with it. */
+/* A row of the table: a recovery algorithm and what goes with it, each
+ * set whatever the defaults are. */
 struct ex_row {
 	const char *name;
 	enum tcp_rec_alg alg;
+	bool tlp, undo;
 };
 
 static const struct ex_row ex_rows[] = {
-	{ "prr", TCP_REC_PRR },
-	{ "prr-crb", TCP_REC_PRR_CRB },
-	{ "prr-ssrb", TCP_REC_PRR_SSRB },
-	{ "rfc6675", TCP_REC_RFC6675 },
-	{ "ratehalving", TCP_REC_RATEHALVING },
+	{ "prr", TCP_REC_PRR, .tlp = false },
+	{ "prr-crb", TCP_REC_PRR_CRB, .tlp = false },
+	{ "prr-ssrb", TCP_REC_PRR_SSRB, .tlp = false },
+	{ "rfc6675", TCP_REC_RFC6675, .tlp = false },
+	{ "ratehalving", TCP_REC_RATEHALVING, .tlp = false },
+	{ "prr+tlp", TCP_REC_PRR, .tlp = true },
+	{ "prr+tlp+undo", TCP_REC_PRR, .tlp = true, .undo = true },
 };
 #define EX_NROWS (sizeof(ex_rows) / sizeof(ex_rows[0]))
 
 static void ex_row_apply(const struct ex_row *row, struct tcp_config *cfg)
 {
 	cfg->recovery = row->alg;
+	cfg->tlp = row->tlp;
+	cfg->undo = row->undo;
 }
 
 struct ex_result {
@@ -311,11 +317,15 @@ static void ex_report(const struct ex_row *row, const struct ex_run *run, const 
 		fprintf(csv, "#spurious,%s,%llu\n", row->name, (unsigned long long)st->dsack_rcvd);
 	free(v);
 	fprintf(stderr, "  %s server: rto %llu (in recovery %llu), rescue %llu, spurious %llu, "
-		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu\n",
+		"entered by IsLost %llu, lost-hole rxt %llu, unsacked rxt %llu, undone "
+		"(dsack/ts recovery, ts/dsack rto) %llu/%llu/%llu/%llu, tlp %llu (repaired %llu)\n",
 		row->name, (unsigned long long)st->rto_fired,
 		(unsigned long long)st->recovery_rto, (unsigned long long)st->rec_rescue,
 		(unsigned long long)st->spurious_recoveries, (unsigned long long)st->rec_enter_lost,
-		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked);
+		(unsigned long long)st->rec_rxt_lost, (unsigned long long)st->rec_rxt_unsacked,
+		(unsigned long long)st->undo_dsack_recovery, (unsigned long long)st->undo_ts_recovery,
+		(unsigned long long)st->undo_ts_rto, (unsigned long long)st->undo_dsack_rto,
+		(unsigned long long)st->tlp_probes, (unsigned long long)st->tlp_repairs);
 }
 
 static int ex_one(const struct ex_row *row, const struct ex_opts *o, FILE *csv)

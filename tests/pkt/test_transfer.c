@@ -3,7 +3,7 @@
  * client (A) must arrive byte-exact and close cleanly, for every recovery
  * algorithm, with 1% and 3% random loss and with Gilbert-Elliott bursts,
  * each with 1% reordering, in both directions (ACKs are lost too); PRR
- * also with Tail Loss Probe on.
+ * also with Tail Loss Probe on, and with the undo of spurious reductions on.
  *
  * Suite pkt: 4 MB per transfer.  With an argument (MB), e.g. 100 in the
  * long suite, every transfer has that size. */
@@ -132,8 +132,14 @@ static bool xf_done(void *ctx)
 	       tcp_conn_count(x->p->b) == 0;
 }
 
-/* tlp: Tail Loss Probe (RFC 8985 7) on both stacks. */
-static void run_transfer(enum tcp_rec_alg alg, bool tlp, const char *spec, uint64_t seed)
+/* What runs besides the recovery algorithm, on both stacks: Tail Loss
+ * Probe (RFC 8985 7), the undo of spurious reductions (tcp/undo.h). */
+struct xf_mode {
+	bool tlp, undo;
+};
+
+static void run_transfer(enum tcp_rec_alg alg, struct xf_mode mo, const char *spec,
+			 uint64_t seed)
 {
 	static const struct tcp_callbacks srv_cb = {
 		.on_accept = srv_accept, .on_readable = srv_readable,
@@ -155,7 +161,8 @@ static void run_transfer(enum tcp_rec_alg alg, bool tlp, const char *spec, uint6
 	ba.seed = seed * 7 + 1;
 	tcp_config_defaults(&cfg);
 	cfg.recovery = alg;
-	cfg.tlp = tlp;
+	cfg.tlp = mo.tlp;
+	cfg.undo = mo.undo;
 	cfg.time_wait_ms = 100;
 	assert_int_equal(tp_create(&p, g_pool, &cfg, &ab, &ba), 0);
 	assert_int_equal(tcp_listen(p.b, TP_IP_B, XF_PORT, 0, &srv_cb, &x), 0);
@@ -165,11 +172,16 @@ static void run_transfer(enum tcp_rec_alg alg, bool tlp, const char *spec, uint6
 			 tcp_rec_alg_name(alg), spec, (unsigned long long)x.rcvd,
 			 (unsigned long long)x.size);
 	st = tcp_stack_stats(p.b);
-	print_message("%-11s%s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu  tlp %4llu\n",
-		      tcp_rec_alg_name(alg), tlp ? "+tlp" : "    ", spec,
+	print_message("%-11s %-4s %-4s %-40s %8.1f s  rexmit %6llu  episodes %5llu  rto %4llu  "
+		      "tlp %4llu  undone %llu/%llu/%llu/%llu\n",
+		      tcp_rec_alg_name(alg), mo.tlp ? "tlp" : "", mo.undo ? "undo" : "", spec,
 		      (double)(p.now - 1000000000ull) / 1e9, (unsigned long long)st->retrans_segs,
 		      (unsigned long long)st->recovery_episodes,
-		      (unsigned long long)st->rto_fired, (unsigned long long)st->tlp_probes);
+		      (unsigned long long)st->rto_fired, (unsigned long long)st->tlp_probes,
+		      (unsigned long long)st->undo_dsack_recovery,
+		      (unsigned long long)st->undo_ts_recovery,
+		      (unsigned long long)st->undo_ts_rto,
+		      (unsigned long long)st->undo_dsack_rto);
 	if (x.bad)
 		fail_msg("byte %llu differs", (unsigned long long)x.bad_off);
 	assert_int_equal(x.cli_err, 0);
@@ -189,47 +201,53 @@ static void run_transfer(enum tcp_rec_alg alg, bool tlp, const char *spec, uint6
 #define XF_RANDOM3 "delay=5ms,loss=3%,reorder=1%,reorder_gap=2ms"
 #define XF_BURSTY "delay=5ms,ge=0.005:0.3:0.8:0,reorder=1%,reorder_gap=2ms"
 
-static void xf_all(enum tcp_rec_alg alg, bool tlp)
+static void xf_all(enum tcp_rec_alg alg, struct xf_mode mo)
 {
-	run_transfer(alg, tlp, XF_RANDOM1, 11);
-	run_transfer(alg, tlp, XF_RANDOM3, 12);
-	run_transfer(alg, tlp, XF_BURSTY, 13);
+	run_transfer(alg, mo, XF_RANDOM1, 11);
+	run_transfer(alg, mo, XF_RANDOM3, 12);
+	run_transfer(alg, mo, XF_BURSTY, 13);
 }
 
 static void test_transfer_prr(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR, false);
+	xf_all(TCP_REC_PRR, (struct xf_mode){ 0 });
 }
 
 static void test_transfer_prr_crb(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR_CRB, false);
+	xf_all(TCP_REC_PRR_CRB, (struct xf_mode){ 0 });
 }
 
 static void test_transfer_prr_ssrb(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR_SSRB, false);
+	xf_all(TCP_REC_PRR_SSRB, (struct xf_mode){ 0 });
 }
 
 static void test_transfer_rfc6675(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_RFC6675, false);
+	xf_all(TCP_REC_RFC6675, (struct xf_mode){ 0 });
 }
 
 static void test_transfer_ratehalving(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_RATEHALVING, false);
+	xf_all(TCP_REC_RATEHALVING, (struct xf_mode){ 0 });
 }
 
 static void test_transfer_prr_tlp(void **state)
 {
 	(void)state;
-	xf_all(TCP_REC_PRR, true);
+	xf_all(TCP_REC_PRR, (struct xf_mode){ .tlp = true });
+}
+
+static void test_transfer_prr_undo(void **state)
+{
+	(void)state;
+	xf_all(TCP_REC_PRR, (struct xf_mode){ .undo = true });
 }
 
 static int group_setup(void **state)
@@ -259,6 +277,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_transfer_rfc6675),
 		cmocka_unit_test(test_transfer_ratehalving),
 		cmocka_unit_test(test_transfer_prr_tlp),
+		cmocka_unit_test(test_transfer_prr_undo),
 	};
 
 	if (argc > 1)

@@ -857,7 +857,8 @@ static void check_gauges(struct sim_world *w)
 }
 
 /* With every TCB gone, every recovery episode a stack entered has ended
- * through the loss module: a full ACK, an RTO or the connection's end.
+ * through the loss module: a full ACK, an RTO, the connection's end or an
+ * undo.
  * Summed over the stack's engines (a connection may move between them). */
 static void check_episodes(struct sim_world *w)
 {
@@ -868,7 +869,8 @@ static void check_episodes(struct sim_world *w)
 			const struct tcp_stats *st = tcp_stack_stats(us_engine_tcp(w->st[i].eng[k].e));
 
 			in += st->recovery_episodes;
-			out += st->recovery_exits + st->recovery_rto + st->recovery_dropped;
+			out += st->recovery_exits + st->recovery_rto + st->recovery_dropped +
+			       st->recovery_undone;
 		}
 		if (in != out)
 			sim_fail(w, "stack %u: %lu recovery episodes entered, %lu ended", i,

@@ -296,7 +296,8 @@ static const char full_ini[] =
 	"syncookies = always\n"
 	"challenge_ack_limit = 7\n"
 	"challenge_ack_jitter = off\n"
-	"recovery = ratehalving\n";
+	"recovery = ratehalving\n"
+	"undo = on\n";
 
 static void test_full(void **state)
 {
@@ -359,6 +360,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.challenge_ack_limit, 7);
 	assert_false(cfg.tcp.challenge_ack_jitter);
 	assert_int_equal(cfg.tcp.recovery, TCP_REC_RATEHALVING);
+	assert_true(cfg.tcp.undo);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
