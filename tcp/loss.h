@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tcp/rack.h"
 #include "tcp/recovery.h"
 #include "tcp/tcp_config.h"
 
@@ -40,6 +41,8 @@ struct tcp_loss {
 	/* D-SACK detection of a spurious episode (RFC 2883, RFC 3708): the
 	 * retransmissions of the last episode not yet reported duplicate. */
 	uint32_t undo_lo, undo_hi, undo_left; /* [entry SND.UNA, HighRxt), count */
+	/* RFC 8985 RACK (tcp/rack.c). */
+	struct tcp_rack rack;
 	/* Per connection, for tcp_conn_info. */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 	uint64_t rtos, spurious_recoveries;

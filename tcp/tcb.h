@@ -107,6 +107,7 @@ enum tcp_timer_kind {
 	TCP_T_PERSIST, /* zero-window probes (RFC 9293 3.8.6.1) */
 	TCP_T_KEEPALIVE, /* RFC 9293 3.8.4 */
 	TCP_T_SWS,     /* sender SWS override (RFC 9293 3.8.6.2.1) */
+	TCP_T_RACK,    /* RACK reordering timer (RFC 8985 6.2 step 6, rack.c) */
 	TCP_T_COUNT
 };
 
@@ -531,8 +532,36 @@ void tcp_loss_spent(struct tcp_conn *c, uint32_t sent);
 /* RFC 6675 SetPipe (with SACK) or its estimate without. */
 uint32_t tcp_loss_pipe(const struct tcp_conn *c);
 void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+/* The RACK timer marked segments lost between ACKs: handled as an ACK
+ * that brought no news (recovery may start; its algorithm decides). */
+void tcp_loss_on_rack_timer(struct tcp_conn *c);
 /* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
 void tcp_recovery_send(struct tcp_conn *c);
+
+/* rack.c: RFC 8985 RACK (state in tcp/rack.h).  Active only with SACK
+ * and loss_detection = rack; every hook returns at once otherwise. */
+bool tcp_rack_on(const struct tcp_conn *c);
+/* Data [seq, end) (a FIN counted) went out; again: below SND.MAX. */
+void tcp_rack_sent(struct tcp_conn *c, uint32_t seq, uint32_t end, bool again);
+/* Every ACK, after the scoreboard took it and before loss.c does. */
+void tcp_rack_ack(struct tcp_conn *c, const struct tcp_seg *seg);
+/* The RACK timer (TCP_T_RACK) fired. */
+void tcp_rack_timer(struct tcp_conn *c);
+/* An RTO fired (after tcp_sb_on_rto cleared the scoreboard). */
+void tcp_rack_on_rto(struct tcp_conn *c);
+/* Fast recovery ended / was started by RACK's marks (loss.c). */
+void tcp_rack_on_recovery_exit(struct tcp_conn *c);
+void tcp_rack_on_rec_entry(struct tcp_conn *c);
+/* Some bytes are marked lost; the first lost range [*from, *to). */
+bool tcp_rack_lost_any(const struct tcp_conn *c);
+bool tcp_rack_next_lost(const struct tcp_conn *c, uint32_t *from, uint32_t *to);
+/* RFC 6675 SetPipe with RACK's marks as IsLost. */
+uint32_t tcp_rack_pipe(const struct tcp_conn *c);
+/* The record's memory goes back (the TCB's end). */
+void tcp_rack_free(struct tcp_conn *c);
+/* Absolute times moved by delta ns (a TCB moved to another wheel). */
+void tcp_rack_retime(struct tcp_conn *c, int64_t delta);
+void tcp_rack_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 
 /* tcb_timers.c */
 void tcp_timer_init(struct tcp_conn *c);

@@ -204,6 +204,12 @@ struct tcp_callbacks {
 	X(rec_rescue, "rescue retransmissions (NextSeg rule 4)") \
 	X(rec_budget_unused, "recovery send passes with budget left and nothing to send") \
 	X(spurious_recoveries, "recoveries whose every retransmission was D-SACKed (RFC 2883)") \
+	X(rec_enter_rack, "recoveries entered by RACK's loss marks (RFC 8985), whatever the dup ACKs") \
+	X(rack_marked_lost, "segments RACK marked lost (RFC 8985 6.2 step 5), in SMSS rounded up") \
+	X(rack_timer_fired, "RACK reordering timer expirations (RFC 8985 6.2 step 6)") \
+	X(rack_reo_wnd_grown, "RACK reordering windows grown by a D-SACK round (RFC 8985 6.2 step 4)") \
+	X(rack_reordering_seen, "connections on which RACK first saw reordering (RFC 8985 6.2 step 3)") \
+	X(rack_log_full, "sends or splits the RACK sent-segment log could not record: full") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
@@ -287,6 +293,15 @@ struct tcp_conn_info {
 	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
 	uint8_t recovery;
 	uint64_t rtos, spurious_recoveries;
+	/* What starts recovery (enum tcp_loss_det; rack only with SACK) and
+	 * RFC 8985 RACK's view: segments it marked lost (in SMSS), reordering
+	 * timer expirations, recoveries it started, whether it saw reordering,
+	 * the reordering window's multiplier (grown by D-SACK rounds) and
+	 * RACK.min_RTT. */
+	uint8_t loss_detection;
+	uint64_t rack_marked_lost, rack_timer_fired, rack_rec_entries;
+	bool rack_reordering_seen;
+	uint32_t rack_reo_wnd_mult, rack_min_rtt_us;
 };
 
 /* Prototypes: engine side */
@@ -409,6 +424,10 @@ int tcp_set_quickack(struct tcp_conn *c, bool on);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
+/* What starts fast recovery on this connection (tcp/rack.c): duplicate
+ * ACKs, or RFC 8985 RACK when SACK was negotiated.  -EINVAL for an unknown
+ * kind. */
+int tcp_set_loss_detection(struct tcp_conn *c, enum tcp_loss_det det);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 
