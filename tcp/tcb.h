@@ -14,6 +14,8 @@
  *   which ACKs are RFC 6675 duplicates), recovery.c / loss.c (loss
  *   recovery: the pure per-ACK decision, and the module that owns the
  *   recovery state (loss.h) and every entry into and exit from it),
+ *   rack.c / sent_log.c (RFC 8985 RACK loss detection and its record of
+ *   the flight),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h), syncookie.c
  *   (SYN cookies), fastopen_cookie.c / fastopen_cache.c / fastopen_tcb.c
  *   (Fast Open: option codec, server keys and cookies; the client's cookie
@@ -24,7 +26,7 @@
  *   (read-only walks for tooling).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
- *   2MSL, persist, keepalive, SWS override) has its own deadline and the embedded
+ *   2MSL, persist, keepalive, SWS override, RACK) has its own deadline and the embedded
  *   wheel timer is armed at the earliest.  A callback therefore never cancels
  *   a sibling timer that may sit in the wheel's "due" list, and adding a kind
  *   is one enum entry plus one handler.
@@ -50,7 +52,8 @@
  * - Congestion control (cc_newreno.c, cc_cubic.c behind tcp/cc.h): cwnd
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
- *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
+ *   (or, with SACK, RFC 6675 IsLost(SND.UNA), or RFC 8985 RACK's marks
+ *   with loss_detection = rack, rack.c) enters fast recovery, whose
  *   per-ACK window is tcp/recovery.h's (PRR by default; loss.c feeds
  *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
  *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
