@@ -64,6 +64,16 @@ static void ack(struct pkt_t *t, unsigned una)
 	INJECT(t, SEG(.seq = 1001, .ack = S(una)));
 }
 
+/* Five segments from `first`, all sent now; a round trip later the
+ * peer SACKs the second: the first is missing. */
+static void flight_then_sack(struct pkt_t *t, unsigned first)
+{
+	send_segs(t, first, 5);
+	ADVANCE(t, RTT);
+	sack(t, first, first + 1, first + 2);
+	EXPECT_NOTHING(t);
+}
+
 static struct tcp_conn_info info_of(struct pkt_t *t)
 {
 	struct tcp_conn_info info;
@@ -80,10 +90,7 @@ static void test_reordered_within_window_not_marked(void **state)
 	(void)state;
 	struct pkt_t *t = start(TCP_LOSS_RACK, true);
 
-	send_segs(t, 0, 5);
-	ADVANCE(t, RTT);
-	sack(t, 0, 1, 2);
-	EXPECT_NOTHING(t);
+	flight_then_sack(t, 0);
 	assert_int_not_equal(t->conn->deadline[TCP_T_RACK], 0);
 	assert_int_equal(info_of(t).rack_min_rtt_us, RTT * 1000);
 	ADVANCE(t, 10);
@@ -104,6 +111,20 @@ static void test_reordered_within_window_not_marked(void **state)
 	FINISH(t, 1);
 }
 
+/* Segment 0, 50 ms later segment 1, whose SACK arrives a round trip
+ * after it (segment 0 missing). */
+static struct pkt_t *sent_apart_then_sack(enum tcp_loss_det det)
+{
+	struct pkt_t *t = start(det, true);
+
+	send_segs(t, 0, 1);
+	ADVANCE(t, 50);
+	send_segs(t, 1, 1);
+	ADVANCE(t, RTT);
+	sack(t, 0, 1, 2);
+	return t;
+}
+
 /* Past the window: segment 0 left 50 ms before segment 1, whose SACK
  * arrives a round trip after it.  Segment 0 was sent 150 ms ago, more
  * than RACK.rtt + reo_wnd = 125 ms: lost at this very ACK, the first
@@ -111,13 +132,8 @@ static void test_reordered_within_window_not_marked(void **state)
 static void test_sent_before_past_window_marked_on_ack(void **state)
 {
 	(void)state;
-	struct pkt_t *t = start(TCP_LOSS_RACK, true);
+	struct pkt_t *t = sent_apart_then_sack(TCP_LOSS_RACK);
 
-	send_segs(t, 0, 1);
-	ADVANCE(t, 50);
-	send_segs(t, 1, 1);
-	ADVANCE(t, RTT);
-	sack(t, 0, 1, 2);
 	EXPECT(t, SEG(.seq = S(0), .len = MSS));
 	EXPECT_NOTHING(t);
 	assert_true(t->conn->loss.in_recovery);
@@ -141,13 +157,8 @@ static void test_sent_before_past_window_marked_on_ack(void **state)
 static void test_dupack_same_trace_waits(void **state)
 {
 	(void)state;
-	struct pkt_t *t = start(TCP_LOSS_DUPACK, true);
+	struct pkt_t *t = sent_apart_then_sack(TCP_LOSS_DUPACK);
 
-	send_segs(t, 0, 1);
-	ADVANCE(t, 50);
-	send_segs(t, 1, 1);
-	ADVANCE(t, RTT);
-	sack(t, 0, 1, 2);
 	EXPECT_NOTHING(t);
 	assert_false(t->conn->loss.in_recovery);
 	assert_int_equal(t->conn->deadline[TCP_T_RACK], 0);
@@ -168,10 +179,7 @@ static void test_timer_marks_and_starts_recovery(void **state)
 	(void)state;
 	struct pkt_t *t = start(TCP_LOSS_RACK, true);
 
-	send_segs(t, 0, 5);
-	ADVANCE(t, RTT);
-	sack(t, 0, 1, 2);
-	EXPECT_NOTHING(t);
+	flight_then_sack(t, 0);
 	ADVANCE(t, 24);
 	EXPECT_NOTHING(t);
 	assert_int_equal(STAT(t, rack_timer_fired), 0);
@@ -199,9 +207,7 @@ static void test_dsack_grows_window(void **state)
 	(void)state;
 	struct pkt_t *t = start(TCP_LOSS_RACK, true);
 
-	send_segs(t, 0, 5);
-	ADVANCE(t, RTT);
-	sack(t, 0, 1, 2);
+	flight_then_sack(t, 0);
 	ADVANCE(t, 25);
 	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* the timer: as above */
 	EXPECT_NOTHING(t);
@@ -217,10 +223,7 @@ static void test_dsack_grows_window(void **state)
 	/* The next flight (cwnd set back to the initial window that recovery
 	 * halved): segment 6 SACKed, 5 missing. */
 	t->conn->cwnd = 10 * MSS;
-	send_segs(t, 5, 5);
-	ADVANCE(t, RTT);
-	sack(t, 5, 6, 7);
-	EXPECT_NOTHING(t);
+	flight_then_sack(t, 5);
 	ADVANCE(t, 49);
 	EXPECT_NOTHING(t);
 	assert_int_equal(STAT(t, rack_timer_fired), 1);
