@@ -41,7 +41,7 @@ enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_CIDR6, CFG_T_IPV6,
 		CFG_T_ROUTE6, CFG_T_BOOL, CFG_T_CC,
 		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
-		CFG_T_REC, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
+		CFG_T_REC, CFG_T_LOSS_DET, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
 
 struct cfg_key {
 	const char *section;
@@ -162,6 +162,7 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_NUM("tcp", "recovery", CFG_T_REC, tcp.recovery, 0, 0),
 	CFG_TCP_BOOL(tlp),
 	CFG_TCP_BOOL(undo),
+	CFG_NUM("tcp", "loss_detection", CFG_T_LOSS_DET, tcp.loss_detection, 0, 0),
 	/* Idle back-off (stack/engine/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
@@ -452,6 +453,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return cfg_parse_tfo_key(&cfg->tcp, v, why);
 	case CFG_T_REC:
 		return us_cfgp_recovery(v, &cfg->tcp.recovery, why);
+	case CFG_T_LOSS_DET:
+		return us_cfgp_loss_detection(v, &cfg->tcp.loss_detection, why);
 	case CFG_T_IMPAIR:
 		return cfg_parse_impair(field, k->size, v, why);
 	case CFG_T_CIDR:

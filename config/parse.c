@@ -323,6 +323,16 @@ int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why)
 	return 0;
 }
 
+int us_cfgp_loss_detection(const char *s, enum tcp_loss_det *out, char *why)
+{
+	size_t i;
+
+	if (cfgp_choice(s, tcp_loss_det_names, TCP_LOSS_DET_COUNT, &i, why) < 0)
+		return -EINVAL;
+	*out = (enum tcp_loss_det)i;
+	return 0;
+}
+
 int us_cfgp_auto_off(const char *s, bool *out, char *why)
 {
 	static const char *const names[] = { "off", "auto" };

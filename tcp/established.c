@@ -368,6 +368,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		ack_new_data(c, seg);
 	/* RFC 6675: SACK blocks and delivery. */
 	tcp_sb_ack_end(c, seg);
+	tcp_rack_ack(c, seg); /* rack.c: RFC 8985 loss marks */
 	/* RFC 6675 2: with SACK, an ACK at SND.UNA that SACKs octets not
 	 * SACKed before is a duplicate too, even if the window moved. */
 	if (sack_dup && !dup && c->sb.sacked > sacked0) {

@@ -7,7 +7,9 @@
  *  - duplicate ACKs are counted (RFC 5681; 1 and 2 let limited transmit
  *    send, output.c), and forgotten on an ACK of new data;
  *  - entry: the DupThresh-th duplicate ACK (RFC 5681 3.2), or with SACK
- *    RFC 6675 5's loss detection IsLost(SND.UNA), unless the ACK does not
+ *    RFC 6675 5's loss detection IsLost(SND.UNA) (with loss_detection =
+ *    rack instead of both: a segment RFC 8985 RACK marked lost, rack.c,
+ *    also when its timer marks one between ACKs), unless the ACK does not
  *    cover more than recover (RFC 6582 3.2 step 2; recover is also set by an
  *    RTO).  ssthresh comes from the congestion controller (CongCtrlAlg in
  *    RFC 9937 6.1), recover = SND.MAX.
@@ -63,6 +65,8 @@ uint32_t tcp_loss_pipe(const struct tcp_conn *c)
 		}
 		return out > gone ? out - gone : 0;
 	}
+	if (tcp_rack_on(c))
+		return tcp_rack_pipe(c); /* rack.c: RACK's marks are IsLost */
 	rxt = c->loss.in_recovery && SEQ_GT(c->loss.rxt_high, c->snd_una) ? c->loss.rxt_high : c->snd_una;
 	return tcp_sb_pipe(&c->sb, c->snd_una, c->snd_max, rxt, c->mss);
 }
@@ -71,8 +75,10 @@ uint32_t tcp_loss_pipe(const struct tcp_conn *c)
  * from SACKed bytes), with RFC 6582 3.2 step 2. */
 static bool rec_should_enter(struct tcp_conn *c, bool dup)
 {
-	bool by_dup = dup && c->loss.dupacks == TCP_SB_DUPTHRESH;
-	bool by_sack = c->sack_ok && c->sb.n > 0 && tcp_sb_is_lost(&c->sb, c->snd_una, c->mss);
+	bool rack = tcp_rack_on(c); /* rack.c: with SACK its marks replace both */
+	bool by_dup = !rack && dup && c->loss.dupacks == TCP_SB_DUPTHRESH;
+	bool by_sack = rack ? tcp_rack_lost_any(c) :
+		       c->sack_ok && c->sb.n > 0 && tcp_sb_is_lost(&c->sb, c->snd_una, c->mss);
 
 	if (c->snd_una == c->snd_max || (!by_dup && !by_sack))
 		return false;
@@ -86,7 +92,9 @@ static bool rec_should_enter(struct tcp_conn *c, bool dup)
 			c->ts->stats.fast_retransmit_suppressed++;
 		return false;
 	}
-	if (!by_dup)
+	if (rack)
+		tcp_rack_on_rec_entry(c);
+	else if (!by_dup)
 		c->ts->stats.rec_enter_lost++;
 	return true;
 }
@@ -132,6 +140,7 @@ static void rec_exit(struct tcp_conn *c)
 	c->loss.in_recovery = false;
 	c->loss.rec_budget = 0;
 	c->ts->stats.recovery_exits++;
+	tcp_rack_on_recovery_exit(c); /* rack.c: the reordering window's decay */
 	tcp_cc_on_recovery_exit(tcp_cc_load(c));
 	tcp_cc_store(c);
 	c->cwnd = cwnd; /* ssthresh, or rate-halving's smaller window */
@@ -246,6 +255,13 @@ void tcp_loss_undone(struct tcp_conn *c)
 	c->loss.rec_budget = 0;
 }
 
+void tcp_loss_on_rack_timer(struct tcp_conn *c)
+{
+	const struct tcp_seg none = { .ack = c->snd_una };
+
+	tcp_loss_ack(c, &none, c->snd_una, c->sb.sacked, false);
+}
+
 /* The TCB leaves its table (reset, abort, give-up, close) in an episode. */
 void tcp_loss_on_drop(struct tcp_conn *c)
 {
@@ -302,4 +318,5 @@ void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->spurious_recoveries = c->loss.spurious_recoveries;
 	tcp_tlp_info(c, info); /* tlp.c */
 	tcp_undo_info(c, info); /* undo.c */
+	tcp_rack_info(c, info);
 }

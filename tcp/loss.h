@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tcp/rack.h"
 #include "tcp/recovery.h"
 #include "tcp/tcp_config.h"
 #include "tcp/tlp.h"
@@ -42,6 +43,8 @@ struct tcp_loss {
 	uint32_t rescue_lo, rescue_hi;  /* what the rescue resent (D-SACKs expected) */
 	/* Spurious episodes and RTOs, and their undo (tcp/undo.h, undo.c). */
 	struct tcp_undo undo;
+	/* RFC 8985 RACK (tcp/rack.c). */
+	struct tcp_rack rack;
 	/* Per connection, for tcp_conn_info. */
 	uint64_t fast_retransmits, recovery_episodes, partial_acks;
 	uint64_t rtos, spurious_recoveries;

@@ -545,6 +545,7 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 		return false;
 	if (SEQ_LT(c->snd_nxt, c->snd_max)) /* go-back-N after an RTO */
 		tcp_undo_on_rxt(c, c->snd_nxt, c->snd_nxt + len + fin); /* undo.c */
+	tcp_rack_sent(c, c->snd_nxt, c->snd_nxt + len + fin, SEQ_LT(c->snd_nxt, c->snd_max));
 	/* RFC 6298 3 / Karn: time one segment of new data at a time. */
 	if (!c->rtt_active && SEQ_GEQ(c->snd_nxt, c->snd_max)) {
 		c->rtt_active = true;
@@ -756,6 +757,15 @@ static bool rec_hole(const struct tcp_conn *c, bool want_lost, struct rec_seg *r
 	return false;
 }
 
+/* Rule 1 with RACK (rack.c): the first range it marked lost, wherever
+ * HighRxt is (a retransmission RACK found lost again goes again too). */
+static bool rack_lost(const struct tcp_conn *c, struct rec_seg *r)
+{
+	uint32_t from, to;
+
+	return tcp_rack_on(c) && tcp_rack_next_lost(c, &from, &to) && rec_fill(c, from, to, r);
+}
+
 /* Rule 4 (rescue retransmission): once per window, the segment that ends
  * at the highest unSACKed outstanding octet. */
 static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
@@ -788,19 +798,21 @@ static bool rec_rescue(struct tcp_conn *c, struct rec_seg *r)
 
 /* RFC 6675 4 NextSeg.  SND.UNA's segment goes first on entry (RFC 6675
  * 5 (4.3), RFC 5681 3.2 step 3) and, without SACK, after every partial ACK
- * (RFC 6582 3.2 step 5). */
+ * (RFC 6582 3.2 step 5).  With RACK, rule 1 resends what RACK marked lost
+ * instead, SND.UNA's segment included when it is. */
 static bool rec_next_seg(struct tcp_conn *c, struct rec_seg *r)
 {
 	struct tcp_stats *st = &c->ts->stats;
 	uint32_t room = c->snd_una + c->snd_wnd - c->snd_nxt;
 	uint32_t first_end = c->sack_ok && c->sb.n > 0 ? c->sb.r[0].start : c->snd_max;
 
-	if ((c->loss.rec_first_rxt || !c->sack_ok) && c->loss.rxt_high == c->snd_una &&
+	if ((c->loss.rec_first_rxt || !c->sack_ok) && !tcp_rack_on(c) &&
+	    c->loss.rxt_high == c->snd_una &&
 	    rec_fill(c, c->snd_una, first_end, r)) {
 		r->ctr = &st->rec_rxt_lost;
 		return true;
 	}
-	if (c->sack_ok && rec_hole(c, true, r)) {
+	if (rack_lost(c, r) || (!tcp_rack_on(c) && c->sack_ok && rec_hole(c, true, r))) {
 		r->ctr = &st->rec_rxt_lost;
 		return true;
 	}
@@ -830,6 +842,7 @@ static int rec_retransmit(struct tcp_conn *c, const struct rec_seg *r)
 	rc = tcp_send_segment(c, flags, r->seq, r->len);
 	if (rc < 0)
 		return rc;
+	tcp_rack_sent(c, r->seq, r->seq + r->len + r->fin, true);
 	tcp_loss_on_rxt(c, r->seq, r->seq + r->len + r->fin, r->rescue);
 	/* The earliest outstanding segment went again: its ACK is a round
 	 * trip away, so the timer restarts from now (as RFC 6298 5.4 does for

@@ -164,6 +164,7 @@ void tcb_drop(struct tcp_conn *c)
 	tcp_mq_free(&c->rcvq);
 	tcp_reass_free(c);
 	tcp_sb_clear(&c->sb); /* no memory of its own: nothing to free */
+	tcp_rack_free(c);
 	c->state = TCP_CLOSED;
 	c->dead = true;
 	LIST_INSERT_HEAD(&ts->dead, c, link);

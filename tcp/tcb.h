@@ -15,6 +15,8 @@
  *   recovery: the pure per-ACK decision, and the module that owns the
  *   recovery state (loss.h) and every entry into and exit from it),
  *   tlp.c (Tail Loss Probe, RFC 8985 7: its state inside loss.h's),
+ *   rack.c / sent_log.c (RFC 8985 RACK loss detection and its record of
+ *   the flight),
  *   cc_newreno.c / cc_cubic.c (congestion control, tcp/cc.h), syncookie.c
  *   (SYN cookies), fastopen_cookie.c / fastopen_cache.c / fastopen_tcb.c
  *   (Fast Open: option codec, server keys and cookies; the client's cookie
@@ -25,8 +27,8 @@
  *   (read-only walks for tooling).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
- *   2MSL, persist, keepalive, SWS override, TLP's probe timeout) has its own
- *   deadline and the embedded
+ *   2MSL, persist, keepalive, SWS override, TLP's probe timeout, RACK) has
+ *   its own deadline and the embedded
  *   wheel timer is armed at the earliest.  A callback therefore never cancels
  *   a sibling timer that may sit in the wheel's "due" list, and adding a kind
  *   is one enum entry plus one handler.
@@ -52,7 +54,8 @@
  * - Congestion control (cc_newreno.c, cc_cubic.c behind tcp/cc.h): cwnd
  *   starts at 10 segments (RFC 6928); NewReno (RFC 5681, RFC 3465 byte
  *   counting) or CUBIC (RFC 9438, default) grow it; the 3rd duplicate ACK
- *   (or, with SACK, RFC 6675 IsLost(SND.UNA)) enters fast recovery, whose
+ *   (or, with SACK, RFC 6675 IsLost(SND.UNA), or RFC 8985 RACK's marks
+ *   with loss_detection = rack, rack.c) enters fast recovery, whose
  *   per-ACK window is tcp/recovery.h's (PRR by default; loss.c feeds
  *   it DeliveredData and pipe, output.c tcp_recovery_send spends its budget
  *   in RFC 6675 NextSeg order); dup ACKs 1 and 2 allow limited transmit (RFC 3042,
@@ -110,6 +113,7 @@ enum tcp_timer_kind {
 	TCP_T_KEEPALIVE, /* RFC 9293 3.8.4 */
 	TCP_T_SWS,     /* sender SWS override (RFC 9293 3.8.6.2.1) */
 	TCP_T_TLP,     /* Tail Loss Probe's PTO (RFC 8985 7.2; tlp.c) */
+	TCP_T_RACK,    /* RACK reordering timer (RFC 8985 6.2 step 6, rack.c) */
 	TCP_T_COUNT
 };
 
@@ -539,8 +543,36 @@ void tcp_loss_spent(struct tcp_conn *c, uint32_t sent);
 /* RFC 6675 SetPipe (with SACK) or its estimate without. */
 uint32_t tcp_loss_pipe(const struct tcp_conn *c);
 void tcp_loss_info(const struct tcp_conn *c, struct tcp_conn_info *info);
+/* The RACK timer marked segments lost between ACKs: handled as an ACK
+ * that brought no news (recovery may start; its algorithm decides). */
+void tcp_loss_on_rack_timer(struct tcp_conn *c);
 /* output.c: in recovery, spend rec_budget in RFC 6675 NextSeg order. */
 void tcp_recovery_send(struct tcp_conn *c);
+
+/* rack.c: RFC 8985 RACK (state in tcp/rack.h).  Active only with SACK
+ * and loss_detection = rack; every hook returns at once otherwise. */
+bool tcp_rack_on(const struct tcp_conn *c);
+/* Data [seq, end) (a FIN counted) went out; again: below SND.MAX. */
+void tcp_rack_sent(struct tcp_conn *c, uint32_t seq, uint32_t end, bool again);
+/* Every ACK, after the scoreboard took it and before loss.c does. */
+void tcp_rack_ack(struct tcp_conn *c, const struct tcp_seg *seg);
+/* The RACK timer (TCP_T_RACK) fired. */
+void tcp_rack_timer(struct tcp_conn *c);
+/* An RTO fired (after tcp_sb_on_rto cleared the scoreboard). */
+void tcp_rack_on_rto(struct tcp_conn *c);
+/* Fast recovery ended / was started by RACK's marks (loss.c). */
+void tcp_rack_on_recovery_exit(struct tcp_conn *c);
+void tcp_rack_on_rec_entry(struct tcp_conn *c);
+/* Some bytes are marked lost; the first lost range [*from, *to). */
+bool tcp_rack_lost_any(const struct tcp_conn *c);
+bool tcp_rack_next_lost(const struct tcp_conn *c, uint32_t *from, uint32_t *to);
+/* RFC 6675 SetPipe with RACK's marks as IsLost. */
+uint32_t tcp_rack_pipe(const struct tcp_conn *c);
+/* The record's memory goes back (the TCB's end). */
+void tcp_rack_free(struct tcp_conn *c);
+/* Absolute times moved by delta ns (a TCB moved to another wheel). */
+void tcp_rack_retime(struct tcp_conn *c, int64_t delta);
+void tcp_rack_info(const struct tcp_conn *c, struct tcp_conn_info *info);
 
 /* tcb_timers.c */
 void tcp_timer_init(struct tcp_conn *c);

@@ -60,6 +60,7 @@ void tcp_parcel_free(struct tcp_parcel *p)
 	tcp_mq_free(&p->c->sndq);
 	tcp_mq_free(&p->c->rcvq);
 	tcp_reass_free(p->c);
+	tcp_rack_free(p->c);
 	free(p->c);
 	free(p);
 }
@@ -85,6 +86,7 @@ static void migrate_retime(struct tcp_conn *c, uint64_t from_ns, uint64_t now)
 	migrate_shift(&c->cc.epoch_ns, delta, now);
 	migrate_shift(&c->loss.undo.prior.epoch_ns, delta, now);
 	migrate_shift(&c->sb.dr_start_ns, delta, now);
+	tcp_rack_retime(c, delta);
 	/* Autotuning measures again from here (32-bit microseconds). */
 	c->rcv_space_us = 0;
 	/* TSval = now_ms + ts_off: keep it continuous (modulo 2^32). */

@@ -1,6 +1,7 @@
 /* tcp/tcb_timers.c: retransmission (RFC 6298), delayed ACK (RFC 9293 3.8.6.3),
- * TIME-WAIT (RFC 9293 3.6), persist (3.8.6.1), keepalive (3.8.4) and the
- * sender SWS override (3.8.6.2.1), all multiplexed on the TCB's one wheel
+ * TIME-WAIT (RFC 9293 3.6), persist (3.8.6.1), keepalive (3.8.4), the
+ * sender SWS override (3.8.6.2.1) and RACK's reordering timer (RFC 8985,
+ * rack.c), all multiplexed on the TCB's one wheel
  * timer (see the notes in tcp/tcb.h). */
 #include <errno.h>
 #include <stddef.h>
@@ -330,6 +331,7 @@ static void rto_expired(struct tcp_conn *c)
 	/* RFC 5681 3.1 (RFC 9438 4.8 for CUBIC): ssthresh from FlightSize,
 	 * held constant when the same segment times out again; cwnd = 1 SMSS. */
 	tcp_loss_on_rto(c);
+	tcp_rack_on_rto(c); /* rack.c: RFC 8985 6.3 */
 	tcp_cc_on_rto(tcp_cc_load(c), c->snd_max - c->snd_una, c->retries == 1);
 	tcp_cc_store(c);
 	c->snd_nxt = c->snd_una;
@@ -364,6 +366,9 @@ static void expire(struct tcp_conn *c, enum tcp_timer_kind k)
 		break;
 	case TCP_T_TLP:
 		tcp_tlp_expired(c); /* tlp.c */
+		break;
+	case TCP_T_RACK:
+		tcp_rack_timer(c);
 		break;
 	default:
 		break;

@@ -220,6 +220,12 @@ struct tcp_callbacks {
 	X(undo_dsack_rto, "RTOs undone: every retransmission after it D-SACKed (RFC 3708)") \
 	X(undo_ts_inconclusive, "fast recoveries whose first retransmission was needless by TSecr, others not known") \
 	X(recovery_undone, "recovery episodes ended by an undo (the reduction was spurious)") \
+	X(rec_enter_rack, "recoveries entered by RACK's loss marks (RFC 8985), whatever the dup ACKs") \
+	X(rack_marked_lost, "segments RACK marked lost (RFC 8985 6.2 step 5), in SMSS rounded up") \
+	X(rack_timer_fired, "RACK reordering timer expirations (RFC 8985 6.2 step 6)") \
+	X(rack_reo_wnd_grown, "RACK reordering windows grown by a D-SACK round (RFC 8985 6.2 step 4)") \
+	X(rack_reordering_seen, "connections on which RACK first saw reordering (RFC 8985 6.2 step 3)") \
+	X(rack_log_full, "sends or splits the RACK sent-segment log could not record: full") \
 	X(mss_clamped_min, "peer MSS options below 48 raised to 48 (like Linux tcp_min_snd_mss)") \
 	X(rst_closed_ratelimited, "RSTs for closed ports not sent: rate limit (rst_closed_limit)") \
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
@@ -311,6 +317,15 @@ struct tcp_conn_info {
 	 * the reductions undone, by kind. */
 	bool undo;
 	uint64_t undo_dsack_recovery, undo_ts_recovery, undo_ts_rto, undo_dsack_rto;
+	/* What starts recovery (enum tcp_loss_det; rack only with SACK) and
+	 * RFC 8985 RACK's view: segments it marked lost (in SMSS), reordering
+	 * timer expirations, recoveries it started, whether it saw reordering,
+	 * the reordering window's multiplier (grown by D-SACK rounds) and
+	 * RACK.min_RTT. */
+	uint8_t loss_detection;
+	uint64_t rack_marked_lost, rack_timer_fired, rack_rec_entries;
+	bool rack_reordering_seen;
+	uint32_t rack_reo_wnd_mult, rack_min_rtt_us;
 };
 
 /* Prototypes: engine side */
@@ -439,6 +454,10 @@ int tcp_set_tlp(struct tcp_conn *c, bool on);
 /* Undo of spurious window reductions for this connection (tcp/undo.h), on
  * or off whatever [tcp] undo says; takes effect at the next reduction. */
 int tcp_set_undo(struct tcp_conn *c, bool on);
+/* What starts fast recovery on this connection (tcp/rack.c): duplicate
+ * ACKs, or RFC 8985 RACK when SACK was negotiated.  -EINVAL for an unknown
+ * kind. */
+int tcp_set_loss_detection(struct tcp_conn *c, enum tcp_loss_det det);
 
 /* Prototypes: operations tooling (tcp/walk.c), engine core only */
 

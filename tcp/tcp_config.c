@@ -21,6 +21,11 @@ const char *const tcp_rec_alg_names[TCP_REC_ALG_COUNT] = {
 	[TCP_REC_RATEHALVING] = "ratehalving",
 };
 
+const char *const tcp_loss_det_names[TCP_LOSS_DET_COUNT] = {
+	[TCP_LOSS_DUPACK] = "dupack",
+	[TCP_LOSS_RACK] = "rack",
+};
+
 void tcp_config_defaults(struct tcp_config *cfg)
 {
 	*cfg = (struct tcp_config){
@@ -37,6 +42,7 @@ void tcp_config_defaults(struct tcp_config *cfg)
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
 		.tlp = false,
+		.loss_detection = TCP_LOSS_DUPACK,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
 	};
 }

@@ -39,6 +39,14 @@ enum tcp_rec_alg {
 	TCP_REC_ALG_COUNT
 };
 
+/* What starts fast recovery (tcp/loss.c): duplicate ACKs and RFC 6675
+ * IsLost, or with SACK RFC 8985 RACK's time-based marks (tcp/rack.c). */
+enum tcp_loss_det {
+	TCP_LOSS_DUPACK = 0,
+	TCP_LOSS_RACK,
+	TCP_LOSS_DET_COUNT
+};
+
 #define TCP_FASTOPEN_CLIENT 0x1u
 #define TCP_FASTOPEN_SERVER 0x2u
 
@@ -99,6 +107,7 @@ struct tcp_config {
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default false */
 	bool undo;                   /* undo spurious reductions (tcp/undo.h), default off */
+	enum tcp_loss_det loss_detection; /* what starts it, default TCP_LOSS_DUPACK */
 };
 
 /* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.
@@ -113,6 +122,7 @@ struct tcp_config {
 extern const char *const tcp_cc_names[TCP_CC_ALG_COUNT];
 extern const char *const tcp_syncookies_names[TCP_SYNCOOKIES_MODE_COUNT];
 extern const char *const tcp_rec_alg_names[TCP_REC_ALG_COUNT];
+extern const char *const tcp_loss_det_names[TCP_LOSS_DET_COUNT];
 
 /* Prototypes */
 

@@ -132,8 +132,10 @@ static int probe_rxt(struct tcp_conn *c)
 		seq = end - c->mss;
 	c->rtt_active = false; /* Karn: the timed segment may be this one */
 	rc = tcp_send_segment(c, TH_ACK | (fin ? TH_FIN : 0), seq, end - seq);
-	if (rc == 0)
+	if (rc == 0) {
 		p->rxt_lo = seq;
+		tcp_rack_sent(c, seq, end + (fin ? 1u : 0u), true); /* rack.c: its send time */
+	}
 	return rc;
 }
 

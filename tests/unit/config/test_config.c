@@ -62,6 +62,8 @@ REJECT(rej_challenge_ack_limit_zero, MIN "[tcp]\nchallenge_ack_limit = 0\n",
        "t.ini: [tcp] challenge_ack_limit = '0':")
 REJECT(rej_recovery_unknown, MIN "[tcp]\nrecovery = prr2\n",
        "t.ini: [tcp] recovery = 'prr2': must be prr, prr-crb, prr-ssrb, rfc6675 or ratehalving")
+REJECT(rej_loss_detection_unknown, MIN "[tcp]\nloss_detection = fack\n",
+       "t.ini: [tcp] loss_detection = 'fack': must be dupack or rack")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -297,7 +299,8 @@ static const char full_ini[] =
 	"challenge_ack_limit = 7\n"
 	"challenge_ack_jitter = off\n"
 	"recovery = ratehalving\n"
-	"undo = on\n";
+	"undo = on\n"
+	"loss_detection = rack\n";
 
 static void test_full(void **state)
 {
@@ -361,6 +364,7 @@ static void test_full(void **state)
 	assert_false(cfg.tcp.challenge_ack_jitter);
 	assert_int_equal(cfg.tcp.recovery, TCP_REC_RATEHALVING);
 	assert_true(cfg.tcp.undo);
+	assert_int_equal(cfg.tcp.loss_detection, TCP_LOSS_RACK);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -561,6 +565,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_syncookies_unknown),
 		cmocka_unit_test(rej_challenge_ack_limit_zero),
 		cmocka_unit_test(rej_recovery_unknown),
+		cmocka_unit_test(rej_loss_detection_unknown),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),
