@@ -281,7 +281,8 @@ static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_timer_stop(c, TCP_T_RTO);
 	else
 		tcp_rto_start(c, true);
-	if (c->want_writable && c->sndq.bytes <= c->ts->cfg.sndbuf / 2 && !c->fin_queued)
+	if (c->want_writable && c->sndq.bytes <= tcp_sndbuf(c) / 2 && !c->fin_queued &&
+	    (c->o.notsent_lowat == 0 || tcp_sndq_unsent(c) < c->o.notsent_lowat))
 		c->ev |= TCP_EV_WRITABLE;
 }
 
@@ -298,6 +299,8 @@ static int ack_syn_received(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_send_rst_for(c->ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
 		return -EINVAL;
 	}
+	if (tcp_defer_accept_drop(c, seg))
+		return -EAGAIN; /* TCP_DEFER_ACCEPT: the embryo waits for data */
 	if (tcp_tfo_server_established(c)) {
 		/* RFC 7413 4.2.2: a Fast Open child, accepted at its SYN. */
 	} else if (c->listener != NULL) {
@@ -389,7 +392,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcb_set_state(c, TCP_FIN_WAIT_2);
 		/* An orphan waits for the peer's FIN no longer than 2 MSL. */
 		if (c->app_closed)
-			tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+			tcp_fin_wait2_orphan(c, false); /* TCP_LINGER2 */
 		break;
 	case TCP_CLOSING:
 		tcp_enter_time_wait(c);

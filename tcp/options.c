@@ -224,7 +224,7 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 	bool ws = offer ? cfg->wscale : c->ws_ok;
 	bool sack = offer ? cfg->sack : c->sack_ok;
 	bool ts = offer ? cfg->timestamps : c->ts_ok;
-	uint16_t mss = tcp_our_mss(c->ts, tcb_is_v6(c));
+	uint16_t mss = (uint16_t)tcp_adv_mss(c);
 	unsigned n = 0;
 
 	o[n++] = TCPOPT_MSS;

@@ -48,6 +48,7 @@ struct tfo_keys;
 struct tcp_out_addr {
 	struct us_in6 src, dst;
 	uint32_t flow_label; /* IPv6 only (RFC 6437): the connection's, 20 bits */
+	uint8_t tos, ttl;    /* IPv4 only: TOS byte; TTL, 0 for the stack's */
 };
 
 struct tcp_env {
@@ -210,7 +211,10 @@ struct tcp_callbacks {
 	X(acks_held, "ACKs held for the application's next segment (quick ACK off)") \
 	X(tx_gso_segs, "segments of several MSS handed to the port to cut (segmentation offload)") \
 	X(rx_coalesced_segs, "segments received coalesced by the port (several MSS in one)") \
-	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)")
+	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)") \
+	X(defer_accept_dropped, "handshake ACKs without data dropped: listener defers (TCP_DEFER_ACCEPT)") \
+	X(fin_wait2_dropped, "closed connections dropped in FIN-WAIT-2: TCP_LINGER2 < 0") \
+	X(user_timeouts, "connections aborted by their TCP_USER_TIMEOUT")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -288,6 +292,32 @@ struct tcp_conn_info {
 	uint64_t rtos, spurious_recoveries;
 };
 
+/* Per-connection settings of the application (the socket options of
+ * us_socket.h; tcp/tcb_opts.c).  0 in a field means the stack's [tcp]
+ * value.  A listener's are its connections' from their SYN on. */
+struct tcp_conn_opts {
+	uint32_t user_mss;        /* TCP_MAXSEG: caps our MSS option and the send MSS */
+	uint32_t syn_retries;     /* TCP_SYNCNT: SYN (SYN-ACK) retransmissions */
+	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT: data unacknowledged this long aborts */
+	uint32_t keepidle_ms, keepintvl_ms, keepcnt; /* TCP_KEEPIDLE/KEEPINTVL/KEEPCNT */
+	/* TCP_LINGER2: how long a closed connection waits in FIN-WAIT-2 for
+	 * the peer's FIN; -1: not at all (an RST at close, as Linux). */
+	int32_t fin_wait2_ms;
+	/* SO_RCVBUF / SO_SNDBUF: this connection's buffers; a receive buffer
+	 * set here is not autotuned. */
+	uint32_t rcvbuf, sndbuf;
+	/* TCP_NOTSENT_LOWAT: writable only while fewer bytes than this wait
+	 * unsent (0: no such bound). */
+	uint32_t notsent_lowat;
+	uint8_t tos, ttl;         /* IP_TOS, IP_TTL of IPv4 segments (ttl 0: the stack's) */
+	bool cork;                /* TCP_CORK: partial segments wait (200 ms at most) */
+	bool cc_set;              /* TCP_CONGESTION: cc below, else cfg.cc */
+	enum tcp_cc_alg cc;
+	/* TCP_DEFER_ACCEPT (listener): a handshake's ACK without data is
+	 * dropped until the SYN-ACK was sent this many times again. */
+	uint32_t defer_accept_rtx;
+};
+
 /* Prototypes: engine side */
 
 /* NULL on failure (errno set). */
@@ -361,7 +391,8 @@ int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_
 #define TCP_CONNECT_FASTOPEN 0x1u
 ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out);
 /* RFC 7413 5.1: Fast Open on every listener on port, at most qlen
  * pending Fast Open connections each; qlen 0 turns it off. */
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen);
@@ -405,6 +436,21 @@ int tcp_set_keepalive(struct tcp_conn *c, bool on);
  * iteration for the application's request or close to carry them, like
  * Linux's TCP_QUICKACK 0 (pingpong mode).  RFC 9293 3.8.6.3 allows it. */
 int tcp_set_quickack(struct tcp_conn *c, bool on);
+/* The application's settings for c (tcp_conn_opts): applied at once
+ * (keepalive timing re-armed, an uncorked or roomier connection sent on,
+ * a larger receive buffer announced).  -EINVAL for an unknown cc. */
+int tcp_conn_set_opts(struct tcp_conn *c, const struct tcp_conn_opts *o);
+/* The same for the listener on exactly local_ip:port (its connections
+ * take them from their SYN on): 0 or -ENOENT. */
+int tcp_listener_set_opts(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			  const struct tcp_conn_opts *o);
+/* tcp_connect with settings from the SYN on (o may be NULL). */
+int tcp_connect_opts(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
+		     const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+		     struct tcp_conn **out);
+/* MSG_MORE: the data of the next tcp_send is held like TCP_CORK's until
+ * a send without it (or 200 ms). */
+void tcp_send_more(struct tcp_conn *c, bool more);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
@@ -437,6 +483,9 @@ bool tcp_state_is_current_estab(uint8_t state);
 struct tcp_conn_status {
 	uint32_t readable;   /* bytes in the receive queue */
 	size_t send_space;   /* tcp_send_space() */
+	/* Queued bytes not yet sent, and not yet acknowledged (Linux's
+	 * SIOCOUTQNSD, SIOCOUTQ): the SYN and FIN not counted. */
+	uint32_t unsent, unacked;
 	bool fin_rcvd;       /* the peer's FIN is in order (end of stream) */
 	bool fin_queued;     /* we shut down writing */
 	bool established;    /* the handshake is done (any later state) */

@@ -347,14 +347,16 @@ int tcp_connect_src(const struct tcp_stack *ts, const struct us_in6 *dst_ip, str
 
 /* A TCB in SYN-SENT, in the table, its SYN not sent yet. */
 static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out)
 {
 	struct us_in6 src;
 	struct tcp_conn *c;
 	uint16_t port;
 	int rc;
 
-	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0)
+	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0 ||
+	    (o != NULL && o->cc_set && (unsigned)o->cc >= TCP_CC_ALG_COUNT))
 		return -EINVAL;
 	rc = tcp_connect_src(ts, dst_ip, &src);
 	if (rc < 0)
@@ -377,6 +379,7 @@ static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 	c->iss = tcp_isn(ts, &c->local_ip, port, &c->remote_ip, dst_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
+	tcp_conn_opts_connect(c, o);
 	c->mss = tcp_conn_mss_cap(c);
 	tcp_table_insert(ts, c);
 	ts->stats.active_opens++;
@@ -400,7 +403,14 @@ static void connect_start(struct tcp_conn *c)
 int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
-	int rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+	return tcp_connect_opts(ts, dst_ip, dst_port, NULL, cb, ctx, out);
+}
+
+int tcp_connect_opts(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
+		     const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+		     struct tcp_conn **out)
+{
+	int rc = connect_alloc(ts, dst_ip, dst_port, o, cb, ctx, out);
 
 	if (rc == 0)
 		connect_start(*out);
@@ -409,14 +419,15 @@ int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_
 
 ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out)
 {
 	ssize_t queued = 0;
 	int rc;
 
 	if (data == NULL && len > 0)
 		return -EINVAL;
-	rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+	rc = connect_alloc(ts, dst_ip, dst_port, o, cb, ctx, out);
 	if (rc < 0)
 		return rc;
 	/* Queued in SYN-SENT, nothing goes out yet (output.c). */
@@ -461,7 +472,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.keepalive = c->keepalive,
 		.sacked = tcp_sb_conn_sacked(c), .lost = tcp_sb_conn_lost(c),
 		.delivery_rate = c->sb.delivery_rate,
-		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : c->ts->cfg.cc),
+		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : tcp_cc_alg(c)),
 		.in_recovery = c->in_recovery,
 		.fast_retransmits = c->fast_retransmits,
 		.recovery_episodes = c->recovery_episodes,
@@ -482,8 +493,13 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on)
 	c->nodelay_set = true;
 	c->nodelay = on;
 	if (on) {
+		/* Linux's TCP_NAGLE_PUSH: what a cork holds goes out now; the
+		 * cork still holds what comes after. */
 		tcp_enter(c->ts);
-		tcp_output_soon(c);
+		if (c->o.cork && c->ts->depth <= 1)
+			tcp_output_push(c);
+		else
+			tcp_output_soon(c);
 		tcp_leave(c->ts);
 	}
 	return 0;

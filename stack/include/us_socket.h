@@ -46,21 +46,61 @@ extern "C" {
 /* Constants: the values are Linux's, so a port that forgets a rename still
  * means the same thing. */
 
-/* setsockopt/getsockopt levels and names */
+/* setsockopt/getsockopt levels and names.  Values, ranges, units and
+ * errnos are Linux's (socket(7), ip(7), tcp(7)); where they differ,
+ * docs/API.md's option table says how.  Options set on a listener are
+ * its accepted sockets'. */
 #define US_SOL_SOCKET 1
+#define US_IPPROTO_IP 0
 #define US_IPPROTO_TCP 6
 #define US_IPPROTO_IPV6 41
 #define US_SO_REUSEADDR 2  /* int; accepted and reported (listeners never
 			    * conflict with TIME-WAIT connections here) */
+#define US_SO_TYPE 3       /* int, get only: SOCK_STREAM or SOCK_DGRAM */
 #define US_SO_ERROR 4      /* int, get only: the pending error, cleared */
-#define US_SO_SNDBUF 7     /* int; the size is per engine ([tcp] sndbuf):
-			    * set is accepted, get reports the effective size */
-#define US_SO_RCVBUF 8     /* int; as US_SO_SNDBUF with [tcp] rcvbuf */
-#define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes ([tcp] keepalive_*) */
+#define US_SO_SNDBUF 7     /* int: this socket's send buffer; reported doubled */
+#define US_SO_RCVBUF 8     /* int: this socket's receive buffer, not autotuned
+			    * once set; reported doubled (the window is about
+			    * the value set, as Linux's); unset, get reports
+			    * the connection's (autotuned) buffer */
+#define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes (TCP_KEEP* or [tcp]) */
 #define US_SO_LINGER 13    /* struct linger: {1, 0} makes us_close send RST;
 			    * a non-zero time is a graceful close (never blocks) */
+#define US_SO_REUSEPORT 15 /* int; accepted and reported */
+#define US_SO_RCVLOWAT 18  /* int: EPOLLIN once this many bytes are queued */
+#define US_SO_ACCEPTCONN 30 /* int, get only: listening */
+#define US_SO_PROTOCOL 38  /* int, get only: IPPROTO_TCP or IPPROTO_UDP */
+#define US_SO_DOMAIN 39    /* int, get only: AF_INET or AF_INET6 */
+#define US_IP_TOS 1        /* int (or a byte): TOS of our IPv4 segments, TCP
+			    * only; the ECN bits stay TCP's */
+#define US_IP_TTL 2        /* int 1..255, -1 the default (64): TCP only */
 #define US_TCP_NODELAY 1   /* int: Nagle off */
+#define US_TCP_MAXSEG 2    /* int 88..65535 (0: none): caps the MSS we
+			    * announce and send with, set before connect or
+			    * listen; get: the connection's send MSS, or
+			    * the value set (536 if none) before one */
+#define US_TCP_CORK 3      /* int: partial segments wait until full, the
+			    * cork is removed, or 200 ms; wins over
+			    * TCP_NODELAY, whose setting pushes what waits */
+#define US_TCP_KEEPIDLE 4  /* int s 1..32767 */
+#define US_TCP_KEEPINTVL 5 /* int s 1..32767 */
+#define US_TCP_KEEPCNT 6   /* int 1..127 */
+#define US_TCP_SYNCNT 7    /* int 1..127: SYN (SYN-ACK) retransmissions */
+#define US_TCP_LINGER2 8   /* int s: FIN-WAIT-2 of a closed connection
+			    * (max 120, 0 default, -1: RST at close) */
+#define US_TCP_DEFER_ACCEPT 9 /* int s, listener: accept once data came
+			    * (a bare handshake ACK dropped) or the time passed */
 #define US_TCP_INFO 11     /* struct us_tcp_info, get only */
+#define US_TCP_CONGESTION 13 /* char[16]: "cubic", "reno" (also "newreno");
+			    * ENOENT for another */
+#define US_TCP_USER_TIMEOUT 18 /* int ms >= 0: data unacknowledged this long
+			    * aborts the connection (ETIMEDOUT); 0 off */
+#define US_TCP_NOTSENT_LOWAT 25 /* int: writable (EPOLLOUT, us_send) only
+			    * while fewer bytes wait unsent; -1 no bound */
+#define US_TCP_FASTOPEN_KEY 33 /* 16 or 32 bytes: the engine's Fast Open
+			    * key (and backup), never rotated after */
+#define US_TCP_INQ 36      /* int 0/1: kept and reported (no recvmsg; use
+			    * us_ioctl(US_FIONREAD)) */
 #define US_TCP_QUICKACK 12 /* int, default 1; 0: the ACK completing connect
 			    * and the ACK of the peer's FIN wait one engine
 			    * iteration for our request or close to carry
@@ -91,9 +131,20 @@ extern "C" {
 
 /* send/recv flags */
 #define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
+#define US_MSG_TRUNC 0x20         /* UDP: return the datagram's whole length;
+				   * TCP: drop len bytes, not copied */
+#define US_MSG_WAITALL 0x100      /* accepted: returns what is there (never blocks) */
+#define US_MSG_MORE 0x8000        /* us_send: more follows, hold a partial
+				   * segment (like TCP_CORK for this send) */
 #define US_MSG_DONTWAIT 0x40      /* accepted, always implied */
 #define US_MSG_NOSIGNAL 0x4000    /* accepted, always implied */
 #define US_MSG_FASTOPEN 0x20000000 /* us_sendto: connect + data in the SYN */
+
+/* us_ioctl requests (int *arg), Linux's values */
+#define US_FIONREAD 0x541B        /* bytes readable (UDP: the next datagram's) */
+#define US_SIOCINQ US_FIONREAD
+#define US_SIOCOUTQ 0x5411        /* TCP: bytes queued, not yet acknowledged */
+#define US_SIOCOUTQNSD 0x894B     /* TCP: bytes queued, not yet sent */
 
 /* us_shutdown */
 #define US_SHUT_RD 0
@@ -219,6 +270,11 @@ int us_shutdown(int fd, int how);
  * connections of a listener are reset. */
 int us_close(int fd);
 int us_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
+/* US_FIONREAD/US_SIOCINQ, US_SIOCOUTQ, US_SIOCOUTQNSD into *arg, as
+ * Linux's tcp_ioctl/udp_ioctl: EINVAL on a listener, 0 before the
+ * handshake is done, ENOTTY for another request (and SIOCOUTQNSD on UDP),
+ * EFAULT for arg NULL. */
+int us_ioctl(int fd, unsigned long request, int *arg);
 int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
 int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len);

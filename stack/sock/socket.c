@@ -208,11 +208,14 @@ uint32_t us_sock_poll(struct us_sock *s)
 		break;
 	}
 	tcp_conn_status(s->tc, &st);
-	if (st.readable > 0 || s->rest != NULL)
+	/* SO_RCVLOWAT: readable once that much is queued (tcp_poll). */
+	if (us_sock_readable_enough(s, st.readable) || s->rest != NULL)
 		m |= US_EPOLLIN;
 	if (st.fin_rcvd || s->shut_rd)
 		m |= US_EPOLLIN | US_EPOLLRDHUP;
-	if (s->shut_wr || (st.established && st.send_space > 0))
+	/* TCP_NOTSENT_LOWAT: writable while little waits unsent. */
+	if (s->shut_wr ||
+	    (st.established && st.send_space > 0 && us_sock_unsent_low(s, st.unsent)))
 		m |= US_EPOLLOUT;
 	if (s->shut_wr && (st.fin_rcvd || s->shut_rd))
 		m |= US_EPOLLHUP;
@@ -266,6 +269,20 @@ static void sock_apply_opts(struct us_sock *s)
 		tcp_set_quickack(s->tc, false);
 }
 
+/* Linux's sk_clone: an accepted socket starts with its listener's
+ * options (tcp/ gave the connection the listener's tcp_conn_opts). */
+static void sock_inherit_opts(struct us_sock *s, const struct us_sock *l)
+{
+	s->o = l->o;
+	s->rcvbuf_set = l->rcvbuf_set;
+	s->sndbuf_set = l->sndbuf_set;
+	s->rcvlowat = l->rcvlowat;
+	s->inq = l->inq;
+	s->linger_on = l->linger_on;
+	s->linger_s = l->linger_s;
+	s->reuseaddr = l->reuseaddr;
+}
+
 static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 {
 	struct us_sock *l = lctx, *s;
@@ -288,6 +305,7 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
 	s->quickack_off = l->quickack_off;
+	sock_inherit_opts(s, l);
 	us_sock_tcp_names(s);
 	tcp_conn_set_ctx(tc, s);
 	sock_apply_opts(s);
@@ -455,6 +473,8 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EDESTADDRREQ);
 	rc = tcp_listen(s->tab->ts, &s->lip, s->lport, s->v6only ? TCP_LISTEN_V6ONLY : 0,
 			&us_sock_callbacks, s);
+	if (rc == 0 && (rc = tcp_listener_set_opts(s->tab->ts, &s->lip, s->lport, &s->o)) < 0)
+		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
 		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	/* Isolated port: without the listener's rule no SYN would arrive. */
@@ -544,7 +564,7 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		rc = us_sock_tfo_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
-	rc = tcp_connect(s->tab->ts, &ip, port, &us_sock_callbacks, s, &s->tc);
+	rc = tcp_connect_opts(s->tab->ts, &ip, port, &s->o, &us_sock_callbacks, s, &s->tc);
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);
 	s->state = US_SS_CONNECTING;

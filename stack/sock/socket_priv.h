@@ -110,8 +110,17 @@ struct us_sock {
 	struct tcp_conn *tc;            /* NULL when NEW, LISTEN or ENDED */
 	bool bound, shut_rd, shut_wr, eof;
 	int so_error;                   /* pending, reported once */
-	bool reuseaddr, keepalive, nodelay, linger_rst;
+	bool reuseaddr, reuseport, keepalive, nodelay;
 	bool quickack_off;              /* US_TCP_QUICKACK 0 */
+	/* Options (socket_opt.c, socket_opt_tcp.c).  o: what tcp/ applies
+	 * (tcp_conn_opts), kept here before the connection exists and handed
+	 * to it at connect and listen; an accepted socket has its listener's. */
+	struct tcp_conn_opts o;
+	bool linger_on;                 /* SO_LINGER; linger_s 0: RST at close */
+	int linger_s;
+	bool rcvbuf_set, sndbuf_set;    /* SO_RCVBUF/SO_SNDBUF given (o has the size) */
+	uint32_t rcvlowat;              /* SO_RCVLOWAT, at least 1 */
+	bool inq;                       /* TCP_INQ */
 	struct rte_mbuf *rest;          /* data kept after both FINs (tcp_recv_take) */
 	uint32_t rest_off;              /* bytes of rest's first segment already read */
 	/* Listener: established connections not accepted yet, FIFO. */
@@ -222,6 +231,21 @@ void us_sock_tcp_names(struct us_sock *s);
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
 
+/* socket_opt.c, socket_opt_tcp.c.  Option values as Linux takes them:
+ * an int of at least optlen sizeof(int) (EINVAL shorter, EFAULT NULL). */
+int us_sock_opt_int(const void *val, socklen_t len, int *out);
+/* IPPROTO_TCP level (0 or -errno; ENOPROTOOPT: not an option of ours). */
+int us_sock_tcp_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
+/* Get: an int in *v (ENOPROTOOPT: not an int option); TCP_INFO,
+ * TCP_CONGESTION and TCP_FASTOPEN_KEY write val themselves (*done). */
+int us_sock_tcp_getopt(struct us_sock *s, int name, void *val, socklen_t *len, int *v,
+		       bool *done);
+/* Hands s->o to the connection or the listener, if there is one. */
+int us_sock_opts_push(struct us_sock *s);
+/* Readiness thresholds: SO_RCVLOWAT and TCP_NOTSENT_LOWAT. */
+bool us_sock_readable_enough(const struct us_sock *s, uint32_t readable);
+bool us_sock_unsent_low(const struct us_sock *s, uint32_t unsent);
+
 /* socket_tfo.c: RFC 7413 on the socket calls (0/count or -errno). */
 int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
 int us_sock_tfo_getopt(struct us_sock *s, int name, int *v);
@@ -247,8 +271,11 @@ int us_udp_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port);
 /* dst NULL: to the connected peer. */
 ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, const struct us_in6 *dst,
 		      uint16_t dport);
+/* The payload length of the next datagram queued, 0 when none. */
+uint32_t us_udp_next_len(const struct us_sock *s);
+/* peek: MSG_PEEK; trunc: MSG_TRUNC, the datagram's whole length returned. */
 ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 *src,
-			uint16_t *sport, bool peek);
+			uint16_t *sport, bool peek, bool trunc);
 
 static inline int us_sock_fail(int rc)
 {

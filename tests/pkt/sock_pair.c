@@ -42,6 +42,78 @@ static struct rte_mbuf *sp_wire_copy(struct rte_mbuf *m)
 	return c;
 }
 
+static const struct rte_tcp_hdr *sp_tcp_of(const struct rte_mbuf *m, int *family, int *payload);
+
+/* The MSS option of a header, -1 when absent. */
+static int sp_mss_of(const struct rte_tcp_hdr *th)
+{
+	const uint8_t *o = (const uint8_t *)(th + 1), *end;
+
+	end = (const uint8_t *)th + (th->data_off >> 4) * 4u;
+	while (o < end) {
+		if (o[0] == 0)
+			break;
+		if (o[0] == 1) {
+			o++;
+			continue;
+		}
+		if (o[0] == 2 && o + 4 <= end)
+			return o[2] << 8 | o[3];
+		o += o[1] < 2 ? 2 : o[1];
+	}
+	return -1;
+}
+
+static void sp_log(struct sp_side *s, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_tcp_hdr *th;
+	struct sp_seg *g;
+	int family, payload;
+
+	if (s->nlog == SP_LOG_MAX || (th = sp_tcp_of(m, &family, &payload)) == NULL)
+		return;
+	g = &s->log[s->nlog++];
+	*g = (struct sp_seg){
+		.at = sp.now, .flags = th->tcp_flags, .seq = rte_be_to_cpu_32(th->sent_seq),
+		.ack = rte_be_to_cpu_32(th->recv_ack), .wnd = rte_be_to_cpu_16(th->rx_win),
+		.payload = payload, .mss = sp_mss_of(th),
+	};
+	if (family == AF_INET) {
+		const struct rte_ipv4_hdr *ip = (const void *)(eh + 1);
+
+		g->tos = ip->type_of_service;
+		g->ttl = ip->time_to_live;
+	} else {
+		g->ttl = ((const struct rte_ipv6_hdr *)(eh + 1))->hop_limits;
+	}
+}
+
+void sp_log_clear(struct sp_side *side)
+{
+	side->nlog = 0;
+}
+
+unsigned sp_log_count(const struct sp_side *side, uint8_t flags, uint8_t not)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < side->nlog; i++)
+		if ((side->log[i].flags & flags) == flags && !(side->log[i].flags & not))
+			n++;
+	return n;
+}
+
+int sp_log_max_payload(const struct sp_side *side)
+{
+	int max = 0;
+
+	for (unsigned i = 0; i < side->nlog; i++)
+		if (side->log[i].payload > max)
+			max = side->log[i].payload;
+	return max;
+}
+
 static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sp_side *s = ctx, *p = s->peer;
@@ -51,6 +123,7 @@ static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 		assert_non_null(m);
 		s->sent++;
+		sp_log(s, m);
 		if (rte_pktmbuf_pkt_len(m) > s->max_frame)
 			s->max_frame = rte_pktmbuf_pkt_len(m);
 		if (s->wire_down || p->n == SP_Q_MAX ||
