@@ -10,13 +10,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "stack/net/net.h"
 #include "stack/sock/socket_priv.h"
 
 /* Linux's SOCK_MIN_RCVBUF and SOCK_MIN_SNDBUF (x86-64): the smallest
  * doubled sizes SO_RCVBUF and SO_SNDBUF report. */
 #define SOCK_MIN_RCVBUF 2304u
 #define SOCK_MIN_SNDBUF 4608u
-#define IP_DEFAULT_TTL 64
 
 /* The largest buffer a socket may ask for (Linux's rmem_max, wmem_max):
  * what receive autotuning may reach, and the window scale is chosen for. */
@@ -312,7 +312,8 @@ static int opt_get_int(struct us_sock *s, int level, int name, int *v)
 	case US_IPPROTO_IP:
 		if (s->kind != US_SK_TCP || (name != US_IP_TOS && name != US_IP_TTL))
 			return -ENOPROTOOPT;
-		*v = name == US_IP_TOS ? s->o.tos : s->o.ttl ? s->o.ttl : IP_DEFAULT_TTL;
+		*v = name == US_IP_TOS ? s->o.tos
+		     : s->o.ttl ? s->o.ttl : us_engine_net(s->tab->e)->ip.ttl;
 		return 0;
 	case US_IPPROTO_IPV6:
 		if (s->family != AF_INET6 || name != US_IPV6_V6ONLY)
