@@ -498,6 +498,7 @@ static void text_out_of_order(struct tcp_conn *c, struct rte_mbuf *m, struct tcp
 		return;
 	}
 	c->ts->stats.ooo_queued++;
+	c->rcv_ooopack++;
 	tcp_reass_insert(c, m, seg->skip, seg->seq, seg->len, fin);
 }
 
@@ -529,6 +530,7 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 			len += tcp_reass_deliver(c, &fin);
 		c->ts->stats.rx_bytes += len;
 		c->bytes_received += len;
+		c->last_data_rcvd_ns = tcp_now(c);
 		c->ev |= TCP_EV_READABLE;
 		tcp_ack_received(c, len, gap || (fin && !tcp_ack_may_hold(c)));
 	} else {

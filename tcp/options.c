@@ -22,7 +22,6 @@
 #define TCPOLEN_WS 3
 #define TCPOLEN_SACK_PERM 2
 #define TCPOLEN_TS 10
-#define TCP_TS_OPT_SPACE 12u                   /* NOP NOP TS, every segment */
 #define TCP_PAWS_IDLE_NS (24ull * 86400 * 1000000000ull) /* RFC 7323 5.5 */
 
 static uint32_t rd32(const uint8_t *p)

@@ -291,8 +291,13 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	if (rexmit) {
 		ts->stats.retrans_segs++;
 		c->total_retrans++;
+		c->bytes_retrans += len;
 	}
 	ts->stats.tx_bytes += len;
+	if (len > 0) {
+		c->bytes_sent += len;
+		c->last_data_sent_ns = tcp_now(c);
+	}
 	if (flags & TH_ACK) {
 		/* Any ACK we send carries everything received so far. */
 		c->ack_now = false;
@@ -613,6 +618,7 @@ static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 		while (can_send_data(c) && output_one(c, send_len(c, sws_override, &sws_held)))
 			;
 	idle_send_timers(c, sws_held);
+	tcp_chrono_update(c);
 	c->more = false; /* MSG_MORE held only the push of its own send */
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)

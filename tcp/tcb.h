@@ -98,6 +98,16 @@ enum tcp_state {
 	TCP_STATE_COUNT
 };
 
+/* Linux's chronographs (tcp_chrono_*): what a sending connection is
+ * limited by; one runs at a time (tcp/tcb_chrono.c). */
+enum tcp_chrono {
+	TCP_CHRONO_NONE,
+	TCP_CHRONO_BUSY,      /* data in flight or queued, nothing else limits */
+	TCP_CHRONO_RWND,      /* the peer's window holds queued data back */
+	TCP_CHRONO_SNDBUF,    /* the application waits for send-buffer room */
+	TCP_CHRONO_COUNT
+};
+
 /* Timer kinds multiplexed on the TCB's single wheel timer. */
 enum tcp_timer_kind {
 	TCP_T_RTO,     /* retransmission (also SYN / SYN-ACK) */
@@ -142,6 +152,7 @@ enum tcp_timer_kind {
 #define TCP_MAX_WIN 65535u      /* unscaled window field maximum */
 #define TCP_MAX_WSCALE 14u      /* RFC 7323 2.3 */
 #define TCP_SACK_MAX_BLOCKS 4u  /* RFC 2018 3: 4 blocks fit in 40 bytes */
+#define TCP_TS_OPT_SPACE 12u    /* NOP NOP TS: on every segment once negotiated */
 #define TCP_REASS_MAX_SEGS 256u /* out-of-order mbufs per connection */
 #define TCP_EPHEMERAL_LO 32768u /* like Linux ip_local_port_range */
 #define TCP_EPHEMERAL_HI 60999u
@@ -322,6 +333,17 @@ struct tcp_conn {
 	/* When the peer was last heard from (tcp_peer_heard): keepalive's
 	 * user timeout. */
 	uint64_t last_heard_ns;
+	/* For tcp_info (tcp/tcb_chrono.c, tcp_conn_get_info): when data last
+	 * left and arrived, the smallest RTT sample, bytes sent and resent,
+	 * out-of-order segments received, and Linux's chronographs: time
+	 * busy, limited by the peer's window, limited by the send buffer. */
+	uint64_t last_data_sent_ns, last_data_rcvd_ns;
+	uint32_t min_rtt_us;
+	uint64_t bytes_sent, bytes_retrans;
+	uint32_t rcv_ooopack;
+	uint8_t chrono_type;            /* enum tcp_chrono, 0: none running */
+	uint64_t chrono_start_ns;
+	uint64_t chrono_ns[TCP_CHRONO_COUNT];
 
 	/* Output asked for by an application call made from a callback,
 	 * run when the outermost entry point returns (tcp_output_soon). */
@@ -647,6 +669,12 @@ static inline enum tcp_cc_alg tcp_cc_alg(const struct tcp_conn *c)
 {
 	return c->o.cc_set ? c->o.cc : c->ts->cfg.cc;
 }
+
+/* tcb_chrono.c: the chronograph that fits c's state now starts (the
+ * running one stops); after every output. */
+void tcp_chrono_update(struct tcp_conn *c);
+/* The time each has run, the running one to now, in ns. */
+void tcp_chrono_read(const struct tcp_conn *c, uint64_t out[TCP_CHRONO_COUNT]);
 
 /* Every state change of a TCB in its stack's tables: the state gauges
  * move with it (tcp.h TCP_STATE_GAUGES). */

@@ -88,6 +88,8 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 		c->rttvar_us = (3 * c->rttvar_us + err) / 4;
 		c->srtt_us = (7 * c->srtt_us + r) / 8;
 	}
+	if (c->min_rtt_us == 0 || r < c->min_rtt_us)
+		c->min_rtt_us = r ? r : 1;
 	rto_us = c->srtt_us + RTE_MAX(g, 4 * c->rttvar_us);
 	c->rto_ms = (uint32_t)RTE_MIN((rto_us + 999) / 1000, (uint64_t)c->ts->cfg.rto_max_ms);
 	if (c->rto_ms < c->ts->cfg.rto_min_ms)

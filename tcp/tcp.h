@@ -290,6 +290,22 @@ struct tcp_conn_info {
 	 * During recovery cwnd is the algorithm's (PRR: pipe + sndcnt). */
 	uint8_t recovery;
 	uint64_t rtos, spurious_recoveries;
+	/* For Linux's struct tcp_info (stack/sock/socket_tcpinfo.c). */
+	uint8_t ca_state;        /* Linux's TCP_CA_*: 0 Open, 1 Disorder, 3 Recovery, 4 Loss */
+	uint32_t retries;        /* RTOs in a row (Linux's icsk_retransmits) */
+	bool ts_ok, sack_ok, ws_ok;
+	uint8_t snd_wscale, rcv_wscale;
+	uint32_t rcv_mss;        /* estimate of the peer's full segment */
+	uint32_t adv_mss;        /* our MSS option less the timestamps' room */
+	uint32_t pmtu, ato_us;   /* path MTU; delayed-ACK time */
+	uint32_t in_flight;      /* SND.MAX - SND.UNA, bytes */
+	uint32_t unsent;         /* queued, never sent */
+	uint32_t retrans_out;    /* being resent after an RTO (go-back-N), bytes */
+	uint64_t now_ns, last_data_sent_ns, last_data_rcvd_ns, last_heard_ns; /* 0: never */
+	uint32_t min_rtt_us;     /* smallest RTT sample (0: none) */
+	uint64_t bytes_sent, bytes_retrans; /* payload sent, and resent, bytes */
+	uint32_t rcv_ooopack;    /* segments received out of order */
+	uint64_t busy_ns, rwnd_limited_ns, sndbuf_limited_ns; /* Linux's chronographs */
 };
 
 /* Per-connection settings of the application (the socket options of

@@ -451,6 +451,54 @@ void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx)
 	c->ctx = ctx;
 }
 
+/* Linux's tcp_set_ca_state, from our recovery state: Recovery during fast
+ * recovery, Loss after an RTO until SND.UNA passes what was then sent,
+ * Disorder with duplicate ACKs or SACKed data. */
+static uint8_t conn_ca_state(const struct tcp_conn *c)
+{
+	if (c->in_recovery)
+		return 3;
+	if (c->recover_valid && SEQ_LT(c->snd_una, c->recover))
+		return 4;
+	return c->dupacks > 0 || c->sb.sacked > 0 ? 1 : 0;
+}
+
+/* What Linux's struct tcp_info has beyond our own view. */
+static void conn_info_more(const struct tcp_conn *c, struct tcp_conn_info *info)
+{
+	const struct tcp_env *env = &c->ts->env;
+	uint32_t pmtu = env->path_mtu != NULL ? env->path_mtu(env->ctx, &c->remote_ip) : 0;
+	uint64_t chrono[TCP_CHRONO_COUNT];
+
+	tcp_chrono_read(c, chrono);
+	info->ca_state = conn_ca_state(c);
+	info->retries = c->retries;
+	info->ts_ok = c->ts_ok;
+	info->sack_ok = c->sack_ok;
+	info->ws_ok = c->ws_ok;
+	info->snd_wscale = c->snd_wscale;
+	info->rcv_wscale = c->rcv_wscale;
+	info->rcv_mss = c->rcv_mss ? c->rcv_mss : TCP_DEFAULT_MSS;
+	info->adv_mss = tcp_adv_mss(c) - (c->ts_ok ? TCP_TS_OPT_SPACE : 0);
+	info->pmtu = pmtu != 0 ? pmtu : env->mtu;
+	info->ato_us = c->ts->cfg.delack_ms * 1000u;
+	info->in_flight = c->snd_max - c->snd_una;
+	info->unsent = tcp_sndq_unsent(c);
+	info->retrans_out = SEQ_LT(c->snd_nxt, c->snd_max) ? c->snd_nxt - c->snd_una : 0;
+	info->now_ns = tcp_now(c);
+	info->last_data_sent_ns = c->last_data_sent_ns;
+	info->last_data_rcvd_ns = c->last_data_rcvd_ns;
+	info->last_heard_ns = c->last_heard_ns;
+	info->min_rtt_us = c->min_rtt_us;
+	info->bytes_sent = c->bytes_sent;
+	info->bytes_retrans = c->bytes_retrans;
+	info->rcv_ooopack = c->rcv_ooopack;
+	info->busy_ns = chrono[TCP_CHRONO_BUSY] + chrono[TCP_CHRONO_RWND] +
+			chrono[TCP_CHRONO_SNDBUF];
+	info->rwnd_limited_ns = chrono[TCP_CHRONO_RWND];
+	info->sndbuf_limited_ns = chrono[TCP_CHRONO_SNDBUF];
+}
+
 void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 {
 	*info = (struct tcp_conn_info){
@@ -480,6 +528,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.syn_data_acked = c->tfo.syn_data_acked,
 	};
 	tcp_recovery_info(c, info); /* recovery_tcb.c */
+	conn_info_more(c, info);
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it

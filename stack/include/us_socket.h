@@ -181,25 +181,113 @@ struct us_epoll_event {
 	us_epoll_data_t data;
 };
 
-/* US_TCP_INFO: a subset of Linux's struct tcp_info, same units. */
+/* US_TCP_INFO: Linux's struct tcp_info field for field (through Linux
+ * 6.7's tcpi_total_rto_time), same units: times in microseconds except
+ * the tcpi_last_* ones (milliseconds), windows and byte counts in bytes,
+ * cwnd, ssthresh and the packet counts in segments.  tcpi_state takes
+ * Linux's values (US_TCP_ESTABLISHED ...), tcpi_ca_state Linux's TCP_CA_*.
+ * A field we cannot fill is 0; docs/API.md lists them. */
 struct us_tcp_info {
-	uint8_t tcpi_state;        /* RFC 9293 state: 0 CLOSED .. 10 TIME-WAIT */
-	uint8_t tcpi_nodelay, tcpi_keepalive, tcpi_in_recovery;
-	uint32_t tcpi_rto;         /* microseconds */
+	uint8_t tcpi_state;
+	uint8_t tcpi_ca_state;
+	uint8_t tcpi_retransmits;  /* RTOs in a row */
+	uint8_t tcpi_probes;       /* unanswered zero-window or keepalive probes */
+	uint8_t tcpi_backoff;
+	uint8_t tcpi_options;      /* US_TCPI_OPT_* */
+	uint8_t tcpi_snd_wscale : 4, tcpi_rcv_wscale : 4;
+	uint8_t tcpi_delivery_rate_app_limited : 1, tcpi_fastopen_client_fail : 2;
+
+	uint32_t tcpi_rto;
+	uint32_t tcpi_ato;
 	uint32_t tcpi_snd_mss;
-	uint32_t tcpi_rtt, tcpi_rttvar; /* microseconds */
-	uint32_t tcpi_snd_cwnd;    /* bytes (Linux counts segments) */
-	uint32_t tcpi_snd_ssthresh; /* bytes */
-	uint32_t tcpi_snd_wnd, tcpi_rcv_wnd;
-	uint32_t tcpi_retransmits; /* segments retransmitted, total */
-	uint32_t tcpi_backoff;
-	uint64_t tcpi_bytes_acked, tcpi_bytes_received;
+	uint32_t tcpi_rcv_mss;
+
+	uint32_t tcpi_unacked;     /* segments in flight; listener: accept queue */
+	uint32_t tcpi_sacked;      /* segments SACKed; listener: its backlog */
+	uint32_t tcpi_lost;
+	uint32_t tcpi_retrans;
+	uint32_t tcpi_fackets;
+
+	uint32_t tcpi_last_data_sent;
+	uint32_t tcpi_last_ack_sent; /* 0, as Linux */
+	uint32_t tcpi_last_data_recv;
+	uint32_t tcpi_last_ack_recv;
+
+	uint32_t tcpi_pmtu;
+	uint32_t tcpi_rcv_ssthresh;
+	uint32_t tcpi_rtt;
+	uint32_t tcpi_rttvar;
+	uint32_t tcpi_snd_ssthresh;
+	uint32_t tcpi_snd_cwnd;
+	uint32_t tcpi_advmss;
+	uint32_t tcpi_reordering;
+
+	uint32_t tcpi_rcv_rtt;
+	uint32_t tcpi_rcv_space;
+
+	uint32_t tcpi_total_retrans;
+
+	uint64_t tcpi_pacing_rate;
+	uint64_t tcpi_max_pacing_rate;
+	uint64_t tcpi_bytes_acked;
+	uint64_t tcpi_bytes_received;
+	uint32_t tcpi_segs_out;
+	uint32_t tcpi_segs_in;
+
+	uint32_t tcpi_notsent_bytes;
+	uint32_t tcpi_min_rtt;     /* UINT32_MAX before a sample, as Linux */
+	uint32_t tcpi_data_segs_in;
+	uint32_t tcpi_data_segs_out;
+
 	uint64_t tcpi_delivery_rate; /* bytes per second */
-	uint8_t tcpi_options;      /* only US_TCPI_OPT_SYN_DATA so far */
+
+	uint64_t tcpi_busy_time;
+	uint64_t tcpi_rwnd_limited;
+	uint64_t tcpi_sndbuf_limited;
+
+	uint32_t tcpi_delivered;
+	uint32_t tcpi_delivered_ce;
+
+	uint64_t tcpi_bytes_sent;
+	uint64_t tcpi_bytes_retrans;
+	uint32_t tcpi_dsack_dups;
+	uint32_t tcpi_reord_seen;
+
+	uint32_t tcpi_rcv_ooopack;
+
+	uint32_t tcpi_snd_wnd;
+	uint32_t tcpi_rcv_wnd;
+
+	uint32_t tcpi_rehash;
+
+	uint16_t tcpi_total_rto;
+	uint16_t tcpi_total_rto_recoveries;
+	uint32_t tcpi_total_rto_time;
 };
-/* tcpi_options: RFC 7413, the SYN's data was acknowledged by the SYN-ACK
- * (client) or accepted with the SYN (server); Linux's TCPI_OPT_SYN_DATA. */
+/* tcpi_options, Linux's TCPI_OPT_*; SYN_DATA: RFC 7413, the SYN's data
+ * was acknowledged by the SYN-ACK (client) or accepted with the SYN
+ * (server). */
+#define US_TCPI_OPT_TIMESTAMPS 1
+#define US_TCPI_OPT_SACK 2
+#define US_TCPI_OPT_WSCALE 4
 #define US_TCPI_OPT_SYN_DATA 32
+/* tcpi_ca_state, Linux's TCP_CA_* (CWR never: no ECN). */
+#define US_TCP_CA_OPEN 0
+#define US_TCP_CA_DISORDER 1
+#define US_TCP_CA_RECOVERY 3
+#define US_TCP_CA_LOSS 4
+/* tcpi_state, Linux's TCP_* states. */
+#define US_TCP_ESTABLISHED 1
+#define US_TCP_SYN_SENT 2
+#define US_TCP_SYN_RECV 3
+#define US_TCP_FIN_WAIT1 4
+#define US_TCP_FIN_WAIT2 5
+#define US_TCP_TIME_WAIT 6
+#define US_TCP_CLOSE 7
+#define US_TCP_CLOSE_WAIT 8
+#define US_TCP_LAST_ACK 9
+#define US_TCP_LISTEN 10
+#define US_TCP_CLOSING 11
 
 /* Prototypes: sockets */
 

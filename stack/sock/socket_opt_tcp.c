@@ -262,28 +262,6 @@ static int get_int(struct us_sock *s, int name, int *v)
 	}
 }
 
-static void get_tcp_info(const struct us_sock *s, struct us_tcp_info *ti)
-{
-	struct tcp_conn_info ci;
-
-	memset(ti, 0, sizeof(*ti));
-	if (s->tc == NULL)
-		return; /* tcpi_state 0: CLOSED */
-	tcp_conn_get_info(s->tc, &ci);
-	*ti = (struct us_tcp_info){
-		.tcpi_state = ci.state, .tcpi_nodelay = ci.nodelay,
-		.tcpi_keepalive = ci.keepalive, .tcpi_in_recovery = ci.in_recovery,
-		.tcpi_rto = ci.rto_ms * 1000u, .tcpi_snd_mss = ci.mss,
-		.tcpi_rtt = ci.srtt_us, .tcpi_rttvar = ci.rttvar_us,
-		.tcpi_snd_cwnd = ci.cwnd, .tcpi_snd_ssthresh = ci.ssthresh,
-		.tcpi_snd_wnd = ci.snd_wnd, .tcpi_rcv_wnd = ci.rcv_wnd,
-		.tcpi_retransmits = ci.retransmits, .tcpi_backoff = ci.backoff,
-		.tcpi_bytes_acked = ci.bytes_acked, .tcpi_bytes_received = ci.bytes_received,
-		.tcpi_delivery_rate = ci.delivery_rate,
-		.tcpi_options = ci.syn_data_acked ? US_TCPI_OPT_SYN_DATA : 0,
-	};
-}
-
 /* Copies n bytes of a value, truncated to *len (Linux). */
 static void put(void *val, socklen_t *len, const void *v, size_t n)
 {
@@ -304,7 +282,7 @@ int us_sock_tcp_getopt(struct us_sock *s, int name, void *val, socklen_t *len, i
 	*done = true;
 	switch (name) {
 	case US_TCP_INFO:
-		get_tcp_info(s, &ti);
+		us_sock_tcp_info(s, &ti); /* socket_tcpinfo.c */
 		put(val, len, &ti, sizeof(ti));
 		return 0;
 	case US_TCP_CONGESTION:

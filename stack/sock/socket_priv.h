@@ -240,6 +240,8 @@ int us_sock_tcp_setopt(struct us_sock *s, int name, const void *val, socklen_t l
  * TCP_CONGESTION and TCP_FASTOPEN_KEY write val themselves (*done). */
 int us_sock_tcp_getopt(struct us_sock *s, int name, void *val, socklen_t *len, int *v,
 		       bool *done);
+/* socket_tcpinfo.c: US_TCP_INFO, Linux's struct tcp_info. */
+void us_sock_tcp_info(const struct us_sock *s, struct us_tcp_info *ti);
 /* Hands s->o to the connection or the listener, if there is one. */
 int us_sock_opts_push(struct us_sock *s);
 /* Readiness thresholds: SO_RCVLOWAT and TCP_NOTSENT_LOWAT. */
