@@ -45,6 +45,8 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP) {
+		if (flags & US_MSG_MORE)
+			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams */
 		n = us_udp_sendto(s, buf, len, NULL, 0);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
@@ -197,8 +199,8 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (s->kind == US_SK_UDP) {
-		if (flags & ~SOCK_SEND_FLAGS)
-			return us_sock_fail(-EOPNOTSUPP);
+		if (flags & (~SOCK_SEND_FLAGS | US_MSG_MORE))
+			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams */
 		if (addr != NULL &&
 		    (rc = us_sock_addr_peer(s, addr, alen, US_SA_SENDTO, &ip, &port)) < 0)
 			return us_sock_fail(rc);

@@ -145,8 +145,10 @@ static int opt_set_socket(struct us_sock *s, int name, const void *val, socklen_
 		s->reuseport = v != 0;
 		return 0;
 	case US_SO_KEEPALIVE:
-		if (s->kind != US_SK_TCP)
-			return 0; /* Linux keeps the flag; nothing to probe */
+		if (s->kind != US_SK_TCP) {
+			s->keepalive = v != 0; /* Linux keeps the flag; nothing to probe */
+			return 0;
+		}
 		return opt_conn_bool(s, name, v != 0);
 	case US_SO_SNDBUF:
 	case US_SO_RCVBUF:

@@ -237,6 +237,15 @@ static void test_socket_level(void **state)
 	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
 	set_int(t, US_SOL_SOCKET, US_SO_REUSEADDR, 1);
 	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_REUSEADDR), 1);
+	set_int(t, US_SOL_SOCKET, US_SO_REUSEPORT, 1);
+	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_REUSEPORT), 1);
+	set_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE, 1);
+	assert_int_equal(get_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
+	/* Options we do not have: Linux's answer for an unknown one. */
+	assert_fails(us_setsockopt(t, US_SOL_SOCKET, 20 /* SO_RCVTIMEO */, &v, sizeof(v)),
+		     ENOPROTOOPT);
+	assert_fails(us_setsockopt(u, US_IPPROTO_IP, US_IP_TOS, &v, sizeof(v)), ENOPROTOOPT);
+	assert_fails(us_setsockopt(u, IPPROTO_UDP, 1 /* UDP_CORK */, &v, sizeof(v)), ENOPROTOOPT);
 	us_close(t);
 	us_close(u);
 	l = b_listen(NULL);
@@ -354,6 +363,7 @@ static void test_udp_trunc(void **state)
 	a = us_socket(AF_INET, SOCK_DGRAM, 0);
 	assert_int_equal(us_sendto(a, big, 100, 0, SA(to), sizeof(to)), 100);
 	assert_int_equal(us_sendto(a, big, 30, 0, SA(to), sizeof(to)), 30);
+	assert_fails(us_sendto(a, big, 30, US_MSG_MORE, SA(to), sizeof(to)), EOPNOTSUPP);
 	sp_run(5);
 	sp_on(&sp.b);
 	assert_int_equal(us_ioctl(b, US_FIONREAD, &n), 0);
