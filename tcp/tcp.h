@@ -386,6 +386,10 @@ uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts);
 #define TCP_LISTEN_V6ONLY 0x1u
 int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
 	       unsigned flags, const struct tcp_callbacks *cb, void *ctx);
+/* The ctx of the listener on exactly local_ip:port from now on, its
+ * embryos' too: 0 or -ENOENT. */
+int tcp_listener_set_ctx(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			 void *ctx);
 /* Drops every listener on port. */
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
 /* Drops the listener on exactly local_ip:port (the one tcp_listen made). */

@@ -268,6 +268,23 @@ int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t por
 	return 0;
 }
 
+int tcp_listener_set_ctx(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			 void *ctx)
+{
+	struct tcp_conn *l = tcp_listener_exact(ts, local_ip, port);
+
+	struct tcp_conn *c;
+
+	if (l == NULL)
+		return -ENOENT;
+	/* Embryos not yet accepted are delivered to the new ctx too. */
+	LIST_FOREACH(c, &l->embryo_list, link)
+		if (c->ctx == l->ctx)
+			c->ctx = ctx;
+	l->ctx = ctx;
+	return 0;
+}
+
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen)
 {
 	struct tcp_conn_list *bucket = &ts->listeners[port % RTE_DIM(ts->listeners)];

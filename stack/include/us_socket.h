@@ -66,7 +66,9 @@ extern "C" {
 #define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes (TCP_KEEP* or [tcp]) */
 #define US_SO_LINGER 13    /* struct linger: {1, 0} makes us_close send RST;
 			    * a non-zero time is a graceful close (never blocks) */
-#define US_SO_REUSEPORT 15 /* int; accepted and reported */
+#define US_SO_REUSEPORT 15 /* int, before bind: TCP listeners that all set it
+			    * share a port, each peer's connections going to
+			    * one of them (UDP: accepted, no sharing) */
 #define US_SO_RCVLOWAT 18  /* int: EPOLLIN once this many bytes are queued */
 #define US_SO_ACCEPTCONN 30 /* int, get only: listening */
 #define US_SO_PROTOCOL 38  /* int, get only: IPPROTO_TCP or IPPROTO_UDP */

@@ -285,7 +285,7 @@ static void sock_inherit_opts(struct us_sock *s, const struct us_sock *l)
 
 static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 {
-	struct us_sock *l = lctx, *s;
+	struct us_sock *l = us_sock_reuseport_pick(lctx, tc), *s;
 
 	if (l->nacceptq >= l->backlog) {
 		l->tab->stats.sock_drop_accept_full++;
@@ -396,15 +396,17 @@ int us_socket(int domain, int type, int protocol)
 	return s->fd;
 }
 
-static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6 *ip,
-			    bool v6only, uint16_t port)
+static bool sock_port_taken(const struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 {
+	const struct us_sock_table *tab = s->tab;
+
 	for (unsigned i = 1; i < tab->cap; i++) {
 		const struct us_sock *o = tab->socks[i];
 
 		if (o != NULL && o->kind == US_SK_TCP && o->bound && o->lport == port &&
 		    (o->state == US_SS_NEW || o->state == US_SS_LISTEN) &&
-		    us_sock_names_overlap(&o->lip, o->v6only, ip, v6only))
+		    !us_sock_reuseport_shares(o, s) &&
+		    us_sock_names_overlap(&o->lip, o->v6only, ip, s->v6only))
 			return true;
 	}
 	return false;
@@ -445,7 +447,7 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 	rc = sock_tcp_bind_name(s, &ip, &name);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	if (port != 0 && sock_port_taken(s->tab, &name, s->v6only, port))
+	if (port != 0 && sock_port_taken(s, &name, port))
 		return us_sock_fail(-EADDRINUSE);
 	s->lip = name;
 	s->lport = port;
@@ -471,6 +473,11 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EINVAL);
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
+	if (us_sock_reuseport_join(s)) {
+		s->state = US_SS_LISTEN; /* tcp/'s listener is the group's */
+		s->backlog = (unsigned)backlog;
+		return 0;
+	}
 	rc = tcp_listen(s->tab->ts, &s->lip, s->lport, s->v6only ? TCP_LISTEN_V6ONLY : 0,
 			&us_sock_callbacks, s);
 	if (rc == 0 && (rc = tcp_listener_set_opts(s->tab->ts, &s->lip, s->lport, &s->o)) < 0)

@@ -322,8 +322,10 @@ static void sock_close_listener(struct us_sock *l)
 {
 	struct us_sock *s;
 
-	tcp_unlisten_addr(l->tab->ts, &l->lip, l->lport);
-	us_engine_unlisten_rule(l->tab->e, l->lport);
+	if (!us_sock_reuseport_leave(l)) {
+		tcp_unlisten_addr(l->tab->ts, &l->lip, l->lport);
+		us_engine_unlisten_rule(l->tab->e, l->lport);
+	}
 	while ((s = STAILQ_FIRST(&l->acceptq)) != NULL) {
 		STAILQ_REMOVE_HEAD(&l->acceptq, accept_link);
 		if (s->tc != NULL)

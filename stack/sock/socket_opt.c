@@ -43,7 +43,7 @@ int us_sock_opts_push(struct us_sock *s)
 		return 0;
 	if (s->tc != NULL)
 		return tcp_conn_set_opts(s->tc, &s->o);
-	if (s->state == US_SS_LISTEN)
+	if (s->state == US_SS_LISTEN && (s->rp_owner == NULL || s->rp_owner == s))
 		return tcp_listener_set_opts(s->tab->ts, &s->lip, s->lport, &s->o);
 	return 0;
 }

@@ -121,6 +121,10 @@ struct us_sock {
 	bool rcvbuf_set, sndbuf_set;    /* SO_RCVBUF/SO_SNDBUF given (o has the size) */
 	uint32_t rcvlowat;              /* SO_RCVLOWAT, at least 1 */
 	bool inq;                       /* TCP_INQ */
+	/* SO_REUSEPORT group (socket_reuseport.c): every member's rp_owner
+	 * is the socket owning tcp/'s listener, NULL when alone; members
+	 * listed from the owner through rp_next. */
+	struct us_sock *rp_owner, *rp_next;
 	struct rte_mbuf *rest;          /* data kept after both FINs (tcp_recv_take) */
 	uint32_t rest_off;              /* bytes of rest's first segment already read */
 	/* Listener: established connections not accepted yet, FIFO. */
@@ -240,6 +244,18 @@ int us_sock_tcp_setopt(struct us_sock *s, int name, const void *val, socklen_t l
  * TCP_CONGESTION and TCP_FASTOPEN_KEY write val themselves (*done). */
 int us_sock_tcp_getopt(struct us_sock *s, int name, void *val, socklen_t *len, int *v,
 		       bool *done);
+/* socket_reuseport.c: SO_REUSEPORT groups of listeners on one engine. */
+/* May a and b bind the same name?  Both set SO_REUSEPORT. */
+bool us_sock_reuseport_shares(const struct us_sock *a, const struct us_sock *b);
+/* us_listen: s joins the group listening on its name (true), or is the
+ * first and makes tcp/'s listener itself (false). */
+bool us_sock_reuseport_join(struct us_sock *s);
+/* The member whose accept queue takes connection tc (owner alone: it). */
+struct us_sock *us_sock_reuseport_pick(struct us_sock *owner, struct tcp_conn *tc);
+/* Closing listener s leaves its group: true when tcp/'s listener stays
+ * (other members remain), false when s was alone. */
+bool us_sock_reuseport_leave(struct us_sock *s);
+
 /* socket_tcpinfo.c: US_TCP_INFO, Linux's struct tcp_info. */
 void us_sock_tcp_info(const struct us_sock *s, struct us_tcp_info *ti);
 /* Hands s->o to the connection or the listener, if there is one. */

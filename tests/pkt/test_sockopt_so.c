@@ -411,6 +411,77 @@ static void test_ioctl(void **state)
 	close_b(s, l);
 }
 
+static int b_reuseport_listener(bool on)
+{
+	struct sockaddr_in any = sp_addr(0, PORT);
+	int fd, v = on;
+
+	sp_on(&sp.b);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(us_setsockopt(fd, US_SOL_SOCKET, US_SO_REUSEPORT, &v, sizeof(v)), 0);
+	if (us_bind(fd, SA(any), sizeof(any)) < 0) {
+		us_close(fd);
+		sp_on(&sp.a);
+		return -1;
+	}
+	assert_int_equal(us_listen(fd, 64), 0);
+	sp_on(&sp.a);
+	return fd;
+}
+
+/* Connections accepted on B's listener l now. */
+static int b_accept_all(int l, int *fds, int max)
+{
+	int n = 0, fd;
+
+	sp_on(&sp.b);
+	while (n < max && (fd = us_accept(l, NULL, NULL)) > 0)
+		fds[n++] = fd;
+	sp_on(&sp.a);
+	return n;
+}
+
+/* SO_REUSEPORT: two listeners on one port share its connections; either
+ * may close and the other goes on; a socket without it cannot bind. */
+static void test_reuseport(void **state)
+{
+	int r1, r2, c[20], acc[20], n1, n2;
+
+	(void)state;
+	r1 = b_reuseport_listener(true);
+	r2 = b_reuseport_listener(true);
+	assert_true(r1 > 0 && r2 > 0);
+	assert_int_equal(b_reuseport_listener(false), -1); /* EADDRINUSE */
+	for (int i = 0; i < 16; i++)
+		c[i] = a_connect(NULL);
+	sp_run(20);
+	n1 = b_accept_all(r1, acc, 20);
+	n2 = b_accept_all(r2, acc + n1, 20 - n1);
+	assert_int_equal(n1 + n2, 16);
+	assert_true(n1 > 0 && n2 > 0);
+	/* The owner of tcp/'s listener closes: r2 takes every connection. */
+	sp_on(&sp.b);
+	us_close(r1);
+	sp_on(&sp.a);
+	for (int i = 16; i < 20; i++)
+		c[i] = a_connect(NULL);
+	sp_run(20);
+	assert_int_equal(b_accept_all(r2, acc + 16, 4), 4);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(sp_wait_events(&sp.a, c[i], US_EPOLLOUT, 0), US_EPOLLOUT);
+	sp_on(&sp.b);
+	us_close(r2);
+	for (int i = 0; i < 20; i++)
+		us_close(acc[i]);
+	sp_on(&sp.a);
+	for (int i = 0; i < 20; i++)
+		us_close(c[i]);
+	/* Nobody listens: refused. */
+	c[0] = a_connect(NULL);
+	assert_true(sp_wait_events(&sp.a, c[0], US_EPOLLERR, 100) & US_EPOLLERR);
+	us_close(c[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +493,7 @@ int main(void)
 		sp_unit_test(test_recv_flags),
 		sp_unit_test(test_udp_trunc),
 		sp_unit_test(test_ioctl),
+		sp_unit_test(test_reuseport),
 	};
 
 	h_eal_init("pkt_sockopt_so");
