@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
 
 #include <rte_ether.h>
@@ -292,6 +293,90 @@ int sp_test_teardown(void **state)
 	(void)state;
 	sp_teardown();
 	return 0;
+}
+
+void sp_set_int(int fd, int level, int name, int v)
+{
+	assert_int_equal(us_setsockopt(fd, level, name, &v, sizeof(v)), 0);
+}
+
+int sp_get_int(int fd, int level, int name)
+{
+	int v = -12345;
+	socklen_t len = sizeof(v);
+
+	assert_int_equal(us_getsockopt(fd, level, name, &v, &len), 0);
+	assert_int_equal(len, sizeof(v));
+	return v;
+}
+
+int sp_listen_b(uint16_t port, void (*prep)(int fd))
+{
+	struct sockaddr_in any = sp_addr(0, port);
+	int fd;
+
+	sp_on(&sp.b);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd > 0);
+	assert_int_equal(us_bind(fd, SA(any), sizeof(any)), 0);
+	if (prep != NULL)
+		prep(fd);
+	assert_int_equal(us_listen(fd, 8), 0);
+	sp_on(&sp.a);
+	return fd;
+}
+
+int sp_connect_a(uint16_t port, void (*prep)(int fd))
+{
+	struct sockaddr_in to = sp_addr(SP_B_IP, port);
+	int fd;
+
+	sp_on(&sp.a);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd > 0);
+	if (prep != NULL)
+		prep(fd);
+	errno = 0;
+	assert_int_equal(us_connect(fd, SA(to), sizeof(to)), -1);
+	assert_int_equal(errno, EINPROGRESS);
+	return fd;
+}
+
+void sp_pair(int l, uint16_t port, void (*cprep)(int fd), int *c, int *s)
+{
+	*c = sp_connect_a(port, cprep);
+	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
+	sp_on(&sp.b);
+	*s = us_accept(l, NULL, NULL);
+	assert_true(*s > 0);
+	sp_on(&sp.a);
+}
+
+size_t sp_drain_b(int s)
+{
+	static char buf[65536];
+	size_t got = 0;
+	ssize_t n;
+
+	sp_on(&sp.b);
+	while ((n = us_recv(s, buf, sizeof(buf), 0)) > 0)
+		got += (size_t)n;
+	sp_on(&sp.a);
+	return got;
+}
+
+void sp_close3(int c, int s, int l)
+{
+	sp_on(&sp.a);
+	if (c >= 0)
+		us_close(c);
+	sp_on(&sp.b);
+	if (s >= 0)
+		us_close(s);
+	if (l >= 0)
+		us_close(l);
+	sp_on(&sp.a);
 }
 
 uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)

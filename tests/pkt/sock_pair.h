@@ -98,6 +98,23 @@ unsigned sp_log_count(const struct sp_side *side, uint8_t flags, uint8_t not);
 /* The largest payload among them. */
 int sp_log_max_payload(const struct sp_side *side);
 
+/* For the option tests (tests/pkt/test_sockopt*.c): an int option set
+ * (must succeed) and read back (its length checked). */
+void sp_set_int(int fd, int level, int name, int v);
+int sp_get_int(int fd, int level, int name);
+/* A TCP listener on B at port, prep(fd) (may be NULL) run before listen. */
+int sp_listen_b(uint16_t port, void (*prep)(int fd));
+/* A TCP socket on A, prep(fd) (may be NULL) run before its connect to
+ * B:port (EINPROGRESS). */
+int sp_connect_a(uint16_t port, void (*prep)(int fd));
+/* A connected pair through B's listener l on port: *c on A, *s accepted
+ * on B; the thread on A after. */
+void sp_pair(int l, uint16_t port, void (*cprep)(int fd), int *c, int *s);
+/* Everything B's socket s can read now, dropped; the byte count. */
+size_t sp_drain_b(int s);
+/* Closes c on A and s, l on B (each -1 skipped); the thread on A after. */
+void sp_close3(int c, int s, int l);
+
 /* Waits up to ms for fd's events (one of interest) on a fresh epoll of
  * side's table, then binds the thread to side A again; 0 for none. */
 uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms);

@@ -25,82 +25,9 @@
 
 static char big[64 * 1024];
 
-static void set_int(int fd, int level, int name, int v)
-{
-	assert_int_equal(us_setsockopt(fd, level, name, &v, sizeof(v)), 0);
-}
-
-static int get_int(int fd, int level, int name)
-{
-	int v = -12345;
-	socklen_t len = sizeof(v);
-
-	assert_int_equal(us_getsockopt(fd, level, name, &v, &len), 0);
-	assert_int_equal(len, sizeof(v));
-	return v;
-}
-
-/* A listener on B, prepared by prep (may be NULL) before listen. */
-static int b_listen(void (*prep)(int fd))
-{
-	struct sockaddr_in any = sp_addr(0, PORT);
-	int fd;
-
-	sp_on(&sp.b);
-	fd = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd > 0);
-	assert_int_equal(us_bind(fd, SA(any), sizeof(any)), 0);
-	if (prep != NULL)
-		prep(fd);
-	assert_int_equal(us_listen(fd, 8), 0);
-	sp_on(&sp.a);
-	return fd;
-}
-
-/* A socket on A, prepared by prep (may be NULL), connecting to B. */
-static int a_connect(void (*prep)(int fd))
-{
-	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
-	int fd;
-
-	sp_on(&sp.a);
-	fd = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd > 0);
-	if (prep != NULL)
-		prep(fd);
-	assert_fails(us_connect(fd, SA(to), sizeof(to)), EINPROGRESS);
-	return fd;
-}
-
-/* A connected pair: *c on A, *s accepted on B. */
-static void pair(int l, void (*cprep)(int fd), int *c, int *s)
-{
-	*c = a_connect(cprep);
-	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
-	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
-	sp_on(&sp.b);
-	*s = us_accept(l, NULL, NULL);
-	assert_true(*s > 0);
-	sp_on(&sp.a);
-}
-
 static int sock_error(int fd)
 {
-	return get_int(fd, US_SOL_SOCKET, US_SO_ERROR);
-}
-
-/* Reads everything B's socket s has now; the byte count. */
-static size_t b_drain(int s)
-{
-	char buf[4096];
-	size_t got = 0;
-	ssize_t n;
-
-	sp_on(&sp.b);
-	while ((n = us_recv(s, buf, sizeof(buf), 0)) > 0)
-		got += (size_t)n;
-	sp_on(&sp.a);
-	return got;
+	return sp_get_int(fd, US_SOL_SOCKET, US_SO_ERROR);
 }
 
 /* The data segments A sent since the log was cleared. */
@@ -115,12 +42,12 @@ static unsigned a_data_segs(void)
 
 static void maxseg_1000(int fd)
 {
-	set_int(fd, US_IPPROTO_TCP, US_TCP_MAXSEG, 1000);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_MAXSEG, 1000);
 }
 
 static void maxseg_700(int fd)
 {
-	set_int(fd, US_IPPROTO_TCP, US_TCP_MAXSEG, 700);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_MAXSEG, 700);
 }
 
 /* TCP_MAXSEG caps the MSS option of the SYN (client) and SYN-ACK
@@ -132,46 +59,42 @@ static void test_maxseg(void **state)
 	(void)state;
 	/* Errors and the values reported before a connection. */
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 536);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 536);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_MAXSEG, &v, sizeof(v)), EINVAL);
 	v = 65536;
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_MAXSEG, &v, sizeof(v)), EINVAL);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_MAXSEG, &v, 3), EINVAL);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_MAXSEG, NULL, 4), EFAULT);
-	set_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG, 0);
-	set_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG, 1000);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 1000);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG, 0);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG, 1000);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 1000);
 	us_close(c);
 
-	l = b_listen(maxseg_700);
+	l = sp_listen_b(PORT, maxseg_700);
 	sp_log_clear(&sp.a);
 	sp_log_clear(&sp.b);
-	pair(l, maxseg_1000, &c, &s);
+	sp_pair(l, PORT, maxseg_1000, &c, &s);
 	assert_int_equal(sp.a.log[0].flags, TH_SYN);
 	assert_int_equal(sp.a.log[0].mss, 1000);
 	assert_int_equal(sp.b.log[0].flags, TH_SYN | TH_ACK);
 	assert_int_equal(sp.b.log[0].mss, 700);
 	/* Each sends with the smaller: 700, less the timestamp option. */
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 700 - 12);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 700 - 12);
 	sp_on(&sp.b);
-	assert_int_equal(get_int(s, US_IPPROTO_TCP, US_TCP_MAXSEG), 700 - 12);
+	assert_int_equal(sp_get_int(s, US_IPPROTO_TCP, US_TCP_MAXSEG), 700 - 12);
 	assert_int_equal(us_send(s, big, 10000, 0), 10000);
 	sp_on(&sp.a);
 	assert_int_equal(us_send(c, big, 10000, 0), 10000);
 	sp_run(50);
 	assert_int_equal(sp_log_max_payload(&sp.a), 700 - 12);
 	assert_int_equal(sp_log_max_payload(&sp.b), 700 - 12);
-	assert_int_equal(b_drain(s), 10000);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	assert_int_equal(sp_drain_b(s), 10000);
+	sp_close3(c, s, l);
 }
 
 static void nodelay(int fd)
 {
-	set_int(fd, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
 }
 
 /* TCP_CORK holds partial segments until a full one, the uncork, or 200
@@ -182,10 +105,10 @@ static void test_cork(void **state)
 	uint64_t t0;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, nodelay, &c, &s);
-	set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 1);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_CORK), 1);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, nodelay, &c, &s);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 1);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_CORK), 1);
 	sp_log_clear(&sp.a);
 	assert_int_equal(us_send(c, big, 100, 0), 100);
 	assert_int_equal(us_send(c, big, 100, 0), 100);
@@ -197,13 +120,13 @@ static void test_cork(void **state)
 	assert_int_equal(a_data_segs(), 1);
 	assert_int_equal(sp_log_max_payload(&sp.a), 1448);
 	/* Uncorked: the rest (200 bytes) leaves now. */
-	set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 0);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 0);
 	sp_run(2);
 	assert_int_equal(a_data_segs(), 2);
-	assert_int_equal(b_drain(s), 1648);
+	assert_int_equal(sp_drain_b(s), 1648);
 
 	/* The 200 ms ceiling with nothing in flight. */
-	set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 1);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_CORK, 1);
 	sp_run(10);
 	sp_log_clear(&sp.a);
 	t0 = sp.now;
@@ -220,18 +143,14 @@ static void test_cork(void **state)
 	assert_int_equal(us_send(c, big, 30, 0), 30);
 	sp_run(5);
 	assert_int_equal(a_data_segs(), 0);
-	set_int(c, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
 	sp_run(2);
 	assert_int_equal(a_data_segs(), 1);
 	assert_int_equal(us_send(c, big, 30, 0), 30);
 	sp_run(5);
 	assert_int_equal(a_data_segs(), 1);
-	assert_int_equal(b_drain(s), 10 + 30);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	assert_int_equal(sp_drain_b(s), 10 + 30);
+	sp_close3(c, s, l);
 }
 
 /* MSG_MORE holds that send's partial segment; the next send without it
@@ -241,8 +160,8 @@ static void test_msg_more(void **state)
 	int l, c, s;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, nodelay, &c, &s);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, nodelay, &c, &s);
 	sp_log_clear(&sp.a);
 	assert_int_equal(us_send(c, big, 100, US_MSG_MORE), 100);
 	sp_run(20);
@@ -255,17 +174,13 @@ static void test_msg_more(void **state)
 	assert_int_equal(us_send(c, big, 10, 0), 10);
 	sp_run(2);
 	assert_int_equal(a_data_segs(), 2);
-	assert_int_equal(b_drain(s), 160);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	assert_int_equal(sp_drain_b(s), 160);
+	sp_close3(c, s, l);
 }
 
 static void rcvbuf_small(int fd)
 {
-	set_int(fd, US_SOL_SOCKET, US_SO_RCVBUF, 4096);
+	sp_set_int(fd, US_SOL_SOCKET, US_SO_RCVBUF, 4096);
 }
 
 /* TCP_NOTSENT_LOWAT: with more than the bound waiting unsent (B's small
@@ -277,32 +192,28 @@ static void test_notsent_lowat(void **state)
 	uint32_t ev;
 
 	(void)state;
-	l = b_listen(rcvbuf_small);
-	pair(l, NULL, &c, &s);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT), -1);
+	l = sp_listen_b(PORT, rcvbuf_small);
+	sp_pair(l, PORT, NULL, &c, &s);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT), -1);
 	assert_int_equal(us_send(c, big, 20000, 0), 20000);
 	sp_run(20);
 	/* No bound: writable (the send buffer has room). */
 	ev = sp_wait_events(&sp.a, c, US_EPOLLOUT, 0);
 	assert_int_equal(ev, US_EPOLLOUT);
-	set_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT, 1000);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT), 1000);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT, 1000);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_NOTSENT_LOWAT), 1000);
 	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 0), 0);
 	assert_fails(us_send(c, big, 10, 0), EAGAIN);
 	/* B reads everything as it comes: the window lets the rest go. */
 	size_t got = 0;
 	for (int i = 0; i < 50 && got < 20000; i++) {
 		sp_run(5);
-		got += b_drain(s);
+		got += sp_drain_b(s);
 	}
 	assert_int_equal(got, 20000);
 	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 0), US_EPOLLOUT);
 	assert_int_equal(us_send(c, big, 10, 0), 10);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(c, s, l);
 }
 
 static void test_inq(void **state)
@@ -310,10 +221,10 @@ static void test_inq(void **state)
 	int c = us_socket(AF_INET, SOCK_STREAM, 0), v = 2;
 
 	(void)state;
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_INQ), 0);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_INQ), 0);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_INQ, &v, sizeof(v)), EINVAL);
-	set_int(c, US_IPPROTO_TCP, US_TCP_INQ, 1);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_INQ), 1);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_INQ, 1);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_INQ), 1);
 	us_close(c);
 }
 
@@ -326,13 +237,13 @@ static void test_user_timeout(void **state)
 	uint32_t ev = 0;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT), 0);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT), 0);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT, &v, sizeof(v)),
 		     EINVAL);
-	set_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT, 1000);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT), 1000);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT, 1000);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT), 1000);
 	sp_run(10);
 	sp.b.wire_down = true; /* B's ACKs are lost */
 	t0 = sp.now;
@@ -346,18 +257,15 @@ static void test_user_timeout(void **state)
 	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->user_timeouts, 1);
 	us_close(c);
 	sp.b.wire_down = false;
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(-1, s, l);
 }
 
 static void keepalive_fast(int fd)
 {
-	set_int(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, 1);
-	set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPIDLE, 2);
-	set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPINTVL, 1);
-	set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPCNT, 2);
+	sp_set_int(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, 1);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPIDLE, 2);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPINTVL, 1);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_KEEPCNT, 2);
 }
 
 /* TCP_KEEPIDLE/KEEPINTVL/KEEPCNT: probes after 2 s idle, every 1 s, the
@@ -370,9 +278,9 @@ static void test_keepalive_timing(void **state)
 
 	(void)state;
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_KEEPIDLE), 7200);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_KEEPINTVL), 75);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_KEEPCNT), 9);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_KEEPIDLE), 7200);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_KEEPINTVL), 75);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_KEEPCNT), 9);
 	v = 0;
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_KEEPIDLE, &v, sizeof(v)), EINVAL);
 	v = 32768;
@@ -381,9 +289,9 @@ static void test_keepalive_timing(void **state)
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_KEEPCNT, &v, sizeof(v)), EINVAL);
 	us_close(c);
 
-	l = b_listen(NULL);
-	pair(l, keepalive_fast, &c, &s);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_KEEPIDLE), 2);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, keepalive_fast, &c, &s);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_KEEPIDLE), 2);
 	sp_run(10);
 	heard = sp.b.log[sp.b.nlog - 1].at;
 	sp.b.wire_down = true;
@@ -403,15 +311,12 @@ static void test_keepalive_timing(void **state)
 	assert_true(sp.a.log[sp.a.nlog - 1].at - heard <= US_MS(4020));
 	us_close(c);
 	sp.b.wire_down = false;
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(-1, s, l);
 }
 
 static void syncnt_2(int fd)
 {
-	set_int(fd, US_IPPROTO_TCP, US_TCP_SYNCNT, 2);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_SYNCNT, 2);
 }
 
 /* TCP_SYNCNT: the SYN and 2 retransmissions, then ETIMEDOUT. */
@@ -423,20 +328,20 @@ static void test_syncnt(void **state)
 
 	(void)state;
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_SYNCNT),
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_SYNCNT),
 			 (int)sp.a.cfg.tcp.syn_retries);
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_SYNCNT, &v, sizeof(v)), EINVAL);
 	v = 128;
 	assert_fails(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_SYNCNT, &v, sizeof(v)), EINVAL);
 	us_close(c);
 	/* A refused connect first, so that A knows B's MAC. */
-	c = a_connect(NULL);
+	c = sp_connect_a(PORT, NULL);
 	assert_true(sp_wait_events(&sp.a, c, US_EPOLLERR, 100) & US_EPOLLERR);
 	us_close(c);
 	sp.b.wire_down = true; /* no SYN-ACK (nor RST) comes back */
 	sp_log_clear(&sp.a);
 	t0 = sp.now;
-	c = a_connect(syncnt_2);
+	c = sp_connect_a(PORT, syncnt_2);
 	while (ev == 0 && sp.now - t0 < US_MS(30000))
 		ev = sp_wait_events(&sp.a, c, US_EPOLLERR, 100);
 	assert_true(ev & US_EPOLLERR);
@@ -455,20 +360,20 @@ static void test_linger2(void **state)
 
 	(void)state;
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2),
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2),
 			 (int)(sp.a.cfg.tcp.time_wait_ms / 1000));
-	set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 500);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), 120);
-	set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 7);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), 7);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 500);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), 120);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 7);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), 7);
 	v = -5;
 	assert_int_equal(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_LINGER2, &v, sizeof(v)), 0);
-	assert_int_equal(get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), -1);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_LINGER2), -1);
 	us_close(c);
 
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
-	set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, -1);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, -1);
 	assert_int_equal(us_shutdown(c, US_SHUT_WR), 0);
 	sp_run(20); /* our FIN is acknowledged: FIN-WAIT-2 */
 	sp_log_clear(&sp.a);
@@ -476,10 +381,7 @@ static void test_linger2(void **state)
 	sp_run(2);
 	assert_int_equal(sp_log_count(&sp.a, TH_RST, 0), 1);
 	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->fin_wait2_dropped, 1);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(-1, s, l);
 }
 
 /* TCP_LINGER2 > 0: a closed connection leaves FIN-WAIT-2 after that long
@@ -489,9 +391,9 @@ static void test_linger2_timer(void **state)
 	int l, c, s;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
-	set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 3);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_LINGER2, 3);
 	assert_int_equal(us_close(c), 0);
 	sp_run(20);
 	assert_int_equal(tcp_conn_count(sp.a.tab->ts), 1); /* FIN-WAIT-2 */
@@ -499,15 +401,12 @@ static void test_linger2_timer(void **state)
 	assert_int_equal(tcp_conn_count(sp.a.tab->ts), 1);
 	sp_run(200);
 	assert_int_equal(tcp_conn_count(sp.a.tab->ts), 0);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(-1, s, l);
 }
 
 static void defer_5(int fd)
 {
-	set_int(fd, US_IPPROTO_TCP, US_TCP_DEFER_ACCEPT, 5);
+	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_DEFER_ACCEPT, 5);
 }
 
 /* TCP_DEFER_ACCEPT: the bare handshake ACK is dropped, the connection is
@@ -518,12 +417,12 @@ static void test_defer_accept(void **state)
 	char buf[8];
 
 	(void)state;
-	l = b_listen(defer_5);
+	l = sp_listen_b(PORT, defer_5);
 	sp_on(&sp.b);
 	/* Linux rounds to the retransmissions covering it: 1 + 2 + 4 s. */
-	assert_int_equal(get_int(l, US_IPPROTO_TCP, US_TCP_DEFER_ACCEPT), 7);
+	assert_int_equal(sp_get_int(l, US_IPPROTO_TCP, US_TCP_DEFER_ACCEPT), 7);
 	sp_on(&sp.a);
-	c = a_connect(NULL);
+	c = sp_connect_a(PORT, NULL);
 	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLOUT, 100), US_EPOLLOUT);
 	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 200), 0);
 	assert_true(tcp_stack_stats(sp.b.tab->ts)->defer_accept_dropped >= 1);
@@ -547,7 +446,7 @@ static void test_congestion(void **state)
 	socklen_t len = sizeof(name);
 
 	(void)state;
-	l = b_listen(NULL);
+	l = sp_listen_b(PORT, NULL);
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
 	assert_int_equal(us_getsockopt(c, US_IPPROTO_TCP, US_TCP_CONGESTION, name, &len), 0);
 	assert_int_equal(len, 16);
@@ -562,21 +461,17 @@ static void test_congestion(void **state)
 	assert_string_equal(name, "ren");
 	us_close(c);
 	/* Applied from the SYN on, and changeable on a live connection. */
-	pair(l, NULL, &c, &s);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_int_equal(us_setsockopt(c, US_IPPROTO_TCP, US_TCP_CONGESTION, "reno", 5), 0);
 	assert_int_equal(us_send(c, big, 30000, 0), 30000);
 	sp_run(50);
-	assert_int_equal(b_drain(s), 30000);
+	assert_int_equal(sp_drain_b(s), 30000);
 	struct tcp_conn_info ci;
 	struct us_sock *us;
 	assert_int_equal(us_sock_lookup(c, &us), 0);
 	tcp_conn_get_info(us->tc, &ci);
 	assert_int_equal(ci.cc, TCP_CC_NEWRENO);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(c, s, l);
 }
 
 static void test_fastopen_key(void **state)
@@ -588,7 +483,7 @@ static void test_fastopen_key(void **state)
 	(void)state;
 	for (unsigned i = 0; i < sizeof(key); i++)
 		key[i] = (uint8_t)(i * 7 + 1);
-	l = b_listen(NULL);
+	l = sp_listen_b(PORT, NULL);
 	sp_on(&sp.b);
 	assert_fails(us_setsockopt(l, US_IPPROTO_TCP, US_TCP_FASTOPEN_KEY, key, 15), EINVAL);
 	assert_int_equal(us_setsockopt(l, US_IPPROTO_TCP, US_TCP_FASTOPEN_KEY, key, 16), 0);
@@ -620,7 +515,7 @@ static void test_tcp_level_errors(void **state)
 	assert_fails(us_setsockopt(u, US_IPPROTO_TCP, US_TCP_NODELAY, &v, sizeof(v)), ENOPROTOOPT);
 	assert_fails(us_getsockopt(c, US_IPPROTO_TCP, 99, &v, &len), ENOPROTOOPT);
 	/* A short buffer gets the value truncated, as Linux. */
-	set_int(c, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
+	sp_set_int(c, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
 	assert_int_equal(us_getsockopt(c, US_IPPROTO_TCP, US_TCP_NODELAY, &one, &len), 0);
 	assert_int_equal(len, 1);
 	assert_int_equal(one, 1);

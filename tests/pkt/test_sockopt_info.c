@@ -32,47 +32,9 @@ static struct us_tcp_info info(struct sp_side *side, int fd)
 	return ti;
 }
 
-static int b_listen(int rcvbuf)
+static void rcvbuf_4k(int fd)
 {
-	struct sockaddr_in any = sp_addr(0, PORT);
-	int fd;
-
-	sp_on(&sp.b);
-	fd = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(us_bind(fd, SA(any), sizeof(any)), 0);
-	if (rcvbuf > 0)
-		assert_int_equal(us_setsockopt(fd, US_SOL_SOCKET, US_SO_RCVBUF, &rcvbuf,
-					       sizeof(rcvbuf)), 0);
-	assert_int_equal(us_listen(fd, 8), 0);
-	sp_on(&sp.a);
-	return fd;
-}
-
-static void pair(int l, int *c, int *s)
-{
-	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
-
-	sp_on(&sp.a);
-	*c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_fails(us_connect(*c, SA(to), sizeof(to)), EINPROGRESS);
-	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
-	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
-	sp_on(&sp.b);
-	*s = us_accept(l, NULL, NULL);
-	assert_true(*s > 0);
-	sp_on(&sp.a);
-}
-
-static size_t b_drain(int s)
-{
-	ssize_t n;
-	size_t got = 0;
-
-	sp_on(&sp.b);
-	while ((n = us_recv(s, big, sizeof(big), 0)) > 0)
-		got += (size_t)n;
-	sp_on(&sp.a);
-	return got;
+	sp_set_int(fd, US_SOL_SOCKET, US_SO_RCVBUF, 4096);
 }
 
 /* A fresh socket, a listener with a connection waiting, a connection. */
@@ -87,8 +49,8 @@ static void test_states_and_basics(void **state)
 	assert_int_equal(ti.tcpi_state, US_TCP_CLOSE);
 	assert_int_equal(ti.tcpi_rtt, 0);
 	us_close(f);
-	l = b_listen(0);
-	pair(l, &c, &s);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
 	sp_on(&sp.b);
 	us_close(s);
 	sp_on(&sp.a);
@@ -107,7 +69,7 @@ static void test_states_and_basics(void **state)
 	sp_on(&sp.a);
 	assert_int_equal(us_send(c, big, 5000, 0), 5000);
 	sp_run(100);
-	assert_int_equal(b_drain(s), 5000);
+	assert_int_equal(sp_drain_b(s), 5000);
 	sp_run(100);
 	ti = info(&sp.a, c);
 	assert_int_equal(ti.tcpi_state, US_TCP_ESTABLISHED);
@@ -141,11 +103,7 @@ static void test_states_and_basics(void **state)
 	assert_int_equal(ti.tcpi_rcv_mss, 1448);
 	assert_true(ti.tcpi_last_data_recv >= 199 && ti.tcpi_last_data_recv <= 202);
 	assert_true(ti.tcpi_rcv_wnd > 0 && ti.tcpi_snd_wnd > 0);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(c, s, l);
 }
 
 /* A peer whose window holds data back: notsent bytes and rwnd-limited
@@ -157,8 +115,8 @@ static void test_limits(void **state)
 	ssize_t n;
 
 	(void)state;
-	l = b_listen(4096);
-	pair(l, &c, &s);
+	l = sp_listen_b(PORT, rcvbuf_4k);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_int_equal(us_setsockopt(c, US_SOL_SOCKET, US_SO_SNDBUF, &v, sizeof(v)), 0);
 	n = us_send(c, big, 100000, 0);
 	assert_int_equal(n, 20000);
@@ -173,17 +131,13 @@ static void test_limits(void **state)
 	us_close(s);
 	sp_on(&sp.a);
 	/* Room in the send buffer, B not reading: the window is the limit. */
-	pair(l, &c, &s);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_int_equal(us_send(c, big, 20000, 0), 20000);
 	sp_run(100);
 	ti = info(&sp.a, c);
 	assert_true(ti.tcpi_rwnd_limited >= 90000);
 	assert_int_equal(ti.tcpi_sndbuf_limited, 0);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(c, s, l);
 }
 
 /* Losses: retransmissions counted, Loss after an RTO, out-of-order
@@ -195,13 +149,13 @@ static void test_losses(void **state)
 	size_t got = 0;
 
 	(void)state;
-	l = b_listen(0);
-	pair(l, &c, &s);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
 	sp.a.drop_every = 7;
 	assert_int_equal(us_send(c, big, 200000, 0), 200000);
 	for (int i = 0; i < 3000 && got < 200000; i++) {
 		sp_run(1);
-		got += b_drain(s);
+		got += sp_drain_b(s);
 	}
 	sp.a.drop_every = 0;
 	assert_int_equal(got, 200000);
@@ -228,11 +182,7 @@ static void test_losses(void **state)
 	ti = info(&sp.a, c);
 	assert_int_equal(ti.tcpi_ca_state, US_TCP_CA_OPEN);
 	assert_int_equal(ti.tcpi_retransmits, 0);
-	us_close(c);
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
+	sp_close3(c, s, l);
 }
 
 int main(void)

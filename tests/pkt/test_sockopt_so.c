@@ -25,70 +25,6 @@
 
 static char big[256 * 1024];
 
-static void set_int(int fd, int level, int name, int v)
-{
-	assert_int_equal(us_setsockopt(fd, level, name, &v, sizeof(v)), 0);
-}
-
-static int get_int(int fd, int level, int name)
-{
-	int v = -12345;
-	socklen_t len = sizeof(v);
-
-	assert_int_equal(us_getsockopt(fd, level, name, &v, &len), 0);
-	assert_int_equal(len, sizeof(v));
-	return v;
-}
-
-static int b_listen(void (*prep)(int fd))
-{
-	struct sockaddr_in any = sp_addr(0, PORT);
-	int fd;
-
-	sp_on(&sp.b);
-	fd = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd > 0);
-	assert_int_equal(us_bind(fd, SA(any), sizeof(any)), 0);
-	if (prep != NULL)
-		prep(fd);
-	assert_int_equal(us_listen(fd, 8), 0);
-	sp_on(&sp.a);
-	return fd;
-}
-
-static int a_connect(void (*prep)(int fd))
-{
-	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
-	int fd;
-
-	sp_on(&sp.a);
-	fd = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd > 0);
-	if (prep != NULL)
-		prep(fd);
-	assert_fails(us_connect(fd, SA(to), sizeof(to)), EINPROGRESS);
-	return fd;
-}
-
-static void pair(int l, void (*cprep)(int fd), int *c, int *s)
-{
-	*c = a_connect(cprep);
-	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
-	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
-	sp_on(&sp.b);
-	*s = us_accept(l, NULL, NULL);
-	assert_true(*s > 0);
-	sp_on(&sp.a);
-}
-
-static void close_b(int s, int l)
-{
-	sp_on(&sp.b);
-	us_close(s);
-	us_close(l);
-	sp_on(&sp.a);
-}
-
 /* SO_LINGER {1, 0}: close sends an RST; {1, 5}: a graceful close (FIN). */
 static void test_linger(void **state)
 {
@@ -97,8 +33,8 @@ static void test_linger(void **state)
 	int l, c, s;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_fails(us_setsockopt(c, US_SOL_SOCKET, US_SO_LINGER, &lg, sizeof(lg) - 1), EINVAL);
 	assert_int_equal(us_getsockopt(c, US_SOL_SOCKET, US_SO_LINGER, &got, &len), 0);
 	assert_int_equal(len, sizeof(got));
@@ -115,7 +51,7 @@ static void test_linger(void **state)
 	sp_on(&sp.a);
 
 	lg = (struct linger){ 1, 5 };
-	pair(l, NULL, &c, &s);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_int_equal(us_setsockopt(c, US_SOL_SOCKET, US_SO_LINGER, &lg, sizeof(lg)), 0);
 	len = sizeof(got);
 	assert_int_equal(us_getsockopt(c, US_SOL_SOCKET, US_SO_LINGER, &got, &len), 0);
@@ -126,12 +62,12 @@ static void test_linger(void **state)
 	sp_run(5);
 	assert_int_equal(sp_log_count(&sp.a, TH_RST, 0), 0);
 	assert_int_equal(sp_log_count(&sp.a, TH_FIN, 0), 1);
-	close_b(s, l);
+	sp_close3(-1, s, l);
 }
 
 static void rcvbuf_8k(int fd)
 {
-	set_int(fd, US_SOL_SOCKET, US_SO_RCVBUF, 8192);
+	sp_set_int(fd, US_SOL_SOCKET, US_SO_RCVBUF, 8192);
 }
 
 /* SO_RCVBUF: the window follows this socket's buffer from the SYN on,
@@ -143,21 +79,21 @@ static void test_buffers(void **state)
 
 	(void)state;
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), (int)sp.a.cfg.tcp.rcvbuf);
-	set_int(c, US_SOL_SOCKET, US_SO_RCVBUF, 1);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 2304); /* Linux's floor */
-	set_int(c, US_SOL_SOCKET, US_SO_RCVBUF, -1); /* huge: capped, as Linux */
-	v = get_int(c, US_SOL_SOCKET, US_SO_RCVBUF);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), (int)sp.a.cfg.tcp.rcvbuf);
+	sp_set_int(c, US_SOL_SOCKET, US_SO_RCVBUF, 1);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 2304); /* Linux's floor */
+	sp_set_int(c, US_SOL_SOCKET, US_SO_RCVBUF, -1); /* huge: capped, as Linux */
+	v = sp_get_int(c, US_SOL_SOCKET, US_SO_RCVBUF);
 	assert_true(v > 0 && (uint32_t)v <= 2 * (sp.a.cfg.tcp.rcvbuf_max > sp.a.cfg.tcp.sndbuf ?
 						 sp.a.cfg.tcp.rcvbuf_max : sp.a.cfg.tcp.sndbuf));
-	set_int(c, US_SOL_SOCKET, US_SO_SNDBUF, 10000);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_SNDBUF), 20000);
+	sp_set_int(c, US_SOL_SOCKET, US_SO_SNDBUF, 10000);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_SNDBUF), 20000);
 	us_close(c);
 
-	l = b_listen(NULL);
+	l = sp_listen_b(PORT, NULL);
 	sp_log_clear(&sp.a);
-	pair(l, rcvbuf_8k, &c, &s);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 16384);
+	sp_pair(l, PORT, rcvbuf_8k, &c, &s);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 16384);
 	assert_int_equal(sp.a.log[0].wnd, 8192); /* the SYN's (unscaled) window */
 	/* B sends more than the window; A does not read: at most 8192 come. */
 	sp_on(&sp.b);
@@ -179,12 +115,11 @@ static void test_buffers(void **state)
 		sp_run(1);
 	}
 	assert_int_equal(got, 100000);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 16384);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVBUF), 16384);
 	/* SO_SNDBUF on a connection: what one send queues. */
-	set_int(c, US_SOL_SOCKET, US_SO_SNDBUF, 10000);
+	sp_set_int(c, US_SOL_SOCKET, US_SO_SNDBUF, 10000);
 	assert_int_equal(us_send(c, big, 50000, 0), 10000);
-	us_close(c);
-	close_b(s, l);
+	sp_close3(c, s, l);
 }
 
 /* SO_RCVLOWAT: EPOLLIN once that many bytes are queued. */
@@ -193,13 +128,13 @@ static void test_rcvlowat(void **state)
 	int l, c, s;
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 1);
-	set_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT, 0);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 1);
-	set_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT, 100);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 100);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 1);
+	sp_set_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT, 0);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 1);
+	sp_set_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT, 100);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_RCVLOWAT), 100);
 	sp_on(&sp.b);
 	assert_int_equal(us_send(s, big, 60, 0), 60);
 	sp_on(&sp.a);
@@ -209,8 +144,7 @@ static void test_rcvlowat(void **state)
 	sp_on(&sp.a);
 	/* (Nagle holds B's second small segment until the first is ACKed.) */
 	assert_int_equal(sp_wait_events(&sp.a, c, US_EPOLLIN, 100), US_EPOLLIN);
-	us_close(c);
-	close_b(s, l);
+	sp_close3(c, s, l);
 }
 
 /* The get-only options, SO_KEEPALIVE, SO_REUSEADDR, SO_ERROR. */
@@ -220,27 +154,27 @@ static void test_socket_level(void **state)
 	int l, v = 1, c;
 
 	(void)state;
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_TYPE), SOCK_STREAM);
-	assert_int_equal(get_int(u, US_SOL_SOCKET, US_SO_TYPE), SOCK_DGRAM);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_DOMAIN), AF_INET6);
-	assert_int_equal(get_int(u, US_SOL_SOCKET, US_SO_DOMAIN), AF_INET);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_PROTOCOL), IPPROTO_TCP);
-	assert_int_equal(get_int(u, US_SOL_SOCKET, US_SO_PROTOCOL), IPPROTO_UDP);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_ACCEPTCONN), 0);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_TYPE), SOCK_STREAM);
+	assert_int_equal(sp_get_int(u, US_SOL_SOCKET, US_SO_TYPE), SOCK_DGRAM);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_DOMAIN), AF_INET6);
+	assert_int_equal(sp_get_int(u, US_SOL_SOCKET, US_SO_DOMAIN), AF_INET);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_PROTOCOL), IPPROTO_TCP);
+	assert_int_equal(sp_get_int(u, US_SOL_SOCKET, US_SO_PROTOCOL), IPPROTO_UDP);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_ACCEPTCONN), 0);
 	assert_fails(us_setsockopt(t, US_SOL_SOCKET, US_SO_TYPE, &v, sizeof(v)), ENOPROTOOPT);
 	assert_fails(us_setsockopt(t, US_SOL_SOCKET, US_SO_ACCEPTCONN, &v, sizeof(v)),
 		     ENOPROTOOPT);
 	assert_fails(us_setsockopt(t, US_SOL_SOCKET, US_SO_ERROR, &v, sizeof(v)), ENOPROTOOPT);
 	assert_fails(us_setsockopt(t, US_SOL_SOCKET, US_SO_REUSEADDR, NULL, sizeof(v)), EFAULT);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE), 0);
-	set_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE, 5);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
-	set_int(t, US_SOL_SOCKET, US_SO_REUSEADDR, 1);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_REUSEADDR), 1);
-	set_int(t, US_SOL_SOCKET, US_SO_REUSEPORT, 1);
-	assert_int_equal(get_int(t, US_SOL_SOCKET, US_SO_REUSEPORT), 1);
-	set_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE, 1);
-	assert_int_equal(get_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE), 0);
+	sp_set_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE, 5);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
+	sp_set_int(t, US_SOL_SOCKET, US_SO_REUSEADDR, 1);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_REUSEADDR), 1);
+	sp_set_int(t, US_SOL_SOCKET, US_SO_REUSEPORT, 1);
+	assert_int_equal(sp_get_int(t, US_SOL_SOCKET, US_SO_REUSEPORT), 1);
+	sp_set_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE, 1);
+	assert_int_equal(sp_get_int(u, US_SOL_SOCKET, US_SO_KEEPALIVE), 1);
 	/* Options we do not have: Linux's answer for an unknown one. */
 	assert_fails(us_setsockopt(t, US_SOL_SOCKET, 20 /* SO_RCVTIMEO */, &v, sizeof(v)),
 		     ENOPROTOOPT);
@@ -248,23 +182,23 @@ static void test_socket_level(void **state)
 	assert_fails(us_setsockopt(u, IPPROTO_UDP, 1 /* UDP_CORK */, &v, sizeof(v)), ENOPROTOOPT);
 	us_close(t);
 	us_close(u);
-	l = b_listen(NULL);
+	l = sp_listen_b(PORT, NULL);
 	sp_on(&sp.b);
-	assert_int_equal(get_int(l, US_SOL_SOCKET, US_SO_ACCEPTCONN), 1);
+	assert_int_equal(sp_get_int(l, US_SOL_SOCKET, US_SO_ACCEPTCONN), 1);
 	us_close(l);
 	sp_on(&sp.a);
 	/* SO_ERROR: a refused connect's error, once. */
-	c = a_connect(NULL);
+	c = sp_connect_a(PORT, NULL);
 	assert_true(sp_wait_events(&sp.a, c, US_EPOLLERR, 100) & US_EPOLLERR);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_ERROR), ECONNREFUSED);
-	assert_int_equal(get_int(c, US_SOL_SOCKET, US_SO_ERROR), 0);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_ERROR), ECONNREFUSED);
+	assert_int_equal(sp_get_int(c, US_SOL_SOCKET, US_SO_ERROR), 0);
 	us_close(c);
 }
 
 static void tos_ttl(int fd)
 {
-	set_int(fd, US_IPPROTO_IP, US_IP_TOS, 0x28 | 0x3); /* ECN bits stay TCP's */
-	set_int(fd, US_IPPROTO_IP, US_IP_TTL, 17);
+	sp_set_int(fd, US_IPPROTO_IP, US_IP_TOS, 0x28 | 0x3); /* ECN bits stay TCP's */
+	sp_set_int(fd, US_IPPROTO_IP, US_IP_TTL, 17);
 }
 
 /* IP_TOS and IP_TTL: every segment of the connection carries them, the
@@ -277,14 +211,14 @@ static void test_tos_ttl(void **state)
 
 	(void)state;
 	c = us_socket(AF_INET, SOCK_STREAM, 0);
-	assert_int_equal(get_int(c, US_IPPROTO_IP, US_IP_TTL), 64);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_IP, US_IP_TTL), 64);
 	assert_fails(us_setsockopt(c, US_IPPROTO_IP, US_IP_TTL, &v, sizeof(v)), EINVAL);
 	v = 256;
 	assert_fails(us_setsockopt(c, US_IPPROTO_IP, US_IP_TTL, &v, sizeof(v)), EINVAL);
 	assert_fails(us_setsockopt(c, US_IPPROTO_IP, 999, &v, sizeof(v)), ENOPROTOOPT);
-	set_int(c, US_IPPROTO_IP, US_IP_TTL, 5);
-	set_int(c, US_IPPROTO_IP, US_IP_TTL, -1);
-	assert_int_equal(get_int(c, US_IPPROTO_IP, US_IP_TTL), 64);
+	sp_set_int(c, US_IPPROTO_IP, US_IP_TTL, 5);
+	sp_set_int(c, US_IPPROTO_IP, US_IP_TTL, -1);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_IP, US_IP_TTL), 64);
 	b = 0x10; /* a one-byte value, as Linux takes it */
 	assert_int_equal(us_setsockopt(c, US_IPPROTO_IP, US_IP_TOS, &b, 1), 0);
 	b = 0;
@@ -293,11 +227,11 @@ static void test_tos_ttl(void **state)
 	assert_int_equal(b, 0x10);
 	us_close(c);
 
-	l = b_listen(tos_ttl);
+	l = sp_listen_b(PORT, tos_ttl);
 	sp_log_clear(&sp.a);
 	sp_log_clear(&sp.b);
-	pair(l, tos_ttl, &c, &s);
-	assert_int_equal(get_int(c, US_IPPROTO_IP, US_IP_TOS), 0x28);
+	sp_pair(l, PORT, tos_ttl, &c, &s);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_IP, US_IP_TOS), 0x28);
 	assert_int_equal(us_send(c, "x", 1, 0), 1);
 	sp_run(50);
 	assert_true(sp.a.nlog >= 3 && sp.b.nlog >= 2);
@@ -309,8 +243,7 @@ static void test_tos_ttl(void **state)
 		assert_int_equal(sp.b.log[i].tos, 0x28);
 		assert_int_equal(sp.b.log[i].ttl, 17);
 	}
-	us_close(c);
-	close_b(s, l);
+	sp_close3(c, s, l);
 }
 
 /* MSG_PEEK, MSG_WAITALL, MSG_DONTWAIT, MSG_TRUNC on TCP; MSG_NOSIGNAL. */
@@ -320,8 +253,8 @@ static void test_recv_flags(void **state)
 	char buf[64];
 
 	(void)state;
-	l = b_listen(NULL);
-	pair(l, NULL, &c, &s);
+	l = sp_listen_b(PORT, NULL);
+	sp_pair(l, PORT, NULL, &c, &s);
 	sp_on(&sp.b);
 	assert_int_equal(us_send(s, "0123456789", 10, US_MSG_DONTWAIT | US_MSG_NOSIGNAL), 10);
 	sp_on(&sp.a);
@@ -383,12 +316,12 @@ static void test_ioctl(void **state)
 	int l, c, s, n = -1, nsd = -1, inq = -1;
 
 	(void)state;
-	l = b_listen(rcvbuf_8k);
+	l = sp_listen_b(PORT, rcvbuf_8k);
 	sp_on(&sp.b);
 	assert_fails(us_ioctl(l, US_FIONREAD, &n), EINVAL);
 	assert_fails(us_ioctl(l, 0x1234, &n), ENOTTY);
 	sp_on(&sp.a);
-	pair(l, NULL, &c, &s);
+	sp_pair(l, PORT, NULL, &c, &s);
 	assert_fails(us_ioctl(c, US_FIONREAD, NULL), EFAULT);
 	assert_int_equal(us_ioctl(c, US_SIOCOUTQ, &n), 0);
 	assert_int_equal(n, 0);
@@ -407,8 +340,7 @@ static void test_ioctl(void **state)
 	assert_int_equal(n + inq, 20000);
 	assert_int_equal(nsd, n); /* everything sent is acknowledged by now */
 	sp_on(&sp.a);
-	us_close(c);
-	close_b(s, l);
+	sp_close3(c, s, l);
 }
 
 static int b_reuseport_listener(bool on)
@@ -453,7 +385,7 @@ static void test_reuseport(void **state)
 	assert_true(r1 > 0 && r2 > 0);
 	assert_int_equal(b_reuseport_listener(false), -1); /* EADDRINUSE */
 	for (int i = 0; i < 16; i++)
-		c[i] = a_connect(NULL);
+		c[i] = sp_connect_a(PORT, NULL);
 	sp_run(20);
 	n1 = b_accept_all(r1, acc, 20);
 	n2 = b_accept_all(r2, acc + n1, 20 - n1);
@@ -464,7 +396,7 @@ static void test_reuseport(void **state)
 	us_close(r1);
 	sp_on(&sp.a);
 	for (int i = 16; i < 20; i++)
-		c[i] = a_connect(NULL);
+		c[i] = sp_connect_a(PORT, NULL);
 	sp_run(20);
 	assert_int_equal(b_accept_all(r2, acc + 16, 4), 4);
 	for (int i = 0; i < 20; i++)
@@ -477,7 +409,7 @@ static void test_reuseport(void **state)
 	for (int i = 0; i < 20; i++)
 		us_close(c[i]);
 	/* Nobody listens: refused. */
-	c[0] = a_connect(NULL);
+	c[0] = sp_connect_a(PORT, NULL);
 	assert_true(sp_wait_events(&sp.a, c[0], US_EPOLLERR, 100) & US_EPOLLERR);
 	us_close(c[0]);
 }
