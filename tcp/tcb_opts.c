@@ -125,8 +125,7 @@ static void opts_apply(struct tcp_conn *c, const struct tcp_conn_opts *old)
 		/* Linux's tcp_reinit_congestion_control: the new algorithm
 		 * starts from the window as it is. */
 		c->cc.ready = false;
-		tcp_cc_store(c);
-		(void)tcp_cc_load(c);
+		(void)tcp_cc_load(c); /* from c->cwnd and c->ssthresh, the truth */
 	}
 	if (c->keepalive && (o->keepidle_ms != old->keepidle_ms))
 		(void)tcp_set_keepalive(c, true);
@@ -155,6 +154,11 @@ int tcp_conn_set_opts(struct tcp_conn *c, const struct tcp_conn_opts *o)
 	opts_apply(c, &old);
 	tcp_leave(c->ts);
 	return 0;
+}
+
+void tcp_conn_get_opts(const struct tcp_conn *c, struct tcp_conn_opts *o)
+{
+	*o = c->o;
 }
 
 int tcp_listener_set_opts(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,

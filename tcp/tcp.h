@@ -460,6 +460,8 @@ int tcp_set_quickack(struct tcp_conn *c, bool on);
  * (keepalive timing re-armed, an uncorked or roomier connection sent on,
  * a larger receive buffer announced).  -EINVAL for an unknown cc. */
 int tcp_conn_set_opts(struct tcp_conn *c, const struct tcp_conn_opts *o);
+/* c's settings now. */
+void tcp_conn_get_opts(const struct tcp_conn *c, struct tcp_conn_opts *o);
 /* The same for the listener on exactly local_ip:port (its connections
  * take them from their SYN on): 0 or -ENOENT. */
 int tcp_listener_set_opts(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,

@@ -270,12 +270,13 @@ static void sock_apply_opts(struct us_sock *s)
 }
 
 /* Linux's sk_clone: an accepted socket starts with its listener's
- * options (tcp/ gave the connection the listener's tcp_conn_opts). */
+ * options.  tcp/'s part is the connection's own (its listener's from the
+ * SYN on, or what it brought along from another engine). */
 static void sock_inherit_opts(struct us_sock *s, const struct us_sock *l)
 {
-	s->o = l->o;
-	s->rcvbuf_set = l->rcvbuf_set;
-	s->sndbuf_set = l->sndbuf_set;
+	tcp_conn_get_opts(s->tc, &s->o);
+	s->rcvbuf_set = s->o.rcvbuf != 0;
+	s->sndbuf_set = s->o.sndbuf != 0;
 	s->rcvlowat = l->rcvlowat;
 	s->inq = l->inq;
 	s->linger_on = l->linger_on;
