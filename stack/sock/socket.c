@@ -213,10 +213,13 @@ uint32_t us_sock_poll(struct us_sock *s)
 		m |= US_EPOLLIN;
 	if (st.fin_rcvd || s->shut_rd)
 		m |= US_EPOLLIN | US_EPOLLRDHUP;
-	/* TCP_NOTSENT_LOWAT: writable while little waits unsent. */
+	/* TCP_NOTSENT_LOWAT: writable while little waits unsent; when too
+	 * much does, tcp/ says when it has gone (on_writable). */
 	if (s->shut_wr ||
 	    (st.established && st.send_space > 0 && us_sock_unsent_low(s, st.unsent)))
 		m |= US_EPOLLOUT;
+	else if (st.established && st.send_space > 0)
+		tcp_conn_want_writable(s->tc);
 	if (s->shut_wr && (st.fin_rcvd || s->shut_rd))
 		m |= US_EPOLLHUP;
 	if (s->so_error)
