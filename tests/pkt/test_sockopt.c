@@ -92,6 +92,34 @@ static void test_maxseg(void **state)
 	sp_close3(c, s, l);
 }
 
+static void syncookies_always(struct us_config *cfg)
+{
+	cfg->tcp.syncookies = TCP_SYNCOOKIES_ALWAYS;
+}
+
+static int setup_syncookies(void **state)
+{
+	(void)state;
+	sp_setup(syncookies_always);
+	return 0;
+}
+
+/* A listener answering with SYN cookies announces its TCP_MAXSEG too. */
+static void test_maxseg_syncookie(void **state)
+{
+	int l, c, s;
+
+	(void)state;
+	l = sp_listen_b(PORT, maxseg_700);
+	sp_log_clear(&sp.b);
+	sp_pair(l, PORT, NULL, &c, &s);
+	assert_int_equal(sp.b.log[0].flags, TH_SYN | TH_ACK);
+	assert_int_equal(sp.b.log[0].mss, 700);
+	assert_true(tcp_stack_stats(sp.b.tab->ts)->syncookies_ok >= 1);
+	assert_int_equal(sp_get_int(c, US_IPPROTO_TCP, US_TCP_MAXSEG), 700 - 12);
+	sp_close3(c, s, l);
+}
+
 static void nodelay(int fd)
 {
 	sp_set_int(fd, US_IPPROTO_TCP, US_TCP_NODELAY, 1);
@@ -544,6 +572,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		sp_unit_test(test_maxseg),
+		cmocka_unit_test_setup_teardown(test_maxseg_syncookie, setup_syncookies,
+						sp_test_teardown),
 		sp_unit_test(test_cork),
 		sp_unit_test(test_msg_more),
 		sp_unit_test(test_notsent_lowat),
