@@ -279,7 +279,8 @@ static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_timer_stop(c, TCP_T_RTO);
 	else
 		tcp_rto_start(c, true);
-	if (c->want_writable && c->sndq.bytes <= c->ts->cfg.sndbuf / 2 && !c->fin_queued)
+	if (c->want_writable && c->sndq.bytes <= tcp_sndbuf(c) / 2 && !c->fin_queued &&
+	    (c->o.notsent_lowat == 0 || tcp_sndq_unsent(c) < c->o.notsent_lowat))
 		c->ev |= TCP_EV_WRITABLE;
 }
 
@@ -296,6 +297,8 @@ static int ack_syn_received(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcp_send_rst_for(c->ts, seg); /* <SEQ=SEG.ACK><CTL=RST> */
 		return -EINVAL;
 	}
+	if (tcp_defer_accept_drop(c, seg))
+		return -EAGAIN; /* TCP_DEFER_ACCEPT: the embryo waits for data */
 	if (tcp_tfo_server_established(c)) {
 		/* RFC 7413 4.2.2: a Fast Open child, accepted at its SYN. */
 	} else if (c->listener != NULL) {
@@ -385,7 +388,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		tcb_set_state(c, TCP_FIN_WAIT_2);
 		/* An orphan waits for the peer's FIN no longer than 2 MSL. */
 		if (c->app_closed)
-			tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+			tcp_fin_wait2_orphan(c, false); /* TCP_LINGER2 */
 		break;
 	case TCP_CLOSING:
 		tcp_enter_time_wait(c);
@@ -491,6 +494,7 @@ static void text_out_of_order(struct tcp_conn *c, struct rte_mbuf *m, struct tcp
 		return;
 	}
 	c->ts->stats.ooo_queued++;
+	c->rcv_ooopack++;
 	tcp_reass_insert(c, m, seg->skip, seg->seq, seg->len, fin);
 }
 
@@ -522,6 +526,7 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 			len += tcp_reass_deliver(c, &fin);
 		c->ts->stats.rx_bytes += len;
 		c->bytes_received += len;
+		c->last_data_rcvd_ns = tcp_now(c);
 		c->ev |= TCP_EV_READABLE;
 		tcp_ack_received(c, len, gap || (fin && !tcp_ack_may_hold(c)));
 	} else {

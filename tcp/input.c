@@ -164,6 +164,7 @@ struct tcp_conn *tcp_passive_tcb(struct tcp_conn *l, const struct tcp_seg *seg,
 	c->remote_port = seg->sport;
 	c->cb = l->cb;
 	c->ctx = l->ctx;
+	tcp_conn_opts_inherit(c, l);
 	return c;
 }
 

@@ -22,7 +22,6 @@
 #define TCPOLEN_WS 3
 #define TCPOLEN_SACK_PERM 2
 #define TCPOLEN_TS 10
-#define TCP_TS_OPT_SPACE 12u                   /* NOP NOP TS, every segment */
 #define TCP_PAWS_IDLE_NS (24ull * 86400 * 1000000000ull) /* RFC 7323 5.5 */
 
 static uint32_t rd32(const uint8_t *p)
@@ -229,7 +228,7 @@ static unsigned write_syn(struct tcp_conn *c, uint8_t flags, uint8_t *o)
 	bool ws = offer ? cfg->wscale : c->ws_ok;
 	bool sack = offer ? cfg->sack : c->sack_ok;
 	bool ts = offer ? cfg->timestamps : c->ts_ok;
-	uint16_t mss = tcp_our_mss(c->ts, tcb_is_v6(c));
+	uint16_t mss = (uint16_t)tcp_adv_mss(c);
 	unsigned n = 0;
 
 	o[n++] = TCPOPT_MSS;

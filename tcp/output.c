@@ -36,7 +36,7 @@ uint16_t tcp_our_mss(const struct tcp_stack *ts, bool v6)
 uint32_t tcp_conn_mss_cap(const struct tcp_conn *c)
 {
 	const struct tcp_env *env = &c->ts->env;
-	uint32_t mss = tcp_our_mss(c->ts, tcb_is_v6(c));
+	uint32_t mss = tcp_adv_mss(c);
 	uint32_t hdrs = tcb_is_v6(c) ? 60u : 40u;
 	uint32_t pmtu = env->path_mtu != NULL ? env->path_mtu(env->ctx, &c->remote_ip) : 0;
 
@@ -187,6 +187,7 @@ struct seg_spec {
 	uint16_t lport, rport;
 	uint32_t flow_label;
 	bool df_off;
+	uint8_t tos, ttl;   /* IP_TOS, IP_TTL (tcp_conn_opts) */
 	uint32_t seq, ack;
 	uint8_t flags;
 	uint16_t wnd;
@@ -246,7 +247,8 @@ static void finish_and_output(struct tcp_stack *ts, struct rte_mbuf *h, const st
 		ts->stats.resets_sent++;
 	ts->env.output(ts->env.ctx, h,
 		       &(struct tcp_out_addr){ .src = *sp->lip, .dst = *sp->rip,
-					       .flow_label = sp->flow_label, .df_off = sp->df_off });
+					       .flow_label = sp->flow_label, .df_off = sp->df_off,
+					       .tos = sp->tos, .ttl = sp->ttl });
 }
 
 /* A SYN sent again, or data or a FIN below SND.MAX. */
@@ -266,7 +268,8 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	struct seg_spec sp = {
 		.lip = &c->local_ip, .rip = &c->remote_ip,
 		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
-		.df_off = c->df_off, .seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
+		.df_off = c->df_off, .tos = c->o.tos, .ttl = c->o.ttl,
+		.seq = seq, .ack = c->rcv_nxt, .flags = flags, .opt = opt,
 	};
 	struct rte_mbuf *h;
 
@@ -289,8 +292,13 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	if (rexmit) {
 		ts->stats.retrans_segs++;
 		c->total_retrans++;
+		c->bytes_retrans += len;
 	}
 	ts->stats.tx_bytes += len;
+	if (len > 0) {
+		c->bytes_sent += len;
+		c->last_data_sent_ns = tcp_now(c);
+	}
 	if (flags & TH_ACK) {
 		/* Any ACK we send carries everything received so far. */
 		c->ack_now = false;
@@ -336,7 +344,8 @@ int tcp_send_ack_at(struct tcp_conn *c, uint32_t ack)
 	struct seg_spec sp = {
 		.lip = &c->local_ip, .rip = &c->remote_ip,
 		.lport = c->local_port, .rport = c->remote_port, .flow_label = c->flow_label,
-		.df_off = c->df_off, .seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
+		.df_off = c->df_off, .tos = c->o.tos, .ttl = c->o.ttl,
+		.seq = acceptable_seq(c), .ack = ack, .flags = TH_ACK, .opt = opt,
 		.wnd = (uint16_t)RTE_MIN(wnd, TCP_MAX_WIN),
 	};
 	struct rte_mbuf *h;
@@ -519,7 +528,15 @@ static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_
 	if (d <= u) {
 		/* Nagle; a segment that completes the stream before our FIN
 		 * is not held (like Linux's tcp_nagle_test). */
-		if (!nagle_on(c) || c->fin_queued || !small_unacked(c))
+		if (c->fin_queued)
+			return len;
+		/* TCP_CORK or MSG_MORE: a partial segment waits for more data,
+		 * its uncorking, or the override timer (Linux's 200 ms). */
+		if (c->o.cork || c->more) {
+			*sws_held = true;
+			return 0;
+		}
+		if (!nagle_on(c) || !small_unacked(c))
 			return len;
 		return 0;
 	}
@@ -621,6 +638,8 @@ static __rte_always_inline void output(struct tcp_conn *c, bool sws_override)
 			tcp_tlp_on_send(c); /* tlp.c: the PTO (re)starts */
 	}
 	idle_send_timers(c, sws_held);
+	tcp_chrono_update(c);
+	c->more = false; /* MSG_MORE held only the push of its own send */
 	if (c->ack_now && c->state != TCP_CLOSED && c->state != TCP_LISTEN &&
 	    c->state != TCP_SYN_SENT)
 		tcp_send_ack(c);
@@ -704,6 +723,11 @@ int tcp_send_keepalive(struct tcp_conn *c)
 }
 
 /* The SWS override timer (RFC 9293 3.8.6.2.1 (4)): send what fits. */
+void tcp_output_push(struct tcp_conn *c)
+{
+	output(c, true);
+}
+
 void tcp_sws_override(struct tcp_conn *c)
 {
 	uint32_t before = c->snd_nxt;

@@ -19,6 +19,8 @@ void tcp_conn_status(const struct tcp_conn *c, struct tcp_conn_status *st)
 	*st = (struct tcp_conn_status){
 		.readable = c->app_closed ? 0 : c->rcvq.bytes,
 		.send_space = tcp_send_space(c),
+		.unsent = tcp_sndq_unsent(c),
+		.unacked = SEQ_GT(tcp_sndq_end(c), c->snd_una) ? tcp_sndq_end(c) - c->snd_una : 0,
 		.fin_rcvd = c->fin_rcvd,
 		.fin_queued = c->fin_queued,
 		.established = tcb_synchronized(c) && c->state != TCP_SYN_RECEIVED,
@@ -101,7 +103,7 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m)
 			return -EINVAL;
 		len += s->data_len;
 	}
-	if (len > c->ts->cfg.sndbuf)
+	if (len > tcp_sndbuf(c))
 		return -EMSGSIZE;
 	if (len > tcp_send_space(c)) {
 		c->want_writable = true;

@@ -190,6 +190,7 @@ void tcp_syncookie_send(struct tcp_conn *l, const struct tcp_seg *seg)
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.ts = ts;
 	tmp.rcvbuf = ts->cfg.rcvbuf;
+	tcp_conn_opts_inherit(&tmp, l); /* the listener's MSS cap, buffers, TOS */
 	tmp.state = TCP_SYN_RECEIVED;
 	tmp.local_ip = seg->dst_ip;
 	tmp.local_port = seg->dport;

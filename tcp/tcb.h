@@ -23,7 +23,8 @@
  *   cache; the TCB side), tcp_stack.c (the stack's life cycle and the OPEN
  *   and STATUS calls of tcp.h), user.c (SEND, RECEIVE, CLOSE, ABORT),
  *   socket_calls.c (what only the socket layer asks: poll status, zero-copy
- *   hand-overs), tcb_migrate.c (moving a TCB between engines), walk.c
+ *   hand-overs), tcb_opts.c (the application's per-connection settings,
+ *   struct tcp_conn_opts, and the rules that consult them), tcb_migrate.c (moving a TCB between engines), walk.c
  *   (read-only walks for tooling).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
@@ -104,6 +105,16 @@ enum tcp_state {
 	TCP_STATE_COUNT
 };
 
+/* Linux's chronographs (tcp_chrono_*): what a sending connection is
+ * limited by; one runs at a time (tcp/tcb_chrono.c). */
+enum tcp_chrono {
+	TCP_CHRONO_NONE,
+	TCP_CHRONO_BUSY,      /* data in flight or queued, nothing else limits */
+	TCP_CHRONO_RWND,      /* the peer's window holds queued data back */
+	TCP_CHRONO_SNDBUF,    /* the application waits for send-buffer room */
+	TCP_CHRONO_COUNT
+};
+
 /* Timer kinds multiplexed on the TCB's single wheel timer. */
 enum tcp_timer_kind {
 	TCP_T_RTO,     /* retransmission (also SYN / SYN-ACK) */
@@ -150,6 +161,7 @@ enum tcp_timer_kind {
 #define TCP_MAX_WIN 65535u      /* unscaled window field maximum */
 #define TCP_MAX_WSCALE 14u      /* RFC 7323 2.3 */
 #define TCP_SACK_MAX_BLOCKS 4u  /* RFC 2018 3: 4 blocks fit in 40 bytes */
+#define TCP_TS_OPT_SPACE 12u    /* NOP NOP TS: on every segment once negotiated */
 #define TCP_REASS_MAX_SEGS 256u /* out-of-order mbufs per connection */
 #define TCP_EPHEMERAL_LO 32768u /* like Linux ip_local_port_range */
 #define TCP_EPHEMERAL_HI 60999u
@@ -300,6 +312,28 @@ struct tcp_conn {
 	 * FIN in ESTABLISHED waits for the application's next call (tcb_timers.c
 	 * tcp_ack_hold) instead of leaving alone. */
 	bool ack_hold;
+
+	/* The application's settings (tcp_conn_opts, tcp/tcb_opts.c); more:
+	 * MSG_MORE on the send being pushed (output.c holds its tail). */
+	struct tcp_conn_opts o;
+	bool more;
+	/* TCP_USER_TIMEOUT: since when data has waited for an ACK, set at
+	 * the first RTO of a series (tcb_opts.c). */
+	uint64_t ut_start_ns;
+	/* When the peer was last heard from (tcp_peer_heard): keepalive's
+	 * user timeout. */
+	uint64_t last_heard_ns;
+	/* For tcp_info (tcp/tcb_chrono.c, tcp_conn_get_info): when data last
+	 * left and arrived, the smallest RTT sample, bytes sent and resent,
+	 * out-of-order segments received, and Linux's chronographs: time
+	 * busy, limited by the peer's window, limited by the send buffer. */
+	uint64_t last_data_sent_ns, last_data_rcvd_ns;
+	uint32_t min_rtt_us;
+	uint64_t bytes_sent, bytes_retrans;
+	uint32_t rcv_ooopack;
+	uint8_t chrono_type;            /* enum tcp_chrono, 0: none running */
+	uint64_t chrono_start_ns;
+	uint64_t chrono_ns[TCP_CHRONO_COUNT];
 
 	/* Output asked for by an application call made from a callback,
 	 * run when the outermost entry point returns (tcp_output_soon). */
@@ -479,6 +513,9 @@ static inline void tcp_rcvbuf_autotune(struct tcp_conn *c)
 /* output.c */
 /* Sends what the windows allow, then a pure ACK if one is owed. */
 void tcp_output(struct tcp_conn *c);
+/* tcp_output that sends partial segments too (cork, Nagle and SWS
+ * avoidance set aside once): TCP_NODELAY set on a corked connection. */
+void tcp_output_push(struct tcp_conn *c);
 /* tcp_output for application calls: run now, or, inside another entry
  * point (a callback of input or a timer), once that one returns, so that
  * an ACK, several writes and a FIN leave as one segment. */
@@ -613,6 +650,65 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 /* Frees queued send data below SND.UNA (RFC 7413: SYN data acknowledged). */
 void tcp_sndq_release_to_una(struct tcp_conn *c);
 
+/* tcb_opts.c: the application's settings (tcp_conn_opts) where tcp/ uses
+ * them. */
+/* Our MSS option: the interface's, capped by TCP_MAXSEG. */
+uint32_t tcp_adv_mss(const struct tcp_conn *c);
+/* RTO expired in a synchronized state: give up?  data_retries, or with a
+ * user timeout the time data has waited since the series began. */
+bool tcp_data_timed_out(struct tcp_conn *c);
+/* The RTO deadline, no later than the user timeout's end. */
+uint64_t tcp_user_timeout_bound(const struct tcp_conn *c, uint64_t deadline);
+/* Keepalive gives up: keepcnt unanswered probes, or with a user timeout
+ * a probe unanswered and the peer silent that long. */
+bool tcp_keepalive_gave_up(const struct tcp_conn *c);
+/* A closed connection's FIN-WAIT-2 (TCP_LINGER2): the timer, or with a
+ * negative linger2 none at all: dropped (at_close: with an RST). */
+void tcp_fin_wait2_orphan(struct tcp_conn *c, bool at_close);
+/* TCP_DEFER_ACCEPT: drop this handshake ACK (no data) of a listener's
+ * embryo?  Counted. */
+bool tcp_defer_accept_drop(struct tcp_conn *c, const struct tcp_seg *seg);
+/* A passive TCB takes its listener's settings. */
+void tcp_conn_opts_inherit(struct tcp_conn *c, const struct tcp_conn *l);
+/* An active open takes o (NULL: none) before its MSS is chosen. */
+void tcp_conn_opts_connect(struct tcp_conn *c, const struct tcp_conn_opts *o);
+
+static inline uint32_t tcp_syn_retries(const struct tcp_conn *c)
+{
+	return c->o.syn_retries ? c->o.syn_retries : c->ts->cfg.syn_retries;
+}
+
+static inline uint32_t tcp_ka_idle_ms(const struct tcp_conn *c)
+{
+	return c->o.keepidle_ms ? c->o.keepidle_ms : c->ts->cfg.keepalive_idle_ms;
+}
+
+static inline uint32_t tcp_ka_intvl_ms(const struct tcp_conn *c)
+{
+	return c->o.keepintvl_ms ? c->o.keepintvl_ms : c->ts->cfg.keepalive_intvl_ms;
+}
+
+static inline uint32_t tcp_ka_cnt(const struct tcp_conn *c)
+{
+	return c->o.keepcnt ? c->o.keepcnt : c->ts->cfg.keepalive_probes;
+}
+
+static inline uint32_t tcp_sndbuf(const struct tcp_conn *c)
+{
+	return c->o.sndbuf ? c->o.sndbuf : c->ts->cfg.sndbuf;
+}
+
+static inline enum tcp_cc_alg tcp_cc_alg(const struct tcp_conn *c)
+{
+	return c->o.cc_set ? c->o.cc : c->ts->cfg.cc;
+}
+
+/* tcb_chrono.c: the chronograph that fits c's state now starts (the
+ * running one stops); after every output. */
+void tcp_chrono_update(struct tcp_conn *c);
+/* The time each has run, the running one to now, in ns. */
+void tcp_chrono_read(const struct tcp_conn *c, uint64_t out[TCP_CHRONO_COUNT]);
+
 /* Every state change of a TCB in its stack's tables: the state gauges
  * move with it (tcp.h TCP_STATE_GAUGES). */
 static inline void tcb_set_state(struct tcp_conn *c, enum tcp_state s)
@@ -632,7 +728,7 @@ static inline uint64_t tcp_now(const struct tcp_conn *c)
 static inline struct tcp_cc *tcp_cc_load(struct tcp_conn *c)
 {
 	if (!c->cc.ready)
-		tcp_cc_init(&c->cc, c->ts->cfg.cc, c->mss, c->cwnd, c->ssthresh, &c->ts->stats);
+		tcp_cc_init(&c->cc, tcp_cc_alg(c), c->mss, c->cwnd, c->ssthresh, &c->ts->stats);
 	c->cc.smss = c->mss;
 	c->cc.cwnd = c->cwnd;
 	c->cc.ssthresh = c->ssthresh;
@@ -649,6 +745,15 @@ static inline void tcp_cc_store(struct tcp_conn *c)
 static inline uint32_t tcp_sndq_end(const struct tcp_conn *c)
 {
 	return c->sndq_seq + c->sndq.bytes;
+}
+
+/* Queued bytes never sent (a go-back-N resend below SND.MAX is not
+ * counted): TCP_NOTSENT_LOWAT's and SIOCOUTQNSD's measure. */
+static inline uint32_t tcp_sndq_unsent(const struct tcp_conn *c)
+{
+	uint32_t end = tcp_sndq_end(c);
+
+	return SEQ_GT(end, c->snd_max) ? end - c->snd_max : 0;
 }
 
 #endif

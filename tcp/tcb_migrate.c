@@ -87,6 +87,12 @@ static void migrate_retime(struct tcp_conn *c, uint64_t from_ns, uint64_t now)
 	migrate_shift(&c->loss.undo.prior.epoch_ns, delta, now);
 	migrate_shift(&c->sb.dr_start_ns, delta, now);
 	tcp_rack_retime(c, delta);
+	/* The user timeout's start, tcp_info's ages and chronograph. */
+	migrate_shift(&c->ut_start_ns, delta, now);
+	migrate_shift(&c->last_heard_ns, delta, now);
+	migrate_shift(&c->last_data_sent_ns, delta, now);
+	migrate_shift(&c->last_data_rcvd_ns, delta, now);
+	migrate_shift(&c->chrono_start_ns, delta, now);
 	/* Autotuning measures again from here (32-bit microseconds). */
 	c->rcv_space_us = 0;
 	/* TSval = now_ms + ts_off: keep it continuous (modulo 2^32). */

@@ -66,7 +66,8 @@ void tcp_rto_start(struct tcp_conn *c, bool restart)
 {
 	if (!restart && c->deadline[TCP_T_RTO])
 		return;
-	tcp_timer_set(c, TCP_T_RTO, tcp_now(c) + US_MS(tcp_rto_current_ms(c)));
+	tcp_timer_set(c, TCP_T_RTO,
+		      tcp_user_timeout_bound(c, tcp_now(c) + US_MS(tcp_rto_current_ms(c))));
 }
 
 /* RFC 6298 2.2 / 2.3 (alpha 1/8, beta 1/4, K 4, G the wheel tick); a valid
@@ -88,6 +89,8 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 		c->rttvar_us = (3 * c->rttvar_us + err) / 4;
 		c->srtt_us = (7 * c->srtt_us + r) / 8;
 	}
+	if (c->min_rtt_us == 0 || r < c->min_rtt_us)
+		c->min_rtt_us = r ? r : 1;
 	rto_us = c->srtt_us + RTE_MAX(g, 4 * c->rttvar_us);
 	c->rto_ms = (uint32_t)RTE_MIN((rto_us + 999) / 1000, (uint64_t)c->ts->cfg.rto_max_ms);
 	if (c->rto_ms < c->ts->cfg.rto_min_ms)
@@ -264,30 +267,29 @@ static void keepalive_arm(struct tcp_conn *c, uint32_t ms)
  * the RTO or persist timer watches the peer instead. */
 static void keepalive_expired(struct tcp_conn *c)
 {
-	const struct tcp_config *cfg = &c->ts->cfg;
-
 	if (!c->keepalive)
 		return;
 	if (!keepalive_state(c) || c->snd_nxt != c->snd_una || c->deadline[TCP_T_PERSIST]) {
-		keepalive_arm(c, cfg->keepalive_idle_ms);
+		keepalive_arm(c, tcp_ka_idle_ms(c));
 		return;
 	}
-	if (c->ka_unanswered >= cfg->keepalive_probes) {
+	if (tcp_keepalive_gave_up(c)) {
 		tcp_send_rst(c);
 		timed_out(c, &c->ts->stats.keepalive_timeouts);
 		return;
 	}
 	tcp_send_keepalive(c);
 	c->ka_unanswered++;
-	keepalive_arm(c, cfg->keepalive_intvl_ms);
+	keepalive_arm(c, tcp_ka_intvl_ms(c));
 }
 
 void tcp_peer_heard(struct tcp_conn *c)
 {
 	c->persist_unanswered = 0;
 	c->ka_unanswered = 0;
+	c->last_heard_ns = tcp_now(c);
 	if (c->keepalive)
-		keepalive_arm(c, c->ts->cfg.keepalive_idle_ms);
+		keepalive_arm(c, tcp_ka_idle_ms(c));
 }
 
 int tcp_set_keepalive(struct tcp_conn *c, bool on)
@@ -299,7 +301,7 @@ int tcp_set_keepalive(struct tcp_conn *c, bool on)
 	c->keepalive = on;
 	c->ka_unanswered = 0;
 	if (on)
-		keepalive_arm(c, c->ts->cfg.keepalive_idle_ms);
+		keepalive_arm(c, tcp_ka_idle_ms(c));
 	else
 		tcp_timer_stop(c, TCP_T_KEEPALIVE);
 	return 0;
@@ -310,11 +312,12 @@ int tcp_set_keepalive(struct tcp_conn *c, bool on)
  * (RFC 5681 3.1, eq. 4 for ssthresh). */
 static void rto_expired(struct tcp_conn *c)
 {
-	struct tcp_config *cfg = &c->ts->cfg;
 	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
 
 	c->ts->stats.rto_fired++;
-	if (c->retries >= (handshake ? cfg->syn_retries : cfg->data_retries)) {
+	if (handshake ? c->retries >= tcp_syn_retries(c) : tcp_data_timed_out(c)) {
+		if (!handshake && c->o.user_timeout_ms != 0)
+			c->ts->stats.user_timeouts++;
 		give_up(c);
 		return;
 	}

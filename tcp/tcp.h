@@ -51,6 +51,7 @@ struct tcp_out_addr {
 	/* IPv4 only: DF clear, for a path reported below [tcp] min_pmtu (the
 	 * routers may then fragment what is above its real MTU). */
 	bool df_off;
+	uint8_t tos, ttl;    /* IPv4 only: TOS byte; TTL, 0 for the stack's */
 };
 
 struct tcp_env {
@@ -233,7 +234,10 @@ struct tcp_callbacks {
 	X(acks_held, "ACKs held for the application's next segment (quick ACK off)") \
 	X(tx_gso_segs, "segments of several MSS handed to the port to cut (segmentation offload)") \
 	X(rx_coalesced_segs, "segments received coalesced by the port (several MSS in one)") \
-	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)")
+	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)") \
+	X(defer_accept_dropped, "handshake ACKs without data dropped: listener defers (TCP_DEFER_ACCEPT)") \
+	X(fin_wait2_dropped, "closed connections dropped in FIN-WAIT-2: TCP_LINGER2 < 0") \
+	X(user_timeouts, "connections aborted by their TCP_USER_TIMEOUT")
 
 struct tcp_stats {
 #define TCP_X_FIELD(name, desc) uint64_t name;
@@ -326,6 +330,48 @@ struct tcp_conn_info {
 	uint64_t rack_marked_lost, rack_timer_fired, rack_rec_entries;
 	bool rack_reordering_seen;
 	uint32_t rack_reo_wnd_mult, rack_min_rtt_us;
+	/* For Linux's struct tcp_info (stack/sock/socket_tcpinfo.c). */
+	uint8_t ca_state;        /* Linux's TCP_CA_*: 0 Open, 1 Disorder, 3 Recovery, 4 Loss */
+	uint32_t retries;        /* RTOs in a row (Linux's icsk_retransmits) */
+	bool ts_ok, sack_ok, ws_ok;
+	uint8_t snd_wscale, rcv_wscale;
+	uint32_t rcv_mss;        /* estimate of the peer's full segment */
+	uint32_t adv_mss;        /* our MSS option less the timestamps' room */
+	uint32_t pmtu, ato_us;   /* path MTU; delayed-ACK time */
+	uint32_t in_flight;      /* SND.MAX - SND.UNA, bytes */
+	uint32_t unsent;         /* queued, never sent */
+	uint32_t retrans_out;    /* being resent after an RTO (go-back-N), bytes */
+	uint64_t now_ns, last_data_sent_ns, last_data_rcvd_ns, last_heard_ns; /* 0: never */
+	uint32_t min_rtt_us;     /* smallest RTT sample (0: none) */
+	uint64_t bytes_sent, bytes_retrans; /* payload sent, and resent, bytes */
+	uint32_t rcv_ooopack;    /* segments received out of order */
+	uint64_t busy_ns, rwnd_limited_ns, sndbuf_limited_ns; /* Linux's chronographs */
+};
+
+/* Per-connection settings of the application (the socket options of
+ * us_socket.h; tcp/tcb_opts.c).  0 in a field means the stack's [tcp]
+ * value.  A listener's are its connections' from their SYN on. */
+struct tcp_conn_opts {
+	uint32_t user_mss;        /* TCP_MAXSEG: caps our MSS option and the send MSS */
+	uint32_t syn_retries;     /* TCP_SYNCNT: SYN (SYN-ACK) retransmissions */
+	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT: data unacknowledged this long aborts */
+	uint32_t keepidle_ms, keepintvl_ms, keepcnt; /* TCP_KEEPIDLE/KEEPINTVL/KEEPCNT */
+	/* TCP_LINGER2: how long a closed connection waits in FIN-WAIT-2 for
+	 * the peer's FIN; -1: not at all (an RST at close, as Linux). */
+	int32_t fin_wait2_ms;
+	/* SO_RCVBUF / SO_SNDBUF: this connection's buffers; a receive buffer
+	 * set here is not autotuned. */
+	uint32_t rcvbuf, sndbuf;
+	/* TCP_NOTSENT_LOWAT: writable only while fewer bytes than this wait
+	 * unsent (0: no such bound). */
+	uint32_t notsent_lowat;
+	uint8_t tos, ttl;         /* IP_TOS, IP_TTL of IPv4 segments (ttl 0: the stack's) */
+	bool cork;                /* TCP_CORK: partial segments wait (200 ms at most) */
+	bool cc_set;              /* TCP_CONGESTION: cc below, else cfg.cc */
+	enum tcp_cc_alg cc;
+	/* TCP_DEFER_ACCEPT (listener): a handshake's ACK without data is
+	 * dropped until the SYN-ACK was sent this many times again. */
+	uint32_t defer_accept_rtx;
 };
 
 /* Prototypes: engine side */
@@ -380,6 +426,10 @@ uint64_t tcp_syn_sent_closed_ns(const struct tcp_stack *ts);
 #define TCP_LISTEN_V6ONLY 0x1u
 int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
 	       unsigned flags, const struct tcp_callbacks *cb, void *ctx);
+/* The ctx of the listener on exactly local_ip:port from now on, its
+ * embryos' too: 0 or -ENOENT. */
+int tcp_listener_set_ctx(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			 void *ctx);
 /* Drops every listener on port. */
 int tcp_unlisten(struct tcp_stack *ts, uint16_t port);
 /* Drops the listener on exactly local_ip:port (the one tcp_listen made). */
@@ -401,7 +451,8 @@ int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_
 #define TCP_CONNECT_FASTOPEN 0x1u
 ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out);
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out);
 /* RFC 7413 5.1: Fast Open on every listener on port, at most qlen
  * pending Fast Open connections each; qlen 0 turns it off. */
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen);
@@ -445,6 +496,23 @@ int tcp_set_keepalive(struct tcp_conn *c, bool on);
  * iteration for the application's request or close to carry them, like
  * Linux's TCP_QUICKACK 0 (pingpong mode).  RFC 9293 3.8.6.3 allows it. */
 int tcp_set_quickack(struct tcp_conn *c, bool on);
+/* The application's settings for c (tcp_conn_opts): applied at once
+ * (keepalive timing re-armed, an uncorked or roomier connection sent on,
+ * a larger receive buffer announced).  -EINVAL for an unknown cc. */
+int tcp_conn_set_opts(struct tcp_conn *c, const struct tcp_conn_opts *o);
+/* c's settings now. */
+void tcp_conn_get_opts(const struct tcp_conn *c, struct tcp_conn_opts *o);
+/* The same for the listener on exactly local_ip:port (its connections
+ * take them from their SYN on): 0 or -ENOENT. */
+int tcp_listener_set_opts(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			  const struct tcp_conn_opts *o);
+/* tcp_connect with settings from the SYN on (o may be NULL). */
+int tcp_connect_opts(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
+		     const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+		     struct tcp_conn **out);
+/* MSG_MORE: the data of the next tcp_send is held like TCP_CORK's until
+ * a send without it (or 200 ms). */
+void tcp_send_more(struct tcp_conn *c, bool more);
 /* Fast recovery algorithm for this connection (tcp/recovery.h); takes effect
  * at the next episode.  -EINVAL for an unknown algorithm. */
 int tcp_set_recovery(struct tcp_conn *c, enum tcp_rec_alg alg);
@@ -487,6 +555,9 @@ bool tcp_state_is_current_estab(uint8_t state);
 struct tcp_conn_status {
 	uint32_t readable;   /* bytes in the receive queue */
 	size_t send_space;   /* tcp_send_space() */
+	/* Queued bytes not yet sent, and not yet acknowledged (Linux's
+	 * SIOCOUTQNSD, SIOCOUTQ): the SYN and FIN not counted. */
+	uint32_t unsent, unacked;
 	bool fin_rcvd;       /* the peer's FIN is in order (end of stream) */
 	bool fin_queued;     /* we shut down writing */
 	bool established;    /* the handshake is done (any later state) */

@@ -293,6 +293,23 @@ int tcp_listen(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t por
 	return 0;
 }
 
+int tcp_listener_set_ctx(struct tcp_stack *ts, const struct us_in6 *local_ip, uint16_t port,
+			 void *ctx)
+{
+	struct tcp_conn *l = tcp_listener_exact(ts, local_ip, port);
+
+	struct tcp_conn *c;
+
+	if (l == NULL)
+		return -ENOENT;
+	/* Embryos not yet accepted are delivered to the new ctx too. */
+	LIST_FOREACH(c, &l->embryo_list, link)
+		if (c->ctx == l->ctx)
+			c->ctx = ctx;
+	l->ctx = ctx;
+	return 0;
+}
+
 int tcp_set_fastopen(struct tcp_stack *ts, uint16_t port, uint32_t qlen)
 {
 	struct tcp_conn_list *bucket = &ts->listeners[port % RTE_DIM(ts->listeners)];
@@ -372,14 +389,16 @@ int tcp_connect_src(const struct tcp_stack *ts, const struct us_in6 *dst_ip, str
 
 /* A TCB in SYN-SENT, in the table, its SYN not sent yet. */
 static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out)
 {
 	struct us_in6 src;
 	struct tcp_conn *c;
 	uint16_t port;
 	int rc;
 
-	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0)
+	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0 ||
+	    (o != NULL && o->cc_set && (unsigned)o->cc >= TCP_CC_ALG_COUNT))
 		return -EINVAL;
 	rc = tcp_connect_src(ts, dst_ip, &src);
 	if (rc < 0)
@@ -402,6 +421,7 @@ static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 	c->iss = tcp_isn(ts, &c->local_ip, port, &c->remote_ip, dst_port);
 	c->snd_una = c->iss;
 	c->snd_nxt = c->snd_max = c->sndq_seq = c->iss + 1;
+	tcp_conn_opts_connect(c, o);
 	c->mss = tcp_conn_mss_cap(c);
 	tcp_table_insert(ts, c);
 	ts->stats.active_opens++;
@@ -425,7 +445,14 @@ static void connect_start(struct tcp_conn *c)
 int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 		const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
 {
-	int rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+	return tcp_connect_opts(ts, dst_ip, dst_port, NULL, cb, ctx, out);
+}
+
+int tcp_connect_opts(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
+		     const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+		     struct tcp_conn **out)
+{
+	int rc = connect_alloc(ts, dst_ip, dst_port, o, cb, ctx, out);
 
 	if (rc == 0)
 		connect_start(*out);
@@ -434,14 +461,15 @@ int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_
 
 ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
-			 const struct tcp_callbacks *cb, void *ctx, struct tcp_conn **out)
+			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,
+			 struct tcp_conn **out)
 {
 	ssize_t queued = 0;
 	int rc;
 
 	if (data == NULL && len > 0)
 		return -EINVAL;
-	rc = connect_alloc(ts, dst_ip, dst_port, cb, ctx, out);
+	rc = connect_alloc(ts, dst_ip, dst_port, o, cb, ctx, out);
 	if (rc < 0)
 		return rc;
 	/* Queued in SYN-SENT, nothing goes out yet (output.c). */
@@ -465,6 +493,54 @@ void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx)
 	c->ctx = ctx;
 }
 
+/* Linux's tcp_set_ca_state, from our recovery state: Recovery during fast
+ * recovery, Loss after an RTO until SND.UNA passes what was then sent,
+ * Disorder with duplicate ACKs or SACKed data. */
+static uint8_t conn_ca_state(const struct tcp_conn *c)
+{
+	if (c->loss.in_recovery)
+		return 3;
+	if (c->loss.recover_valid && SEQ_LT(c->snd_una, c->loss.recover))
+		return 4;
+	return c->loss.dupacks > 0 || c->sb.sacked > 0 ? 1 : 0;
+}
+
+/* What Linux's struct tcp_info has beyond our own view. */
+static void conn_info_more(const struct tcp_conn *c, struct tcp_conn_info *info)
+{
+	const struct tcp_env *env = &c->ts->env;
+	uint32_t pmtu = env->path_mtu != NULL ? env->path_mtu(env->ctx, &c->remote_ip) : 0;
+	uint64_t chrono[TCP_CHRONO_COUNT];
+
+	tcp_chrono_read(c, chrono);
+	info->ca_state = conn_ca_state(c);
+	info->retries = c->retries;
+	info->ts_ok = c->ts_ok;
+	info->sack_ok = c->sack_ok;
+	info->ws_ok = c->ws_ok;
+	info->snd_wscale = c->snd_wscale;
+	info->rcv_wscale = c->rcv_wscale;
+	info->rcv_mss = c->rcv_mss ? c->rcv_mss : TCP_DEFAULT_MSS;
+	info->adv_mss = tcp_adv_mss(c) - (c->ts_ok ? TCP_TS_OPT_SPACE : 0);
+	info->pmtu = pmtu != 0 ? pmtu : env->mtu;
+	info->ato_us = c->ts->cfg.delack_ms * 1000u;
+	info->in_flight = c->snd_max - c->snd_una;
+	info->unsent = tcp_sndq_unsent(c);
+	info->retrans_out = SEQ_LT(c->snd_nxt, c->snd_max) ? c->snd_nxt - c->snd_una : 0;
+	info->now_ns = tcp_now(c);
+	info->last_data_sent_ns = c->last_data_sent_ns;
+	info->last_data_rcvd_ns = c->last_data_rcvd_ns;
+	info->last_heard_ns = c->last_heard_ns;
+	info->min_rtt_us = c->min_rtt_us;
+	info->bytes_sent = c->bytes_sent;
+	info->bytes_retrans = c->bytes_retrans;
+	info->rcv_ooopack = c->rcv_ooopack;
+	info->busy_ns = chrono[TCP_CHRONO_BUSY] + chrono[TCP_CHRONO_RWND] +
+			chrono[TCP_CHRONO_SNDBUF];
+	info->rwnd_limited_ns = chrono[TCP_CHRONO_RWND];
+	info->sndbuf_limited_ns = chrono[TCP_CHRONO_SNDBUF];
+}
+
 void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 {
 	*info = (struct tcp_conn_info){
@@ -486,7 +562,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.keepalive = c->keepalive,
 		.sacked = tcp_sb_conn_sacked(c), .lost = tcp_sb_conn_lost(c),
 		.delivery_rate = c->sb.delivery_rate,
-		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : c->ts->cfg.cc),
+		.cc = (uint8_t)(c->cc.ready ? c->cc.alg : tcp_cc_alg(c)),
 		.in_recovery = c->loss.in_recovery,
 		.fast_retransmits = c->loss.fast_retransmits,
 		.recovery_episodes = c->loss.recovery_episodes,
@@ -494,6 +570,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 		.syn_data_acked = c->tfo.syn_data_acked,
 	};
 	tcp_loss_info(c, info); /* loss.c */
+	conn_info_more(c, info);
 }
 
 /* RFC 9293 3.7.4 (MUST-17): the application may turn Nagle off; data it
@@ -507,8 +584,13 @@ int tcp_set_nodelay(struct tcp_conn *c, bool on)
 	c->nodelay_set = true;
 	c->nodelay = on;
 	if (on) {
+		/* Linux's TCP_NAGLE_PUSH: what a cork holds goes out now; the
+		 * cork still holds what comes after. */
 		tcp_enter(c->ts);
-		tcp_output_soon(c);
+		if (c->o.cork && c->ts->depth <= 1)
+			tcp_output_push(c);
+		else
+			tcp_output_soon(c);
 		tcp_leave(c->ts);
 	}
 	return 0;

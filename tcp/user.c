@@ -49,7 +49,9 @@ void tcp_rcvbuf_measure(struct tcp_conn *c)
 	uint32_t elapsed = now_us - c->rcv_space_us;
 	uint64_t want;
 
-	if (c->rcv_space_us != 0 && c->rcvbuf < limit && c->rtt_valid) {
+	/* SO_RCVBUF set: the application chose the size (Linux's
+	 * SOCK_RCVBUF_LOCK), no autotuning. */
+	if (c->rcv_space_us != 0 && c->rcvbuf < limit && c->rtt_valid && c->o.rcvbuf == 0) {
 		if (elapsed < RTE_MAX(c->srtt_us, 1u))
 			return; /* less than an RTT: measure on */
 		want = 2ull * (pos - c->rcv_space_seq) * c->srtt_us / elapsed;
@@ -104,7 +106,7 @@ ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
 
 size_t tcp_send_space(const struct tcp_conn *c)
 {
-	uint32_t sndbuf = c->ts->cfg.sndbuf;
+	uint32_t sndbuf = tcp_sndbuf(c);
 
 	if (c->dead || c->fin_queued || c->app_closed)
 		return 0;
@@ -229,7 +231,7 @@ int tcp_close(struct tcp_conn *c)
 			c->ts->syn_sent_closed_ns = tcp_now(c);
 		tcb_drop(c);
 	} else if (c->state == TCP_FIN_WAIT_2) {
-		tcp_timer_set(c, TCP_T_2MSL, tcp_now(c) + US_MS(c->ts->cfg.time_wait_ms));
+		tcp_fin_wait2_orphan(c, true); /* TCP_LINGER2 */
 	} else {
 		queue_fin(c);
 	}

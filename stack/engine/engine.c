@@ -26,8 +26,9 @@ static void engine_tcp_output(void *ctx, struct rte_mbuf *m, const struct tcp_ou
 	struct us_engine *e = ctx;
 
 	if (us_in6_is_v4mapped(&a->dst))
-		us_ip_output(&e->net, m, us_in6_v4(&a->src), us_in6_v4(&a->dst), IPPROTO_TCP,
-			     (a->df_off ? 0 : US_IP_DF) | US_IP_TCP_CSUM);
+		us_ip_output_tos(&e->net, m, us_in6_v4(&a->src), us_in6_v4(&a->dst), IPPROTO_TCP,
+				 (a->df_off ? 0 : US_IP_DF) | US_IP_TCP_CSUM, a->tos,
+				 a->ttl);
 	else
 		us_ip6_output_flow(&e->net, m, &a->src, &a->dst, IPPROTO_TCP, 0,
 				   US_IP6_TCP_CSUM | US_IP6_NO_FRAG, a->flow_label);

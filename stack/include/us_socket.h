@@ -46,21 +46,63 @@ extern "C" {
 /* Constants: the values are Linux's, so a port that forgets a rename still
  * means the same thing. */
 
-/* setsockopt/getsockopt levels and names */
+/* setsockopt/getsockopt levels and names.  Values, ranges, units and
+ * errnos are Linux's (socket(7), ip(7), tcp(7)); where they differ,
+ * docs/API.md's option table says how.  Options set on a listener are
+ * its accepted sockets'. */
 #define US_SOL_SOCKET 1
+#define US_IPPROTO_IP 0
 #define US_IPPROTO_TCP 6
 #define US_IPPROTO_IPV6 41
 #define US_SO_REUSEADDR 2  /* int; accepted and reported (listeners never
 			    * conflict with TIME-WAIT connections here) */
+#define US_SO_TYPE 3       /* int, get only: SOCK_STREAM or SOCK_DGRAM */
 #define US_SO_ERROR 4      /* int, get only: the pending error, cleared */
-#define US_SO_SNDBUF 7     /* int; the size is per engine ([tcp] sndbuf):
-			    * set is accepted, get reports the effective size */
-#define US_SO_RCVBUF 8     /* int; as US_SO_SNDBUF with [tcp] rcvbuf */
-#define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes ([tcp] keepalive_*) */
+#define US_SO_SNDBUF 7     /* int: this socket's send buffer; reported doubled */
+#define US_SO_RCVBUF 8     /* int: this socket's receive buffer, not autotuned
+			    * once set; reported doubled (the window is about
+			    * the value set, as Linux's); unset, get reports
+			    * the connection's (autotuned) buffer */
+#define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes (TCP_KEEP* or [tcp]) */
 #define US_SO_LINGER 13    /* struct linger: {1, 0} makes us_close send RST;
 			    * a non-zero time is a graceful close (never blocks) */
+#define US_SO_REUSEPORT 15 /* int, before bind: TCP listeners that all set it
+			    * share a port, each peer's connections going to
+			    * one of them (UDP: accepted, no sharing) */
+#define US_SO_RCVLOWAT 18  /* int: EPOLLIN once this many bytes are queued */
+#define US_SO_ACCEPTCONN 30 /* int, get only: listening */
+#define US_SO_PROTOCOL 38  /* int, get only: IPPROTO_TCP or IPPROTO_UDP */
+#define US_SO_DOMAIN 39    /* int, get only: AF_INET or AF_INET6 */
+#define US_IP_TOS 1        /* int (or a byte): TOS of our IPv4 segments, TCP
+			    * only; the ECN bits stay TCP's */
+#define US_IP_TTL 2        /* int 1..255, -1 the default (64): TCP only */
 #define US_TCP_NODELAY 1   /* int: Nagle off */
+#define US_TCP_MAXSEG 2    /* int 88..65535 (0: none): caps the MSS we
+			    * announce and send with, set before connect or
+			    * listen; get: the connection's send MSS, or
+			    * the value set (536 if none) before one */
+#define US_TCP_CORK 3      /* int: partial segments wait until full, the
+			    * cork is removed, or 200 ms; wins over
+			    * TCP_NODELAY, whose setting pushes what waits */
+#define US_TCP_KEEPIDLE 4  /* int s 1..32767 */
+#define US_TCP_KEEPINTVL 5 /* int s 1..32767 */
+#define US_TCP_KEEPCNT 6   /* int 1..127 */
+#define US_TCP_SYNCNT 7    /* int 1..127: SYN (SYN-ACK) retransmissions */
+#define US_TCP_LINGER2 8   /* int s: FIN-WAIT-2 of a closed connection
+			    * (max 120, 0 default, -1: RST at close) */
+#define US_TCP_DEFER_ACCEPT 9 /* int s, listener: accept once data came
+			    * (a bare handshake ACK dropped) or the time passed */
 #define US_TCP_INFO 11     /* struct us_tcp_info, get only */
+#define US_TCP_CONGESTION 13 /* char[16]: "cubic", "reno" (also "newreno");
+			    * ENOENT for another */
+#define US_TCP_USER_TIMEOUT 18 /* int ms >= 0: data unacknowledged this long
+			    * aborts the connection (ETIMEDOUT); 0 off */
+#define US_TCP_NOTSENT_LOWAT 25 /* int: writable (EPOLLOUT, us_send) only
+			    * while fewer bytes wait unsent; -1 no bound */
+#define US_TCP_FASTOPEN_KEY 33 /* 16 or 32 bytes: the engine's Fast Open
+			    * key (and backup), never rotated after */
+#define US_TCP_INQ 36      /* int 0/1: kept and reported (no recvmsg; use
+			    * us_ioctl(US_FIONREAD)) */
 #define US_TCP_QUICKACK 12 /* int, default 1; 0: the ACK completing connect
 			    * and the ACK of the peer's FIN wait one engine
 			    * iteration for our request or close to carry
@@ -91,9 +133,20 @@ extern "C" {
 
 /* send/recv flags */
 #define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
+#define US_MSG_TRUNC 0x20         /* UDP: return the datagram's whole length;
+				   * TCP: drop len bytes, not copied */
+#define US_MSG_WAITALL 0x100      /* accepted: returns what is there (never blocks) */
+#define US_MSG_MORE 0x8000        /* us_send: more follows, hold a partial
+				   * segment (like TCP_CORK for this send) */
 #define US_MSG_DONTWAIT 0x40      /* accepted, always implied */
 #define US_MSG_NOSIGNAL 0x4000    /* accepted, always implied */
 #define US_MSG_FASTOPEN 0x20000000 /* us_sendto: connect + data in the SYN */
+
+/* us_ioctl requests (int *arg), Linux's values */
+#define US_FIONREAD 0x541B        /* bytes readable (UDP: the next datagram's) */
+#define US_SIOCINQ US_FIONREAD
+#define US_SIOCOUTQ 0x5411        /* TCP: bytes queued, not yet acknowledged */
+#define US_SIOCOUTQNSD 0x894B     /* TCP: bytes queued, not yet sent */
 
 /* us_shutdown */
 #define US_SHUT_RD 0
@@ -130,25 +183,113 @@ struct us_epoll_event {
 	us_epoll_data_t data;
 };
 
-/* US_TCP_INFO: a subset of Linux's struct tcp_info, same units. */
+/* US_TCP_INFO: Linux's struct tcp_info field for field (through Linux
+ * 6.7's tcpi_total_rto_time), same units: times in microseconds except
+ * the tcpi_last_* ones (milliseconds), windows and byte counts in bytes,
+ * cwnd, ssthresh and the packet counts in segments.  tcpi_state takes
+ * Linux's values (US_TCP_ESTABLISHED ...), tcpi_ca_state Linux's TCP_CA_*.
+ * A field we cannot fill is 0; docs/API.md lists them. */
 struct us_tcp_info {
-	uint8_t tcpi_state;        /* RFC 9293 state: 0 CLOSED .. 10 TIME-WAIT */
-	uint8_t tcpi_nodelay, tcpi_keepalive, tcpi_in_recovery;
-	uint32_t tcpi_rto;         /* microseconds */
+	uint8_t tcpi_state;
+	uint8_t tcpi_ca_state;
+	uint8_t tcpi_retransmits;  /* RTOs in a row */
+	uint8_t tcpi_probes;       /* unanswered zero-window or keepalive probes */
+	uint8_t tcpi_backoff;
+	uint8_t tcpi_options;      /* US_TCPI_OPT_* */
+	uint8_t tcpi_snd_wscale : 4, tcpi_rcv_wscale : 4;
+	uint8_t tcpi_delivery_rate_app_limited : 1, tcpi_fastopen_client_fail : 2;
+
+	uint32_t tcpi_rto;
+	uint32_t tcpi_ato;
 	uint32_t tcpi_snd_mss;
-	uint32_t tcpi_rtt, tcpi_rttvar; /* microseconds */
-	uint32_t tcpi_snd_cwnd;    /* bytes (Linux counts segments) */
-	uint32_t tcpi_snd_ssthresh; /* bytes */
-	uint32_t tcpi_snd_wnd, tcpi_rcv_wnd;
-	uint32_t tcpi_retransmits; /* segments retransmitted, total */
-	uint32_t tcpi_backoff;
-	uint64_t tcpi_bytes_acked, tcpi_bytes_received;
+	uint32_t tcpi_rcv_mss;
+
+	uint32_t tcpi_unacked;     /* segments in flight; listener: accept queue */
+	uint32_t tcpi_sacked;      /* segments SACKed; listener: its backlog */
+	uint32_t tcpi_lost;
+	uint32_t tcpi_retrans;
+	uint32_t tcpi_fackets;
+
+	uint32_t tcpi_last_data_sent;
+	uint32_t tcpi_last_ack_sent; /* 0, as Linux */
+	uint32_t tcpi_last_data_recv;
+	uint32_t tcpi_last_ack_recv;
+
+	uint32_t tcpi_pmtu;
+	uint32_t tcpi_rcv_ssthresh;
+	uint32_t tcpi_rtt;
+	uint32_t tcpi_rttvar;
+	uint32_t tcpi_snd_ssthresh;
+	uint32_t tcpi_snd_cwnd;
+	uint32_t tcpi_advmss;
+	uint32_t tcpi_reordering;
+
+	uint32_t tcpi_rcv_rtt;
+	uint32_t tcpi_rcv_space;
+
+	uint32_t tcpi_total_retrans;
+
+	uint64_t tcpi_pacing_rate;
+	uint64_t tcpi_max_pacing_rate;
+	uint64_t tcpi_bytes_acked;
+	uint64_t tcpi_bytes_received;
+	uint32_t tcpi_segs_out;
+	uint32_t tcpi_segs_in;
+
+	uint32_t tcpi_notsent_bytes;
+	uint32_t tcpi_min_rtt;     /* UINT32_MAX before a sample, as Linux */
+	uint32_t tcpi_data_segs_in;
+	uint32_t tcpi_data_segs_out;
+
 	uint64_t tcpi_delivery_rate; /* bytes per second */
-	uint8_t tcpi_options;      /* only US_TCPI_OPT_SYN_DATA so far */
+
+	uint64_t tcpi_busy_time;
+	uint64_t tcpi_rwnd_limited;
+	uint64_t tcpi_sndbuf_limited;
+
+	uint32_t tcpi_delivered;
+	uint32_t tcpi_delivered_ce;
+
+	uint64_t tcpi_bytes_sent;
+	uint64_t tcpi_bytes_retrans;
+	uint32_t tcpi_dsack_dups;
+	uint32_t tcpi_reord_seen;
+
+	uint32_t tcpi_rcv_ooopack;
+
+	uint32_t tcpi_snd_wnd;
+	uint32_t tcpi_rcv_wnd;
+
+	uint32_t tcpi_rehash;
+
+	uint16_t tcpi_total_rto;
+	uint16_t tcpi_total_rto_recoveries;
+	uint32_t tcpi_total_rto_time;
 };
-/* tcpi_options: RFC 7413, the SYN's data was acknowledged by the SYN-ACK
- * (client) or accepted with the SYN (server); Linux's TCPI_OPT_SYN_DATA. */
+/* tcpi_options, Linux's TCPI_OPT_*; SYN_DATA: RFC 7413, the SYN's data
+ * was acknowledged by the SYN-ACK (client) or accepted with the SYN
+ * (server). */
+#define US_TCPI_OPT_TIMESTAMPS 1
+#define US_TCPI_OPT_SACK 2
+#define US_TCPI_OPT_WSCALE 4
 #define US_TCPI_OPT_SYN_DATA 32
+/* tcpi_ca_state, Linux's TCP_CA_* (CWR never: no ECN). */
+#define US_TCP_CA_OPEN 0
+#define US_TCP_CA_DISORDER 1
+#define US_TCP_CA_RECOVERY 3
+#define US_TCP_CA_LOSS 4
+/* tcpi_state, Linux's TCP_* states. */
+#define US_TCP_ESTABLISHED 1
+#define US_TCP_SYN_SENT 2
+#define US_TCP_SYN_RECV 3
+#define US_TCP_FIN_WAIT1 4
+#define US_TCP_FIN_WAIT2 5
+#define US_TCP_TIME_WAIT 6
+#define US_TCP_CLOSE 7
+#define US_TCP_CLOSE_WAIT 8
+#define US_TCP_LAST_ACK 9
+#define US_TCP_LISTEN 10
+#define US_TCP_CLOSING 11
 
 /* Prototypes: sockets */
 
@@ -219,6 +360,11 @@ int us_shutdown(int fd, int how);
  * connections of a listener are reset. */
 int us_close(int fd);
 int us_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
+/* US_FIONREAD/US_SIOCINQ, US_SIOCOUTQ, US_SIOCOUTQNSD into *arg, as
+ * Linux's tcp_ioctl/udp_ioctl: EINVAL on a listener, 0 before the
+ * handshake is done, ENOTTY for another request (and SIOCOUTQNSD on UDP),
+ * EFAULT for arg NULL. */
+int us_ioctl(int fd, unsigned long request, int *arg);
 int us_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 int us_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
 int us_getpeername(int fd, struct sockaddr *addr, socklen_t *len);

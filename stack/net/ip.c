@@ -275,6 +275,12 @@ static void ip_tcp_csum_offload(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 void us_ip_output(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t dst,
 		  uint8_t proto, unsigned flags)
 {
+	us_ip_output_tos(n, m, src, dst, proto, flags, 0, 0);
+}
+
+void us_ip_output_tos(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t dst,
+		      uint8_t proto, unsigned flags, uint8_t tos, uint8_t ttl)
+{
 	struct rte_ipv4_hdr *ip;
 	uint32_t next_hop;
 
@@ -296,7 +302,8 @@ void us_ip_output(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t d
 		.total_length = rte_cpu_to_be_16((uint16_t)rte_pktmbuf_pkt_len(m)),
 		.packet_id = rte_cpu_to_be_16(n->ip.next_id++),
 		.fragment_offset = (flags & US_IP_DF) ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0,
-		.time_to_live = n->ip.ttl,
+		.type_of_service = tos,
+		.time_to_live = ttl ? ttl : n->ip.ttl,
 		.next_proto_id = proto,
 		.src_addr = rte_cpu_to_be_32(src),
 		.dst_addr = rte_cpu_to_be_32(dst),

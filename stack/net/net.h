@@ -278,6 +278,10 @@ void us_ip_input(struct us_net *n, struct rte_mbuf *m);
  * order; flags US_IP_*.  Routes, fragments if needed, resolves and queues. */
 void us_ip_output(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t dst,
 		  uint8_t proto, unsigned flags);
+/* The same with a TOS byte and a TTL (0: the configured one), a socket's
+ * IP_TOS and IP_TTL. */
+void us_ip_output_tos(struct us_net *n, struct rte_mbuf *m, uint32_t src, uint32_t dst,
+		      uint8_t proto, unsigned flags, uint8_t tos, uint8_t ttl);
 /* Is dst (host byte order) one of ours, broadcast included? */
 bool us_ip_is_local(const struct us_net *n, uint32_t dst);
 bool us_ip_is_bcast(const struct us_net *n, uint32_t dst);

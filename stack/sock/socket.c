@@ -208,12 +208,18 @@ uint32_t us_sock_poll(struct us_sock *s)
 		break;
 	}
 	tcp_conn_status(s->tc, &st);
-	if (st.readable > 0 || s->rest != NULL)
+	/* SO_RCVLOWAT: readable once that much is queued (tcp_poll). */
+	if (us_sock_readable_enough(s, st.readable) || s->rest != NULL)
 		m |= US_EPOLLIN;
 	if (st.fin_rcvd || s->shut_rd)
 		m |= US_EPOLLIN | US_EPOLLRDHUP;
-	if (s->shut_wr || (st.established && st.send_space > 0))
+	/* TCP_NOTSENT_LOWAT: writable while little waits unsent; when too
+	 * much does, tcp/ says when it has gone (on_writable). */
+	if (s->shut_wr ||
+	    (st.established && st.send_space > 0 && us_sock_unsent_low(s, st.unsent)))
 		m |= US_EPOLLOUT;
+	else if (st.established && st.send_space > 0)
+		tcp_conn_want_writable(s->tc);
 	if (s->shut_wr && (st.fin_rcvd || s->shut_rd))
 		m |= US_EPOLLHUP;
 	if (s->so_error)
@@ -266,9 +272,24 @@ static void sock_apply_opts(struct us_sock *s)
 		tcp_set_quickack(s->tc, false);
 }
 
+/* Linux's sk_clone: an accepted socket starts with its listener's
+ * options.  tcp/'s part is the connection's own (its listener's from the
+ * SYN on, or what it brought along from another engine). */
+static void sock_inherit_opts(struct us_sock *s, const struct us_sock *l)
+{
+	tcp_conn_get_opts(s->tc, &s->o);
+	s->rcvbuf_set = s->o.rcvbuf != 0;
+	s->sndbuf_set = s->o.sndbuf != 0;
+	s->rcvlowat = l->rcvlowat;
+	s->inq = l->inq;
+	s->linger_on = l->linger_on;
+	s->linger_s = l->linger_s;
+	s->reuseaddr = l->reuseaddr;
+}
+
 static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 {
-	struct us_sock *l = lctx, *s;
+	struct us_sock *l = us_sock_reuseport_pick(lctx, tc), *s;
 
 	if (l->nacceptq >= l->backlog) {
 		l->tab->stats.sock_drop_accept_full++;
@@ -288,6 +309,7 @@ static void sk_on_accept(void *lctx, struct tcp_conn *tc)
 	s->nodelay = l->nodelay;
 	s->keepalive = l->keepalive;
 	s->quickack_off = l->quickack_off;
+	sock_inherit_opts(s, l);
 	us_sock_tcp_names(s);
 	tcp_conn_set_ctx(tc, s);
 	sock_apply_opts(s);
@@ -378,15 +400,17 @@ int us_socket(int domain, int type, int protocol)
 	return s->fd;
 }
 
-static bool sock_port_taken(const struct us_sock_table *tab, const struct us_in6 *ip,
-			    bool v6only, uint16_t port)
+static bool sock_port_taken(const struct us_sock *s, const struct us_in6 *ip, uint16_t port)
 {
+	const struct us_sock_table *tab = s->tab;
+
 	for (unsigned i = 1; i < tab->cap; i++) {
 		const struct us_sock *o = tab->socks[i];
 
 		if (o != NULL && o->kind == US_SK_TCP && o->bound && o->lport == port &&
 		    (o->state == US_SS_NEW || o->state == US_SS_LISTEN) &&
-		    us_sock_names_overlap(&o->lip, o->v6only, ip, v6only))
+		    !us_sock_reuseport_shares(o, s) &&
+		    us_sock_names_overlap(&o->lip, o->v6only, ip, s->v6only))
 			return true;
 	}
 	return false;
@@ -427,7 +451,7 @@ int us_bind(int fd, const struct sockaddr *addr, socklen_t len)
 	rc = sock_tcp_bind_name(s, &ip, &name);
 	if (rc < 0)
 		return us_sock_fail(rc);
-	if (port != 0 && sock_port_taken(s->tab, &name, s->v6only, port))
+	if (port != 0 && sock_port_taken(s, &name, port))
 		return us_sock_fail(-EADDRINUSE);
 	s->lip = name;
 	s->lport = port;
@@ -453,8 +477,15 @@ int us_listen(int fd, int backlog)
 		return us_sock_fail(-EINVAL);
 	if (!s->bound || s->lport == 0)
 		return us_sock_fail(-EDESTADDRREQ);
+	if (us_sock_reuseport_join(s)) {
+		s->state = US_SS_LISTEN; /* tcp/'s listener is the group's */
+		s->backlog = (unsigned)backlog;
+		return 0;
+	}
 	rc = tcp_listen(s->tab->ts, &s->lip, s->lport, s->v6only ? TCP_LISTEN_V6ONLY : 0,
 			&us_sock_callbacks, s);
+	if (rc == 0 && (rc = tcp_listener_set_opts(s->tab->ts, &s->lip, s->lport, &s->o)) < 0)
+		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	if (rc == 0 && (rc = us_sock_tfo_listen(s)) < 0)
 		tcp_unlisten_addr(s->tab->ts, &s->lip, s->lport);
 	/* Isolated port: without the listener's rule no SYN would arrive. */
@@ -544,7 +575,7 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		rc = us_sock_tfo_connect(s, &ip, port);
 		return rc < 0 ? us_sock_fail(rc) : 0;
 	}
-	rc = tcp_connect(s->tab->ts, &ip, port, &us_sock_callbacks, s, &s->tc);
+	rc = tcp_connect_opts(s->tab->ts, &ip, port, &s->o, &us_sock_callbacks, s, &s->tc);
 	if (rc < 0)
 		return us_sock_fail(rc == -ENOBUFS ? -EAGAIN : rc);
 	s->state = US_SS_CONNECTING;

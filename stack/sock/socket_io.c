@@ -10,8 +10,11 @@
 
 #include "stack/sock/socket_priv.h"
 
-#define SOCK_SEND_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL)
-#define SOCK_RECV_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_PEEK)
+#define SOCK_SEND_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_MORE)
+/* MSG_WAITALL on a socket that never blocks returns what is there, as on
+ * a Linux O_NONBLOCK socket. */
+#define SOCK_RECV_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_PEEK | US_MSG_WAITALL | \
+			 US_MSG_TRUNC)
 
 static int sock_take_error(struct us_sock *s)
 {
@@ -19,6 +22,14 @@ static int sock_take_error(struct us_sock *s)
 
 	s->so_error = 0;
 	return -err;
+}
+
+static bool sock_unsent_low(const struct us_sock *s)
+{
+	struct tcp_conn_status st;
+
+	tcp_conn_status(s->tc, &st);
+	return us_sock_unsent_low(s, st.unsent);
 }
 
 ssize_t us_send(int fd, const void *buf, size_t len, int flags)
@@ -34,6 +45,8 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP) {
+		if (flags & US_MSG_MORE)
+			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams */
 		n = us_udp_sendto(s, buf, len, NULL, 0);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
@@ -56,6 +69,11 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 		return us_sock_fail(sock_take_error(s));
 	if (s->shut_wr || s->state == US_SS_ENDED)
 		return us_sock_fail(-EPIPE);
+	if (s->o.notsent_lowat != 0 && !sock_unsent_low(s)) {
+		tcp_conn_want_writable(s->tc);
+		return us_sock_fail(-EAGAIN); /* Linux's tcp_stream_memory_free */
+	}
+	tcp_send_more(s->tc, (flags & US_MSG_MORE) != 0);
 	n = tcp_send(s->tc, buf, len);
 	if (n < 0)
 		return us_sock_fail(n == -ENOTCONN ? -EPIPE : (int)n);
@@ -107,6 +125,25 @@ static ssize_t sock_read_rest(struct us_sock *s, void *buf, size_t len)
 	return (ssize_t)done;
 }
 
+/* MSG_TRUNC on TCP (Linux's tcp_recvmsg): up to len bytes taken off the
+ * stream and dropped, not copied; the count. */
+static ssize_t sock_discard(struct tcp_conn *tc, size_t len)
+{
+	char scratch[2048];
+	size_t done = 0;
+	ssize_t n = 0;
+
+	while (done < len) {
+		size_t want = len - done < sizeof(scratch) ? len - done : sizeof(scratch);
+
+		n = tcp_recv(tc, scratch, want);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return done > 0 ? (ssize_t)done : n;
+}
+
 ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 {
 	struct us_sock *s;
@@ -119,7 +156,7 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP)
 		return us_recvfrom(fd, buf, len, flags, NULL, NULL);
-	if (buf == NULL && len > 0)
+	if (buf == NULL && len > 0 && !(flags & US_MSG_TRUNC))
 		return us_sock_fail(-EFAULT);
 	switch (s->state) {
 	case US_SS_NEW:
@@ -130,6 +167,8 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 	default:
 		break;
 	}
+	if (s->rest != NULL && !s->shut_rd && buf == NULL && len > 0)
+		return us_sock_fail(-EFAULT);
 	if (s->rest != NULL && !s->shut_rd)
 		return (flags & US_MSG_PEEK) ? sock_peek_rest(s, buf, len)
 					     : sock_read_rest(s, buf, len);
@@ -137,7 +176,12 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 		return us_sock_fail(sock_take_error(s));
 	if (s->shut_rd || s->state == US_SS_ENDED || len == 0)
 		return 0;
-	n = (flags & US_MSG_PEEK) ? tcp_recv_peek(s->tc, buf, len) : tcp_recv(s->tc, buf, len);
+	if ((flags & (US_MSG_TRUNC | US_MSG_PEEK)) == US_MSG_TRUNC)
+		n = sock_discard(s->tc, len);
+	else if (flags & US_MSG_PEEK)
+		n = tcp_recv_peek(s->tc, buf, len);
+	else
+		n = tcp_recv(s->tc, buf, len);
 	if (n == -ENOTCONN)
 		return 0;
 	return n < 0 ? us_sock_fail((int)n) : n;
@@ -155,8 +199,8 @@ ssize_t us_sendto(int fd, const void *buf, size_t len, int flags, const struct s
 	if (rc < 0)
 		return us_sock_fail(rc);
 	if (s->kind == US_SK_UDP) {
-		if (flags & ~SOCK_SEND_FLAGS)
-			return us_sock_fail(-EOPNOTSUPP);
+		if (flags & (~SOCK_SEND_FLAGS | US_MSG_MORE))
+			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams */
 		if (addr != NULL &&
 		    (rc = us_sock_addr_peer(s, addr, alen, US_SA_SENDTO, &ip, &port)) < 0)
 			return us_sock_fail(rc);
@@ -185,7 +229,8 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 	if (us_sock_lookup(fd, &s) == 0 && s->kind == US_SK_UDP) {
 		if (flags & ~SOCK_RECV_FLAGS)
 			return us_sock_fail(-EOPNOTSUPP);
-		n = us_udp_recvfrom(s, buf, len, &ip, &port, (flags & US_MSG_PEEK) != 0);
+		n = us_udp_recvfrom(s, buf, len, &ip, &port, (flags & US_MSG_PEEK) != 0,
+				    (flags & US_MSG_TRUNC) != 0);
 		if (n < 0)
 			return us_sock_fail((int)n);
 		us_sock_addr_put(s, &ip, port, addr, alen);
@@ -195,6 +240,53 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 	if (n >= 0 && addr != NULL && alen != NULL && us_getpeername(fd, addr, alen) < 0)
 		*alen = 0;
 	return n;
+}
+
+/* FIONREAD/SIOCINQ, SIOCOUTQ, SIOCOUTQNSD on TCP (Linux's tcp_ioctl):
+ * EINVAL on a listener, 0 before the handshake is done. */
+static int sock_tcp_ioctl(struct us_sock *s, unsigned long request, int *arg)
+{
+	struct tcp_conn_status st = { 0 };
+
+	if (s->state == US_SS_LISTEN)
+		return -EINVAL;
+	if (s->tc != NULL)
+		tcp_conn_status(s->tc, &st);
+	if (!st.established) {
+		st = (struct tcp_conn_status){ 0 };
+		if (s->tc == NULL && s->rest != NULL)
+			st.readable = s->rest->pkt_len - s->rest_off;
+	} else if (s->rest != NULL) {
+		st.readable += s->rest->pkt_len - s->rest_off;
+	}
+	if (request == US_FIONREAD)
+		*arg = (int)st.readable;
+	else
+		*arg = (int)(request == US_SIOCOUTQ ? st.unacked : st.unsent);
+	return 0;
+}
+
+int us_ioctl(int fd, unsigned long request, int *arg)
+{
+	struct us_sock *s;
+	int rc = us_sock_any(fd, &s);
+
+	if (rc < 0)
+		return us_sock_fail(rc);
+	if (request != US_FIONREAD && request != US_SIOCOUTQ && request != US_SIOCOUTQNSD)
+		return us_sock_fail(-ENOTTY);
+	if (arg == NULL)
+		return us_sock_fail(-EFAULT);
+	if (s->kind == US_SK_UDP) {
+		/* Linux's udp_ioctl: the next datagram's length; nothing waits
+		 * to be sent; no SIOCOUTQNSD. */
+		if (request == US_SIOCOUTQNSD)
+			return us_sock_fail(-ENOTTY);
+		*arg = request == US_FIONREAD ? (int)us_udp_next_len(s) : 0;
+		return 0;
+	}
+	rc = sock_tcp_ioctl(s, request, arg);
+	return rc < 0 ? us_sock_fail(rc) : 0;
 }
 
 int us_shutdown(int fd, int how)
@@ -230,8 +322,10 @@ static void sock_close_listener(struct us_sock *l)
 {
 	struct us_sock *s;
 
-	tcp_unlisten_addr(l->tab->ts, &l->lip, l->lport);
-	us_engine_unlisten_rule(l->tab->e, l->lport);
+	if (!us_sock_reuseport_leave(l)) {
+		tcp_unlisten_addr(l->tab->ts, &l->lip, l->lport);
+		us_engine_unlisten_rule(l->tab->e, l->lport);
+	}
 	while ((s = STAILQ_FIRST(&l->acceptq)) != NULL) {
 		STAILQ_REMOVE_HEAD(&l->acceptq, accept_link);
 		if (s->tc != NULL)
@@ -257,7 +351,7 @@ int us_close(int fd)
 	us_sock_unwatch(s);
 	if (s->state == US_SS_LISTEN)
 		sock_close_listener(s);
-	else if (s->tc != NULL && s->linger_rst)
+	else if (s->tc != NULL && s->linger_on && s->linger_s == 0)
 		tcp_abort(s->tc); /* SO_LINGER {1, 0}: RST, like Linux */
 	else if (s->tc != NULL)
 		tcp_close(s->tc);

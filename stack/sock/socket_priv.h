@@ -110,8 +110,21 @@ struct us_sock {
 	struct tcp_conn *tc;            /* NULL when NEW, LISTEN or ENDED */
 	bool bound, shut_rd, shut_wr, eof;
 	int so_error;                   /* pending, reported once */
-	bool reuseaddr, keepalive, nodelay, linger_rst;
+	bool reuseaddr, reuseport, keepalive, nodelay;
 	bool quickack_off;              /* US_TCP_QUICKACK 0 */
+	/* Options (socket_opt.c, socket_opt_tcp.c).  o: what tcp/ applies
+	 * (tcp_conn_opts), kept here before the connection exists and handed
+	 * to it at connect and listen; an accepted socket has its listener's. */
+	struct tcp_conn_opts o;
+	bool linger_on;                 /* SO_LINGER; linger_s 0: RST at close */
+	int linger_s;
+	bool rcvbuf_set, sndbuf_set;    /* SO_RCVBUF/SO_SNDBUF given (o has the size) */
+	uint32_t rcvlowat;              /* SO_RCVLOWAT, at least 1 */
+	bool inq;                       /* TCP_INQ */
+	/* SO_REUSEPORT group (socket_reuseport.c): every member's rp_owner
+	 * is the socket owning tcp/'s listener, NULL when alone; members
+	 * listed from the owner through rp_next. */
+	struct us_sock *rp_owner, *rp_next;
 	struct rte_mbuf *rest;          /* data kept after both FINs (tcp_recv_take) */
 	uint32_t rest_off;              /* bytes of rest's first segment already read */
 	/* Listener: established connections not accepted yet, FIFO. */
@@ -222,6 +235,35 @@ void us_sock_tcp_names(struct us_sock *s);
 void us_sock_keep_rest(struct us_sock *s);
 extern const struct tcp_callbacks us_sock_callbacks;
 
+/* socket_opt.c, socket_opt_tcp.c.  Option values as Linux takes them:
+ * an int of at least optlen sizeof(int) (EINVAL shorter, EFAULT NULL). */
+int us_sock_opt_int(const void *val, socklen_t len, int *out);
+/* IPPROTO_TCP level (0 or -errno; ENOPROTOOPT: not an option of ours). */
+int us_sock_tcp_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
+/* Get: an int in *v (ENOPROTOOPT: not an int option); TCP_INFO,
+ * TCP_CONGESTION and TCP_FASTOPEN_KEY write val themselves (*done). */
+int us_sock_tcp_getopt(struct us_sock *s, int name, void *val, socklen_t *len, int *v,
+		       bool *done);
+/* socket_reuseport.c: SO_REUSEPORT groups of listeners on one engine. */
+/* May a and b bind the same name?  Both set SO_REUSEPORT. */
+bool us_sock_reuseport_shares(const struct us_sock *a, const struct us_sock *b);
+/* us_listen: s joins the group listening on its name (true), or is the
+ * first and makes tcp/'s listener itself (false). */
+bool us_sock_reuseport_join(struct us_sock *s);
+/* The member whose accept queue takes connection tc (owner alone: it). */
+struct us_sock *us_sock_reuseport_pick(struct us_sock *owner, struct tcp_conn *tc);
+/* Closing listener s leaves its group: true when tcp/'s listener stays
+ * (other members remain), false when s was alone. */
+bool us_sock_reuseport_leave(struct us_sock *s);
+
+/* socket_tcpinfo.c: US_TCP_INFO, Linux's struct tcp_info. */
+void us_sock_tcp_info(const struct us_sock *s, struct us_tcp_info *ti);
+/* Hands s->o to the connection or the listener, if there is one. */
+int us_sock_opts_push(struct us_sock *s);
+/* Readiness thresholds: SO_RCVLOWAT and TCP_NOTSENT_LOWAT. */
+bool us_sock_readable_enough(const struct us_sock *s, uint32_t readable);
+bool us_sock_unsent_low(const struct us_sock *s, uint32_t unsent);
+
 /* socket_tfo.c: RFC 7413 on the socket calls (0/count or -errno). */
 int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len);
 int us_sock_tfo_getopt(struct us_sock *s, int name, int *v);
@@ -247,8 +289,11 @@ int us_udp_connect(struct us_sock *s, const struct us_in6 *ip, uint16_t port);
 /* dst NULL: to the connected peer. */
 ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, const struct us_in6 *dst,
 		      uint16_t dport);
+/* The payload length of the next datagram queued, 0 when none. */
+uint32_t us_udp_next_len(const struct us_sock *s);
+/* peek: MSG_PEEK; trunc: MSG_TRUNC, the datagram's whole length returned. */
 ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 *src,
-			uint16_t *sport, bool peek);
+			uint16_t *sport, bool peek, bool trunc);
 
 static inline int us_sock_fail(int rc)
 {

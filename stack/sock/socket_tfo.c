@@ -18,14 +18,6 @@
 
 #include "stack/sock/socket_priv.h"
 
-static int tfo_opt_int(const void *val, socklen_t len, int *out)
-{
-	if (val == NULL || len < sizeof(int))
-		return -EINVAL;
-	memcpy(out, val, sizeof(int));
-	return 0;
-}
-
 /* RFC 7413 5.1: qlen bounds PendingFastOpenRequests; 0 turns it off.  As
  * Linux, only before connect (kept until listen) or on a listener. */
 static int tfo_set_qlen(struct us_sock *s, int v)
@@ -46,7 +38,7 @@ static int tfo_set_qlen(struct us_sock *s, int v)
 
 int us_sock_tfo_setopt(struct us_sock *s, int name, const void *val, socklen_t len)
 {
-	int v, rc = tfo_opt_int(val, len, &v);
+	int v, rc = us_sock_opt_int(val, len, &v);
 
 	if (rc < 0)
 		return rc;
@@ -92,7 +84,7 @@ static ssize_t tfo_open(struct us_sock *s, const struct us_in6 *ip, uint16_t por
 			const void *buf, size_t len)
 {
 	ssize_t n = tcp_connect_data(s->tab->ts, ip, port, buf, len, TCP_CONNECT_FASTOPEN,
-				     &us_sock_callbacks, s, &s->tc);
+				     &s->o, &us_sock_callbacks, s, &s->tc);
 
 	if (n < 0)
 		return n == -ENOBUFS ? -EAGAIN : n;

@@ -314,9 +314,17 @@ ssize_t us_udp_sendto(struct us_sock *s, const void *buf, size_t len, const stru
 
 /* The next datagram: up to len bytes copied (the rest of it is discarded,
  * as POSIX says for message sockets), source address out. */
-ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 *src,
-			uint16_t *sport, bool peek)
+uint32_t us_udp_next_len(const struct us_sock *s)
 {
+	if (s->dq_n == 0)
+		return 0;
+	return rte_pktmbuf_pkt_len(s->dq[s->dq_head]) - (uint32_t)sizeof(struct rte_udp_hdr);
+}
+
+ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 *src,
+			uint16_t *sport, bool peek, bool trunc)
+{
+	uint32_t whole;
 	struct rte_mbuf *m;
 	const struct rte_udp_hdr *uh;
 	const void *p;
@@ -336,6 +344,7 @@ ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 
 		s->dq_n--;
 		s->dq_bytes -= plen;
 	}
+	whole = plen;
 	if (len > plen)
 		len = plen;
 	if (len > 0) {
@@ -345,7 +354,7 @@ ssize_t us_udp_recvfrom(struct us_sock *s, void *buf, size_t len, struct us_in6 
 	}
 	if (!peek)
 		rte_pktmbuf_free(m);
-	return (ssize_t)len;
+	return trunc ? (ssize_t)whole : (ssize_t)len;
 }
 
 /* The socket on dport that takes a datagram to dst, or NULL. */
@@ -386,7 +395,7 @@ static int udp_deliver(void *ctx, struct rte_mbuf *m, const struct us_in6 *src,
 		tab->stats.udp_drop_not_peer++; /* connected: only its peer's */
 		goto drop;
 	}
-	if (s->dq_n == US_UDP_QUEUE || s->dq_bytes + plen > tab->rcvbuf) {
+	if (s->dq_n == US_UDP_QUEUE || s->dq_bytes + plen > (s->rcvbuf_set ? s->o.rcvbuf : tab->rcvbuf)) {
 		tab->stats.udp_drop_rcvbuf++;
 		goto drop;
 	}

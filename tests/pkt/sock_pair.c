@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
 
 #include <rte_ether.h>
@@ -42,6 +43,78 @@ static struct rte_mbuf *sp_wire_copy(struct rte_mbuf *m)
 	return c;
 }
 
+static const struct rte_tcp_hdr *sp_tcp_of(const struct rte_mbuf *m, int *family, int *payload);
+
+/* The MSS option of a header, -1 when absent. */
+static int sp_mss_of(const struct rte_tcp_hdr *th)
+{
+	const uint8_t *o = (const uint8_t *)(th + 1), *end;
+
+	end = (const uint8_t *)th + (th->data_off >> 4) * 4u;
+	while (o < end) {
+		if (o[0] == 0)
+			break;
+		if (o[0] == 1) {
+			o++;
+			continue;
+		}
+		if (o[0] == 2 && o + 4 <= end)
+			return o[2] << 8 | o[3];
+		o += o[1] < 2 ? 2 : o[1];
+	}
+	return -1;
+}
+
+static void sp_log(struct sp_side *s, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_tcp_hdr *th;
+	struct sp_seg *g;
+	int family, payload;
+
+	if (s->nlog == SP_LOG_MAX || (th = sp_tcp_of(m, &family, &payload)) == NULL)
+		return;
+	g = &s->log[s->nlog++];
+	*g = (struct sp_seg){
+		.at = sp.now, .flags = th->tcp_flags, .seq = rte_be_to_cpu_32(th->sent_seq),
+		.ack = rte_be_to_cpu_32(th->recv_ack), .wnd = rte_be_to_cpu_16(th->rx_win),
+		.payload = payload, .mss = sp_mss_of(th),
+	};
+	if (family == AF_INET) {
+		const struct rte_ipv4_hdr *ip = (const void *)(eh + 1);
+
+		g->tos = ip->type_of_service;
+		g->ttl = ip->time_to_live;
+	} else {
+		g->ttl = ((const struct rte_ipv6_hdr *)(eh + 1))->hop_limits;
+	}
+}
+
+void sp_log_clear(struct sp_side *side)
+{
+	side->nlog = 0;
+}
+
+unsigned sp_log_count(const struct sp_side *side, uint8_t flags, uint8_t not)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < side->nlog; i++)
+		if ((side->log[i].flags & flags) == flags && !(side->log[i].flags & not))
+			n++;
+	return n;
+}
+
+int sp_log_max_payload(const struct sp_side *side)
+{
+	int max = 0;
+
+	for (unsigned i = 0; i < side->nlog; i++)
+		if (side->log[i].payload > max)
+			max = side->log[i].payload;
+	return max;
+}
+
 static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sp_side *s = ctx, *p = s->peer;
@@ -51,6 +124,7 @@ static uint16_t sp_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 		assert_non_null(m);
 		s->sent++;
+		sp_log(s, m);
 		if (rte_pktmbuf_pkt_len(m) > s->max_frame)
 			s->max_frame = rte_pktmbuf_pkt_len(m);
 		if (s->wire_down || p->n == SP_Q_MAX ||
@@ -219,6 +293,90 @@ int sp_test_teardown(void **state)
 	(void)state;
 	sp_teardown();
 	return 0;
+}
+
+void sp_set_int(int fd, int level, int name, int v)
+{
+	assert_int_equal(us_setsockopt(fd, level, name, &v, sizeof(v)), 0);
+}
+
+int sp_get_int(int fd, int level, int name)
+{
+	int v = -12345;
+	socklen_t len = sizeof(v);
+
+	assert_int_equal(us_getsockopt(fd, level, name, &v, &len), 0);
+	assert_int_equal(len, sizeof(v));
+	return v;
+}
+
+int sp_listen_b(uint16_t port, void (*prep)(int fd))
+{
+	struct sockaddr_in any = sp_addr(0, port);
+	int fd;
+
+	sp_on(&sp.b);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd > 0);
+	assert_int_equal(us_bind(fd, SA(any), sizeof(any)), 0);
+	if (prep != NULL)
+		prep(fd);
+	assert_int_equal(us_listen(fd, 8), 0);
+	sp_on(&sp.a);
+	return fd;
+}
+
+int sp_connect_a(uint16_t port, void (*prep)(int fd))
+{
+	struct sockaddr_in to = sp_addr(SP_B_IP, port);
+	int fd;
+
+	sp_on(&sp.a);
+	fd = us_socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd > 0);
+	if (prep != NULL)
+		prep(fd);
+	errno = 0;
+	assert_int_equal(us_connect(fd, SA(to), sizeof(to)), -1);
+	assert_int_equal(errno, EINPROGRESS);
+	return fd;
+}
+
+void sp_pair(int l, uint16_t port, void (*cprep)(int fd), int *c, int *s)
+{
+	*c = sp_connect_a(port, cprep);
+	assert_int_equal(sp_wait_events(&sp.a, *c, US_EPOLLOUT, 100), US_EPOLLOUT);
+	assert_int_equal(sp_wait_events(&sp.b, l, US_EPOLLIN, 100), US_EPOLLIN);
+	sp_on(&sp.b);
+	*s = us_accept(l, NULL, NULL);
+	assert_true(*s > 0);
+	sp_on(&sp.a);
+}
+
+size_t sp_drain_b(int s)
+{
+	static char buf[65536];
+	size_t got = 0;
+	ssize_t n;
+
+	sp_on(&sp.b);
+	while ((n = us_recv(s, buf, sizeof(buf), 0)) > 0)
+		got += (size_t)n;
+	sp_on(&sp.a);
+	return got;
+}
+
+void sp_close3(int c, int s, int l)
+{
+	sp_on(&sp.a);
+	if (c >= 0)
+		us_close(c);
+	sp_on(&sp.b);
+	if (s >= 0)
+		us_close(s);
+	if (l >= 0)
+		us_close(l);
+	sp_on(&sp.a);
 }
 
 uint32_t sp_wait_events(struct sp_side *side, int fd, uint32_t interest, int ms)

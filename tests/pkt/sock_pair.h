@@ -23,6 +23,18 @@
 #define SP_B_IP 0x0a000002u /* 10.0.0.2 */
 #define SP_Q_MAX 4096u
 
+/* A TCP segment one side sent, as the wire saw it (host byte order). */
+struct sp_seg {
+	uint64_t at;        /* sp.now when sent */
+	uint8_t flags;      /* TH_* bits */
+	uint32_t seq, ack;
+	uint32_t wnd;       /* the window field, unscaled */
+	int payload;
+	int mss;            /* MSS option, -1 when absent */
+	uint8_t tos, ttl;   /* IPv4 TOS and TTL (IPv6: traffic class 0, hop limit) */
+};
+#define SP_LOG_MAX 8192u
+
 struct sp_side {
 	struct us_config cfg;
 	struct us_port_ops ops;
@@ -35,6 +47,8 @@ struct sp_side {
 	unsigned drop_every;          /* lose every n-th frame this side sends (0: none) */
 	unsigned sent;
 	uint32_t max_frame;           /* longest frame this side sent, bytes */
+	struct sp_seg log[SP_LOG_MAX]; /* TCP segments sent, oldest first */
+	unsigned nlog;                /* (stops at SP_LOG_MAX) */
 };
 
 struct sp {
@@ -75,6 +89,31 @@ struct sp_syn {
 	int payload, cookie_len;
 };
 struct sp_syn sp_syn_waiting(const struct sp_side *side);
+
+/* Forgets the segments side sent so far. */
+void sp_log_clear(struct sp_side *side);
+/* Segments side sent since the last clear with all of flags set (0: any)
+ * and none of not. */
+unsigned sp_log_count(const struct sp_side *side, uint8_t flags, uint8_t not);
+/* The largest payload among them. */
+int sp_log_max_payload(const struct sp_side *side);
+
+/* For the option tests (tests/pkt/test_sockopt*.c): an int option set
+ * (must succeed) and read back (its length checked). */
+void sp_set_int(int fd, int level, int name, int v);
+int sp_get_int(int fd, int level, int name);
+/* A TCP listener on B at port, prep(fd) (may be NULL) run before listen. */
+int sp_listen_b(uint16_t port, void (*prep)(int fd));
+/* A TCP socket on A, prep(fd) (may be NULL) run before its connect to
+ * B:port (EINPROGRESS). */
+int sp_connect_a(uint16_t port, void (*prep)(int fd));
+/* A connected pair through B's listener l on port: *c on A, *s accepted
+ * on B; the thread on A after. */
+void sp_pair(int l, uint16_t port, void (*cprep)(int fd), int *c, int *s);
+/* Everything B's socket s can read now, dropped; the byte count. */
+size_t sp_drain_b(int s);
+/* Closes c on A and s, l on B (each -1 skipped); the thread on A after. */
+void sp_close3(int c, int s, int l);
 
 /* Waits up to ms for fd's events (one of interest) on a fresh epoll of
  * side's table, then binds the thread to side A again; 0 for none. */

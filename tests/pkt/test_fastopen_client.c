@@ -44,7 +44,7 @@ static struct tcp_conn *connect_data(struct pkt_t *t, size_t len, unsigned flags
 	for (size_t i = 0; i < len; i++)
 		buf[i] = pkt_pattern((uint32_t)i);
 	assert_int_equal(tcp_connect_data(t->ts, PKT_PEER_IP, PKT_PEER_PORT, buf, len, flags,
-					  &t->cb, t, &c), (ssize_t)len);
+					  NULL, &t->cb, t, &c), (ssize_t)len);
 	t->app_sent = len;
 	free(buf);
 	assert_non_null(c);

@@ -35,6 +35,7 @@
 #define READS_PER_STEP 64u /* a fast reader's calls per pass */
 
 static uint8_t buf[READ_BUF];
+static uint8_t peeked[READ_BUF]; /* what MSG_PEEK saw before a read */
 
 /* Byte o of conversation k's stream dir (0: client to server). */
 static inline uint8_t pattern(unsigned k, unsigned dir, uint64_t o)
@@ -101,6 +102,23 @@ static void end_error(struct sim_world *w, unsigned k, unsigned s, int err)
 	end_close(w, e);
 }
 
+/* The plan's socket options for a new end of conversation k. */
+static void end_opts(struct sim_world *w, unsigned k, unsigned s, int fd)
+{
+	const struct sim_conv_plan *cp = &w->plan.conv[k];
+	int one = 1, ut = (int)cp->user_timeout_ms;
+
+	if (cp->side[s].cork &&
+	    us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_CORK, &one, sizeof(one)) != 0)
+		sim_fail(w, "TCP_CORK: %s", strerror(errno));
+	if (ut > 0 && us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_USER_TIMEOUT, &ut, sizeof(ut)) != 0)
+		sim_fail(w, "TCP_USER_TIMEOUT: %s", strerror(errno));
+	w->n.ends_cork += cp->side[s].cork;
+	w->n.ends_more += cp->side[s].more;
+	w->n.ends_peek += cp->side[s].peek;
+	w->n.convs_user_timeout += s == 0 && ut > 0;
+}
+
 /* Send */
 
 /* What a send would take now (the socket layer's own view): filling a
@@ -138,7 +156,9 @@ static void end_send(struct sim_world *w, unsigned k, unsigned s)
 			len = sp->chunk;
 		for (uint64_t i = 0; i < len; i++)
 			buf[i] = pattern(k, s, e->sent + i);
-		n = us_send(e->fd, buf, (size_t)len, 0);
+		/* MSG_MORE while more of the stream follows this call. */
+		n = us_send(e->fd, buf, (size_t)len,
+			    sp->more && e->sent + len < sp->bytes ? US_MSG_MORE : 0);
 		if (n < 0) {
 			end_error(w, k, s, errno);
 			return;
@@ -167,6 +187,27 @@ static bool reading_paused(const struct sim_world *w, const struct sim_side_plan
 	return sp->read == SIM_READ_SLOW && w->now < e->next_read_ns;
 }
 
+/* MSG_PEEK of what the next read takes, and FIONREAD, which must agree
+ * with it: the bytes peeked (-1: none waited; -2: an error, reported). */
+static ssize_t end_peek(struct sim_world *w, unsigned k, unsigned s, size_t want)
+{
+	struct sim_end *e = &w->conv[k].end[s];
+	int inq = -1;
+	ssize_t p;
+
+	if (us_ioctl(e->fd, US_FIONREAD, &inq) != 0)
+		inq = -1; /* a listener's or a closed socket's question */
+	p = us_recv(e->fd, peeked, want, US_MSG_PEEK);
+	if (p < 0 && errno != EAGAIN) {
+		end_error(w, k, s, errno);
+		return -2;
+	}
+	if (p > 0 && inq > 0 && (size_t)p != RTE_MIN(want, (size_t)inq))
+		sim_fail(w, "conv %u (%s) %s: MSG_PEEK gave %ld bytes of %zu, FIONREAD said %d",
+			 k, sim_conv_str(w, k), s ? "server" : "client", (long)p, want, inq);
+	return p < 0 ? -1 : p;
+}
+
 static void end_read(struct sim_world *w, unsigned k, unsigned s)
 {
 	const struct sim_side_plan *sp = &w->plan.conv[k].side[s];
@@ -176,12 +217,19 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 
 	for (unsigned c = 0; c < calls && !e->done && !e->eof && !reading_paused(w, sp, e); c++) {
 		size_t want = sp->read == SIM_READ_SLOW ? sp->read_max : READ_BUF;
-		ssize_t n = us_recv(e->fd, buf, want, 0);
+		ssize_t p = sp->peek ? end_peek(w, k, s, want) : -1;
+		ssize_t n;
 
+		if (p < -1)
+			return; /* the peek met the error */
+		n = us_recv(e->fd, buf, want, 0);
 		if (n < 0) {
 			end_error(w, k, s, errno);
 			return;
 		}
+		if (p >= 0 && (n != p || memcmp(buf, peeked, (size_t)n) != 0))
+			sim_fail(w, "conv %u (%s) %s: read %ld bytes, MSG_PEEK saw %ld (or others)",
+				 k, sim_conv_str(w, k), s ? "server" : "client", (long)n, (long)p);
 		if (sp->read == SIM_READ_SLOW)
 			e->next_read_ns = w->now + sp->read_every_ns;
 		w->progress = true;
@@ -397,6 +445,7 @@ static void client_start(struct sim_world *w, unsigned k)
 		sim_fail(w, "us_socket: %s", strerror(errno));
 	if (cp->side[0].nodelay)
 		us_setsockopt(e->fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	end_opts(w, k, 0, e->fd);
 	if (cp->side[0].keepalive || cp->idle_ns)
 		us_setsockopt(e->fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
 	if (cp->tfo && cp->side[0].bytes > 0) {
@@ -483,6 +532,7 @@ static void server_end(struct sim_world *w, unsigned i, unsigned g, int k, int f
 	end_moved(w, (unsigned)k, 1);
 	if (w->plan.conv[k].side[1].nodelay)
 		us_setsockopt(fd, US_IPPROTO_TCP, US_TCP_NODELAY, &one, sizeof(one));
+	end_opts(w, (unsigned)k, 1, fd);
 	if (w->plan.conv[k].side[1].keepalive || w->plan.conv[k].idle_ns)
 		us_setsockopt(fd, US_SOL_SOCKET, US_SO_KEEPALIVE, &one, sizeof(one));
 }

@@ -15,7 +15,7 @@
 enum { S_WORLD, S_STACK = 0x100, S_LINK = 0x200, S_CONV = 0x300, S_UDP = 0x400,
        S_FAULT = 0x500, /* 0x600: the world's own draws while it runs (world.c) */
        S_IP6 = 0x700, S_IP6_STACK = 0x800, S_IP6_CONV = 0x900, S_IP6_UDP = 0xa00,
-       S_IP6_FAULT = 0xb00 };
+       S_IP6_FAULT = 0xb00, S_OPT_CONV = 0xc00 };
 
 uint32_t sim_ip(unsigned stack)
 {
@@ -267,6 +267,23 @@ static void draw_ip6(struct sim_plan *p)
 		ip4_only(p);
 }
 
+/* A conversation's socket options, from a stream of their own drawn
+ * last, so a seed's world is otherwise the one it drew before them.  The
+ * user timeout is long enough that only a fault or a lossy path (which
+ * explain an ETIMEDOUT, verdict.c) can reach it. */
+static void draw_conv_opts(struct sim_plan *p, unsigned k)
+{
+	struct sim_rng r = sim_rng_of(p->seed, S_OPT_CONV + k);
+	struct sim_conv_plan *c = &p->conv[k];
+
+	for (unsigned s = 0; s < 2; s++) {
+		c->side[s].cork = sim_pct(&r, 15);
+		c->side[s].more = !c->side[s].cork && sim_pct(&r, 15);
+		c->side[s].peek = sim_pct(&r, 20);
+	}
+	c->user_timeout_ms = sim_pct(&r, 25) ? (uint32_t)sim_range(&r, 10000, 120000) : 0;
+}
+
 void sim_plan_draw(struct sim_plan *p, uint64_t seed)
 {
 	struct sim_rng r = sim_rng_of(seed, S_WORLD);
@@ -290,6 +307,8 @@ void sim_plan_draw(struct sim_plan *p, uint64_t seed)
 	for (unsigned k = 0; k < p->nfaults; k++)
 		draw_fault(p, k);
 	draw_ip6(p);
+	for (unsigned k = 0; k < p->nconvs; k++)
+		draw_conv_opts(p, k);
 }
 
 void sim_plan_cut(struct sim_plan *p, const struct sim_cut *cut)

@@ -63,6 +63,11 @@ struct sim_side_plan {
 	uint64_t stall_at_ns, stall_ns; /* STALL: no read in [at, at + ns) of its life */
 	bool nodelay;
 	bool keepalive;
+	/* Socket options (drawn after everything else, S_OPT_CONV): sends
+	 * corked (TCP_CORK) or with MSG_MORE while more of the stream
+	 * follows; each read preceded by a MSG_PEEK and FIONREAD checked
+	 * against it. */
+	bool cork, more, peek;
 };
 
 struct sim_conv_plan {
@@ -78,6 +83,7 @@ struct sim_conv_plan {
 	unsigned abort_side;       /* ABORT: who resets, after abort_after bytes read */
 	uint64_t abort_after;
 	uint64_t idle_at, idle_ns; /* the client pauses sending after idle_at bytes */
+	uint32_t user_timeout_ms;  /* TCP_USER_TIMEOUT of both ends (0: none) */
 	bool migrate;              /* the server end moves engine ... */
 	uint64_t migrate_after_ns; /* ... this long after accepting */
 };

@@ -145,6 +145,10 @@ struct sim_udp {
 	X(convs, "conversations") \
 	X(convs_ip6, "conversations over IPv6") \
 	X(convs_mapped, "conversations over IPv4 from an AF_INET6 socket (v4-mapped)") \
+	X(ends_cork, "conversation ends sending corked (TCP_CORK)") \
+	X(ends_more, "conversation ends sending with MSG_MORE") \
+	X(ends_peek, "conversation ends peeking (MSG_PEEK, FIONREAD) before each read") \
+	X(convs_user_timeout, "conversations with TCP_USER_TIMEOUT on both ends") \
 	X(convs_ok, "conversations complete, every byte checked") \
 	X(convs_err, "conversations ended by an error the world explains") \
 	X(convs_aborted, "conversations reset by an application on purpose") \
@@ -171,7 +175,8 @@ struct sim_udp {
 	X(tcp_drop_no_mbuf) X(tcp_exit_resets) X(ip_frag_reassembled) X(ip_frag_timeout) \
 	X(tcp_pmtu_followed) X(ip6_rx_tcp) X(ip6_frag_reassembled) X(ip6_frag_timeout) \
 	X(icmp6_ptb_lowered) X(ip6_drop_too_big) \
-	X(nd6_tx_ns) X(nd6_drop_unresolved) X(nd6_probe_failed) X(dad_ok) X(steer_nd6_copies)
+	X(nd6_tx_ns) X(nd6_drop_unresolved) X(nd6_probe_failed) X(dad_ok) X(steer_nd6_copies) \
+	X(tcp_user_timeouts)
 
 enum sim_ctr {
 #define SIM_X_ENUM(name) SIM_C_##name,
