@@ -106,7 +106,7 @@ struct tcp_config {
 	uint8_t fastopen_key[2][16];
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
 	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default false */
-	bool undo;                   /* undo spurious reductions (tcp/undo.h), default off */
+	bool undo;                   /* undo spurious reductions (tcp/undo.h), default false */
 	enum tcp_loss_det loss_detection; /* what starts it, default TCP_LOSS_DUPACK */
 };
 

@@ -214,6 +214,14 @@ static void on_connected(void *ctx, struct tcp_conn *c)
 	t->conn = c;
 }
 
+void pkt_config_defaults(struct tcp_config *cfg)
+{
+	tcp_config_defaults(cfg);
+	cfg->loss_detection = TCP_LOSS_DUPACK;
+	cfg->tlp = false;
+	cfg->undo = false;
+}
+
 struct pkt_t *pkt_start(const struct tcp_config *cfg)
 {
 	struct pkt_t *t = calloc(1, sizeof(*t));
@@ -232,7 +240,7 @@ struct pkt_t *pkt_start(const struct tcp_config *cfg)
 	if (cfg)
 		t->cfg = *cfg;
 	else {
-		tcp_config_defaults(&t->cfg);
+		pkt_config_defaults(&t->cfg);
 		t->cfg.wscale = t->cfg.sack = t->cfg.timestamps = false;
 	}
 	/* MSS 1460 in both families (tcp/: MTU less 40 or 60). */

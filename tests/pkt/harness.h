@@ -159,7 +159,13 @@ int pkt_group_teardown(void **state);
 int pkt_teardown(void **state);
 #define PKT_TEST(fn) cmocka_unit_test_teardown(fn, pkt_teardown)
 
-/* cfg NULL: tcp_config_defaults with window scaling, SACK and timestamps
+/* tcp_config_defaults with RFC 5681 / RFC 6675 loss detection: duplicate
+ * ACKs (not RACK), no Tail Loss Probe, no undo.  The scripts assert the
+ * exact segments of those rules; RACK, TLP and undo have scripts of their
+ * own (test_rack.c, test_tlp.c, test_undo.c), and the transfers, the
+ * simulator and the interop tests run the defaults. */
+void pkt_config_defaults(struct tcp_config *cfg);
+/* cfg NULL: pkt_config_defaults with window scaling, SACK and timestamps
  * off (the scripts written before them); pass a config to turn them on. */
 struct pkt_t *pkt_start(const struct tcp_config *cfg);
 /* Our timestamp clock now (RFC 7323: 1 ms ticks of the wheel's time). */

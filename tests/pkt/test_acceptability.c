@@ -30,7 +30,7 @@ static struct pkt_t *start_small_window(void)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rcvbuf = 1000;
 	cfg.delack_ms = 40;
 	t = pkt_start(&cfg);

@@ -11,7 +11,7 @@ static struct pkt_t *start_small(uint32_t max_conns)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.rcvbuf = RCVBUF;
 	cfg.max_conns = max_conns;

@@ -23,7 +23,7 @@ static struct pkt_t *start_cc_sack(enum tcp_cc_alg alg, uint32_t rtt_ms, bool sa
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.wscale = false;
 	cfg.sack = sack;

@@ -44,7 +44,7 @@ static void test_active_close_fin_wait_time_wait_expiry(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.time_wait_ms = 5000;
 	struct pkt_t *t = pkt_start(&cfg);
 	struct tcp_conn *c;
@@ -73,7 +73,7 @@ static void test_time_wait_reacks_fin_and_restarts(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.time_wait_ms = 5000;
 	struct pkt_t *t = pkt_start(&cfg);
 
@@ -287,7 +287,7 @@ static void test_orphan_fin_wait_2_times_out(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.time_wait_ms = 3000;
 	struct pkt_t *t = pkt_start(&cfg);
 

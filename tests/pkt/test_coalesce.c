@@ -103,7 +103,7 @@ static void test_window_update_from_callback_sent_once(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.sack = cfg.timestamps = false; /* window scaling on */
 	t = pkt_start(&cfg);
 	co_action = CO_READ_ONLY;

@@ -139,7 +139,7 @@ static void test_window_follows_receive_buffer(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rcvbuf = 4000;
 	struct pkt_t *t = pkt_start(&cfg);
 
@@ -309,7 +309,7 @@ static void test_rto_min_is_configurable(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rto_min_ms = 50;
 	struct pkt_t *t = pkt_start(&cfg);
 	struct tcp_conn_info info;
@@ -409,7 +409,7 @@ static void test_data_retries_exhausted_etimedout(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.data_retries = 3;
 	struct pkt_t *t = pkt_start(&cfg);
 
@@ -452,7 +452,7 @@ static void test_send_eagain_then_writable(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.sndbuf = 3000;
 	struct pkt_t *t = pkt_start(&cfg);
 

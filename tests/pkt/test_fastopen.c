@@ -22,7 +22,7 @@ static struct pkt_t *start_tfo(uint32_t qlen, uint32_t rotate_s)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.fastopen_rotate_s = rotate_s;
 	t = pkt_start(&cfg);
@@ -414,7 +414,7 @@ static void test_rfc7413_syn_flood_turns_tfo_off(void **state)
 	uint8_t cookie[TFO_SERVER_COOKIE_LEN];
 	struct tfo_opt o;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.fastopen_rotate_s = 0;
 	cfg.backlog = 1;
@@ -483,7 +483,7 @@ static void test_rfc7413_configured_keys(void **state)
 	char err[128];
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.fastopen = TCP_FASTOPEN_SERVER;
 	cfg.fastopen_rotate_s = 1;

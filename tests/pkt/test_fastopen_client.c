@@ -274,7 +274,7 @@ static void test_rfc7413_client_off_by_default(void **state)
 	EXPECT(t, SEG(.flags = TH_RST));
 	FINISH(t, 0);
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.fastopen = TCP_FASTOPEN_CLIENT;
 	t = pkt_start(&cfg);

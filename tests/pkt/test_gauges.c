@@ -45,7 +45,7 @@ static struct pkt_t *start_with(uint32_t time_wait_ms)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.time_wait_ms = time_wait_ms;
 	return pkt_start(&cfg);
@@ -190,7 +190,7 @@ static void test_gauges_aborted_embryos_and_shutdown(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.syn_retries = 1;
 	t = pkt_start(&cfg);
@@ -235,7 +235,7 @@ static void test_gauges_syncookie_has_no_embryo(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.syncookies = TCP_SYNCOOKIES_ALWAYS;
 	t = pkt_start(&cfg);

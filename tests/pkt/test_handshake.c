@@ -74,7 +74,7 @@ static void test_synack_retries_exhausted_drops_embryo(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.syn_retries = 2;
 	struct pkt_t *t = pkt_start(&cfg);
 
@@ -102,7 +102,7 @@ static void test_backlog_full_drops_syn(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.backlog = 1;
 	cfg.syncookies = TCP_SYNCOOKIES_OFF;
 	struct pkt_t *t = pkt_start(&cfg);
@@ -184,7 +184,7 @@ static void test_rst_for_closed_port_rate_limited(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rst_closed_limit = 3;
 	t = pkt_start(&cfg);
 	for (uint32_t i = 0; i < 5; i++)
@@ -215,7 +215,7 @@ static void test_rst_for_closed_port_unlimited(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rst_closed_limit = 0;
 	t = pkt_start(&cfg);
 	for (uint32_t i = 0; i < 1200; i++) { /* above the default 1000 */
@@ -282,7 +282,7 @@ static void test_active_open_syn_retransmit_backoff(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.syn_retries = 2;
 	struct pkt_t *t = pkt_start(&cfg);
 

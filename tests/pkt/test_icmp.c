@@ -73,7 +73,7 @@ static void test_frag_needed_in_flight_lowers_mss(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = false;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);
@@ -112,7 +112,7 @@ static void test_frag_needed_sack_blocks_fit_path_mtu(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = false;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);

@@ -150,7 +150,7 @@ static void test_rfc6298_5_5_backoff_bounded_by_rto_max(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rto_max_ms = 1000;
 	struct pkt_t *t = pkt_start(&cfg);
 	const uint32_t gaps[] = { 200, 400, 800, 1000, 1000, 1000 };

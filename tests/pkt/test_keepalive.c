@@ -10,7 +10,7 @@ static struct pkt_t *ka_start(unsigned probes)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.keepalive_idle_ms = KA_IDLE;
 	cfg.keepalive_intvl_ms = KA_INTVL;
 	cfg.keepalive_probes = probes;
@@ -26,7 +26,7 @@ static void test_rfc1122_4_2_3_6_keepalive_off_by_default(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	assert_int_equal(cfg.keepalive_idle_ms, 7200000);
 	assert_int_equal(cfg.keepalive_intvl_ms, 75000);
 	assert_int_equal(cfg.keepalive_probes, 9);

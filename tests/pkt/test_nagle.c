@@ -96,7 +96,7 @@ static void test_nodelay_default_config(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	assert_false(cfg.nodelay_default);
 	cfg.nodelay_default = true;
 	struct pkt_t *t = pkt_start(&cfg);

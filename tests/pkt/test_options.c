@@ -7,7 +7,7 @@ static struct pkt_t *start_opts(void)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg); /* wscale, SACK, timestamps on */
+	pkt_config_defaults(&cfg); /* wscale, SACK, timestamps on */
 	return pkt_start(&cfg);
 }
 
@@ -60,7 +60,7 @@ static void test_wscale_disabled_locally_no_scaling(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = false;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);
@@ -131,7 +131,7 @@ static void test_sack_permitted_not_offered_not_answered(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.sack = false;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);

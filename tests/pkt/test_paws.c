@@ -8,7 +8,7 @@ static struct pkt_t *start_ts(void)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ts_val = 100));
@@ -147,7 +147,7 @@ static void test_timestamps_not_sent_when_peer_lacks_them(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460));

@@ -50,7 +50,7 @@ static void test_rfc1122_4_2_2_17_probe_backoff_doubles_and_caps(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.rto_max_ms = 1600;
 	struct pkt_t *t = closed_window(&cfg);
 	const uint32_t gaps[] = { 200, 400, 800, 1600, 1600, 1600 };
@@ -110,7 +110,7 @@ static void test_rfc1122_4_2_2_17_answered_probes_never_time_out(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.data_retries = 3;
 	cfg.rto_max_ms = 1000;
 	struct pkt_t *t = closed_window(&cfg);
@@ -134,7 +134,7 @@ static void test_unanswered_probes_time_out(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.data_retries = 3;
 	struct pkt_t *t = closed_window(&cfg);
 

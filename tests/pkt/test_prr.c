@@ -38,7 +38,7 @@ static struct rec_t start(enum tcp_cc_alg cc, enum tcp_rec_alg alg, bool sack,
 	struct rec_t r = { 0 };
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.sack = sack;
 	cfg.cc = cc;

@@ -29,7 +29,7 @@ static struct pkt_t *start(enum tcp_loss_det det, bool sack)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.sack = sack;
 	t = pkt_start(&cfg);

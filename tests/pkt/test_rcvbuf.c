@@ -14,7 +14,7 @@ static struct pkt_t *start_rb(uint32_t rcvbuf, uint32_t rcvbuf_max)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.sack = cfg.timestamps = false; /* window scale only */
 	cfg.rcvbuf = rcvbuf;
 	cfg.rcvbuf_max = rcvbuf_max;

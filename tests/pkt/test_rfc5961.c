@@ -8,7 +8,7 @@ static struct pkt_t *start_limit(uint32_t limit)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.challenge_ack_limit = limit;
 	cfg.challenge_ack_jitter = false; /* exact budgets in these scripts */
@@ -104,7 +104,7 @@ static void test_challenge_ack_budget_jittered(void **state)
 	struct pkt_t *t;
 	unsigned first, got, differs = 0;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	assert_true(cfg.challenge_ack_jitter);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.challenge_ack_limit = 8;

@@ -8,7 +8,7 @@ static struct pkt_t *start_sack(bool ts)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = ts;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);

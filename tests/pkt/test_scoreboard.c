@@ -20,7 +20,7 @@ static struct pkt_t *start_sack(uint32_t rtt_ms, bool sack)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.wscale = false;
 	t = pkt_start(&cfg);

@@ -34,7 +34,7 @@ static void observe(struct world *w)
 	struct pkt_t *t;
 
 	memset(w, 0, sizeof(*w));
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.syncookies = TCP_SYNCOOKIES_ALWAYS;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);

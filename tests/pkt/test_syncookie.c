@@ -13,7 +13,7 @@ static struct pkt_t *start_cookies(unsigned backlog, enum tcp_syncookies_mode mo
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg); /* window scale and SACK on */
+	pkt_config_defaults(&cfg); /* window scale and SACK on */
 	cfg.timestamps = timestamps;
 	cfg.backlog = backlog;
 	cfg.syncookies = mode;
@@ -240,7 +240,7 @@ static void test_cookie_ack_at_max_conns_dropped(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.backlog = 1;
 	cfg.max_conns = 1;

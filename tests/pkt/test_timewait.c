@@ -42,7 +42,7 @@ static struct pkt_t *start(bool ts)
 {
 	struct tcp_config cfg;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = false;
 	cfg.timestamps = ts;
 	return pkt_start(&cfg);
@@ -129,7 +129,7 @@ static void test_syn_refused_while_listener_uses_cookies(void **state)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
 	cfg.backlog = 1;
 	t = pkt_start(&cfg);

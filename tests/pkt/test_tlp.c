@@ -21,7 +21,7 @@ static struct pkt_t *start_ex(bool cfg_tlp, bool set, bool on)
 	struct tcp_config cfg;
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.wscale = false;
 	cfg.tlp = cfg_tlp;
@@ -267,7 +267,7 @@ static void test_off_by_default(void **state)
 	struct tcp_config cfg;
 
 	(void)state;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	assert_false(cfg.tlp);
 	tail_without_tlp(start_ex(false, false, false));
 }
@@ -296,7 +296,7 @@ static void test_no_sack_no_tlp(void **state)
 	struct pkt_t *t;
 
 	(void)state;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = false;
 	cfg.wscale = false;
 	cfg.tlp = true;

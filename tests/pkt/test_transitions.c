@@ -374,7 +374,7 @@ static void test_time_wait_timeout_to_closed(void **state)
 {
 	(void)state;
 	struct tcp_config cfg;
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.time_wait_ms = 2000;
 	struct pkt_t *t = pkt_start(&cfg);
 	struct tcp_conn *c;

@@ -64,7 +64,7 @@ static struct u_t start(enum tcp_cc_alg cc, bool sack, bool ts, bool undo, unsig
 	struct u_t u = { .ts = ts, .peer_ts = 100 };
 	struct pkt_t *t;
 
-	tcp_config_defaults(&cfg);
+	pkt_config_defaults(&cfg);
 	cfg.timestamps = ts;
 	cfg.sack = sack;
 	cfg.cc = cc;
