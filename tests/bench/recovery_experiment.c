@@ -53,16 +53,17 @@ struct ex_row {
 	const char *name;
 	enum tcp_rec_alg alg;
 	bool tlp, undo;
+	enum tcp_loss_det det;
 };
 
 static const struct ex_row ex_rows[] = {
-	{ "prr", TCP_REC_PRR, .tlp = false },
-	{ "prr-crb", TCP_REC_PRR_CRB, .tlp = false },
-	{ "prr-ssrb", TCP_REC_PRR_SSRB, .tlp = false },
-	{ "rfc6675", TCP_REC_RFC6675, .tlp = false },
-	{ "ratehalving", TCP_REC_RATEHALVING, .tlp = false },
-	{ "prr+tlp", TCP_REC_PRR, .tlp = true },
-	{ "prr+tlp+undo", TCP_REC_PRR, .tlp = true, .undo = true },
+	{ "prr", TCP_REC_PRR, .tlp = false, .det = TCP_LOSS_DUPACK },
+	{ "prr-crb", TCP_REC_PRR_CRB, .tlp = false, .det = TCP_LOSS_DUPACK },
+	{ "prr-ssrb", TCP_REC_PRR_SSRB, .tlp = false, .det = TCP_LOSS_DUPACK },
+	{ "rfc6675", TCP_REC_RFC6675, .tlp = false, .det = TCP_LOSS_DUPACK },
+	{ "ratehalving", TCP_REC_RATEHALVING, .tlp = false, .det = TCP_LOSS_DUPACK },
+	{ "prr+rack-tlp", TCP_REC_PRR, .tlp = true, .det = TCP_LOSS_RACK },
+	{ "prr+rack-tlp+undo", TCP_REC_PRR, .tlp = true, .undo = true, .det = TCP_LOSS_RACK },
 };
 #define EX_NROWS (sizeof(ex_rows) / sizeof(ex_rows[0]))
 
@@ -71,6 +72,7 @@ static void ex_row_apply(const struct ex_row *row, struct tcp_config *cfg)
 	cfg->recovery = row->alg;
 	cfg->tlp = row->tlp;
 	cfg->undo = row->undo;
+	cfg->loss_detection = row->det;
 }
 
 struct ex_result {
