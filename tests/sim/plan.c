@@ -15,7 +15,7 @@
 enum { S_WORLD, S_STACK = 0x100, S_LINK = 0x200, S_CONV = 0x300, S_UDP = 0x400,
        S_FAULT = 0x500, /* 0x600: the world's own draws while it runs (world.c) */
        S_IP6 = 0x700, S_IP6_STACK = 0x800, S_IP6_CONV = 0x900, S_IP6_UDP = 0xa00,
-       S_IP6_FAULT = 0xb00, S_OPT_CONV = 0xc00 };
+       S_IP6_FAULT = 0xb00, S_OPT_CONV = 0xc00, S_LOSS_STACK = 0xd00 };
 
 uint32_t sim_ip(unsigned stack)
 {
@@ -61,6 +61,19 @@ static void draw_tcp(struct sim_rng *r, struct tcp_config *t)
 	t->fastopen = (uint8_t)(sim_pct(r, 60) ? TCP_FASTOPEN_CLIENT | TCP_FASTOPEN_SERVER : 0);
 	t->max_conns = 128;
 	t->backlog = (uint32_t)sim_range(r, 4, 64);
+}
+
+/* Loss detection from a stream of its own (drawn after the rest, so a seed's
+ * world is otherwise what it was): RACK or duplicate ACKs, TLP and undo
+ * each on or off, so worlds run RACK-TLP on and off. */
+static void draw_loss(struct sim_plan *p, unsigned i)
+{
+	struct sim_rng r = sim_rng_of(p->seed, S_LOSS_STACK + i);
+	struct tcp_config *t = &p->stack[i].tcp;
+
+	t->loss_detection = sim_pct(&r, 50) ? TCP_LOSS_RACK : TCP_LOSS_DUPACK;
+	t->tlp = sim_pct(&r, 50);
+	t->undo = sim_pct(&r, 50);
 }
 
 static void draw_stack(struct sim_plan *p, unsigned i)
@@ -307,6 +320,8 @@ void sim_plan_draw(struct sim_plan *p, uint64_t seed)
 	for (unsigned k = 0; k < p->nfaults; k++)
 		draw_fault(p, k);
 	draw_ip6(p);
+	for (unsigned i = 0; i < p->nstacks; i++)
+		draw_loss(p, i);
 	for (unsigned k = 0; k < p->nconvs; k++)
 		draw_conv_opts(p, k);
 }
@@ -357,11 +372,12 @@ static void print_stack(const struct sim_plan *p, unsigned i, FILE *f)
 	us_in6_str(&v4, a4, sizeof(a4));
 	if (p->ip6)
 		us_in6_str(&v6, a6, sizeof(a6));
-	fprintf(f, "  stack %u: %s%s%s%s, %u engine(s), rcvbuf %u..%u sndbuf %u, sack %d ts %d ws %d, %s, %s, tfo %u, gso %d gro %d\n",
+	fprintf(f, "  stack %u: %s%s%s%s, %u engine(s), rcvbuf %u..%u sndbuf %u, sack %d ts %d ws %d, %s, %s tlp %d undo %d, %s, tfo %u, gso %d gro %d\n",
 		i, a4, p->ip6 ? " " : "", a6,
 		!p->ip6 ? "" : s->dual ? " (dual-stack sockets)" : " (a socket per family)",
 		s->engines, s->tcp.rcvbuf, s->tcp.rcvbuf_max, s->tcp.sndbuf, s->tcp.sack,
 		s->tcp.timestamps, s->tcp.wscale, tcp_rec_alg_name(s->tcp.recovery),
+		tcp_loss_det_names[s->tcp.loss_detection], s->tcp.tlp, s->tcp.undo,
 		tcp_cc_name(s->tcp.cc), s->tcp.fastopen, s->gso, s->gro);
 }
 
