@@ -1545,6 +1545,18 @@ def case_upload_rexmit(env, size):
         check_flow_labels(env, cap.path)
 
 
+# RFC 8985 RACK-TLP and the undo of spurious reductions, on for one case.
+RACK_TLP = {"loss_detection": "rack", "tlp": "on", "undo": "on"}
+
+
+def case_upload_rack(env, size, reorder=False):
+    if reorder:
+        case_upload_reorder(env, size)
+    else:
+        case_upload(env, size, timeout=300)
+    env.expect_counters.update({"tcp_rec_enter_rack": 1, "tcp_rack_marked_lost": 1})
+
+
 UPLOAD_BIG = 256 << 20   # above the server's 16 MiB default: --max-body for these only
 LOSS_PCT = 2
 
@@ -1589,6 +1601,10 @@ CASES = {
     "upload-4m-impair": (lambda env: case_upload_impair(env, 4 << 20), {"impair": IMPAIR}),
     "upload-16m-reorder": (lambda env: case_upload_reorder(env, 16 << 20),
                            {"impair": IMPAIR_REORDER}),
+    "upload-16m-loss-rack": (lambda env: case_upload_rack(env, 16 << 20),
+                             {"loss": LOSS_PCT, "tcp": RACK_TLP}),
+    "upload-16m-reorder-rack": (lambda env: case_upload_rack(env, 16 << 20, reorder=True),
+                                {"impair": IMPAIR_REORDER, "tcp": RACK_TLP}),
     # RFC 7413: Linux's Fast Open client, our server with --fastopen.
     "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
     "tfo-shared-key": (case_tfo_shared_key, {"server_args": ["--fastopen"],
