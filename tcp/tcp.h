@@ -212,7 +212,7 @@ struct tcp_callbacks {
 	X(tlp_probes, "Tail Loss Probes sent when the PTO fired (RFC 8985 7.3)") \
 	X(tlp_probes_new_data, "of which new data (the others resent the last segment)") \
 	X(tlp_skipped, "PTOs fired without a probe: one outstanding or no RTT sample since (RFC 8985 7.3)") \
-	X(tlp_rto_nearer, "PTOs not armed: the RTO would fire first (RFC 8985 7.2)") \
+	X(tlp_rto_nearer, "PTOs at the RTO's time: the probe goes instead of the RTO (RFC 8985 7.2, as Linux)") \
 	X(tlp_repairs, "losses a probe repaired: cwnd reduced as by fast recovery (RFC 8985 7.4)") \
 	X(tlp_no_loss, "probes found needless: D-SACKed or duplicate-ACKed (RFC 8985 7.4)") \
 	X(undo_dsack_recovery, "fast recoveries undone: every retransmission D-SACKed (RFC 3708)") \

@@ -63,12 +63,11 @@ static bool fin_out(const struct tcp_conn *c)
 
 /* RFC 8985 7.2 TLP_calc_PTO: 2 SRTT, plus the peer's delayed ACK when one
  * segment is in flight (its ACK may wait for a second one that never
- * comes); 1 s without an RTT sample.  The delayed-ACK allowance is our own
- * delayed-ACK time (delack_ms): the RFC's WCDelAckT is 200 ms and Linux
- * adds its minimum RTO (200 ms, also its TCP_DELACK_MAX), but with the
- * allowance at 200 ms the PTO of a single segment would almost never fall
- * before an RTO of max(rto_min, SRTT + 4 RTTVAR) and a lone tail segment
- * would never be probed (see tlp_arm). */
+ * comes); 1 s without an RTT sample.  The allowance is Linux's: rto_min
+ * (200 ms, the RFC's WCDelAckT) for one segment, two wheel ticks otherwise
+ * (Linux's TCP_TIMEOUT_MIN).  An allowance of our own delack_ms (40 ms)
+ * raced a peer's 40 ms delayed ACK and probed needlessly on short paths;
+ * a PTO that falls past the RTO is the RTO's time (tlp_arm). */
 static uint64_t tlp_pto_ns(const struct tcp_conn *c)
 {
 	uint32_t flight = c->snd_max - c->snd_una - (fin_out(c) ? 1u : 0u);
@@ -78,21 +77,31 @@ static uint64_t tlp_pto_ns(const struct tcp_conn *c)
 		return US_SEC(1);
 	pto = 2 * (uint64_t)c->srtt_us * 1000u;
 	if (flight <= c->mss)
-		pto += US_MS(c->ts->cfg.delack_ms);
+		pto += US_MS(c->ts->cfg.rto_min_ms);
+	else
+		pto += 2 * c->ts->env.wheel->tick_ns;
 	return pto;
 }
 
-/* RFC 8985 7.2: never later than the RTO.  Where the RFC (and Linux) then
- * fire the probe at the RTO's time, we leave the RTO to fire: a PTO at or
- * beyond the RTO is no earlier repair. */
+/* RFC 8985 7.2: never later than the RTO.  As Linux (tcp_schedule_loss_probe
+ * with its single timer slot), a PTO at or past the RTO's time becomes the
+ * RTO's time, and the probe goes instead of the RTO: here one wheel tick
+ * before it (the probe restarts the RTO).  The probe repairs a lost tail
+ * without the RTO's cwnd of one segment and its go-back-N; on a path whose
+ * RTO is close to 2 SRTT (here max(rto_min, SRTT + 4 RTTVAR)) most PTOs
+ * land there.  Only an RTO within a tick is left to fire alone. */
 static void tlp_arm(struct tcp_conn *c)
 {
-	uint64_t at = tcp_now(c) + tlp_pto_ns(c), rto = c->deadline[TCP_T_RTO];
+	uint64_t tick = c->ts->env.wheel->tick_ns, now = tcp_now(c);
+	uint64_t at = now + tlp_pto_ns(c), rto = c->deadline[TCP_T_RTO];
 
-	if (rto == 0 || at >= rto) {
-		c->ts->stats.tlp_rto_nearer++;
+	if (rto == 0 || rto <= now + tick) {
 		tcp_timer_stop(c, TCP_T_TLP);
 		return;
+	}
+	if (at + tick > rto) {
+		c->ts->stats.tlp_rto_nearer++;
+		at = rto - tick;
 	}
 	tcp_timer_set(c, TCP_T_TLP, at);
 }

@@ -3,8 +3,9 @@
  * Every script opens with a 100 ms handshake RTT (SRTT 100 ms, RTTVAR
  * 50 ms, RTO 300 ms), SACK on, timestamps off (so the RTT samples are the
  * ones the script times) and our segments 1460 bytes; S(k) is the
- * relative sequence number of the k-th.  The delayed-ACK allowance added
- * to the PTO of a single segment is delack_ms (40 ms).
+ * relative sequence number of the k-th.  The PTO is 2 SRTT plus rto_min
+ * (200 ms) for a single segment in flight, plus two ticks (2 ms) for more,
+ * and at most a tick (1 ms) before the RTO (the probe then goes instead).
  *
  * When an ACK of the first segments comes 100 ms after they left, SRTT
  * stays 100 ms, RTTVAR falls to 37.5 ms and the RTO becomes 250 ms. */
@@ -14,6 +15,7 @@
 #define S(k) (1u + (uint32_t)(k) * MSS)
 #define SRTT_MS 100u
 #define DELACK_MS 40u
+#define TICKS2_MS 2u
 
 /* cfg_tlp: [tcp] tlp; set: tcp_set_tlp(on) after the handshake. */
 static struct pkt_t *start_ex(bool cfg_tlp, bool set, bool on)
@@ -77,8 +79,9 @@ static void probe_after(struct pkt_t *t, uint32_t ms, unsigned k)
 }
 
 /* A 3-segment response whose last segment is lost; the first two are
- * ACKed 100 ms later, leaving one segment in flight: PTO = 2 SRTT + 40 ms
- * from that ACK (the RTO is 250 ms away then), and the probe resends it. */
+ * ACKed 100 ms later, leaving one segment in flight: PTO = 2 SRTT + 200 ms
+ * from that ACK, past the RTO (250 ms away then): the probe resends it a
+ * tick before the RTO's time, instead of the RTO. */
 static void tail_probe(struct pkt_t *t)
 {
 	send_segs(t, 0, 3, 3);
@@ -86,7 +89,8 @@ static void tail_probe(struct pkt_t *t)
 	INJECT(t, SEG(.seq = 1001, .ack = S(2)));
 	EXPECT_NOTHING(t);
 	assert_int_equal(t->conn->rto_ms, 250);
-	probe_after(t, 2 * SRTT_MS + DELACK_MS, 2);
+	probe_after(t, 249, 2);
+	assert_int_equal(STAT(t, tlp_rto_nearer), 1);
 	assert_int_equal(STAT(t, tlp_probes_new_data), 0);
 	assert_int_equal(STAT(t, rto_fired), 0);
 }
@@ -132,8 +136,8 @@ static void test_tail_loss_repaired(void **state)
 	FINISH(t, 1);
 }
 
-/* RFC 8985 7.2: with more than one segment in flight, exactly 2 SRTT (no
- * allowance) after the last transmission; the last segment goes again.
+/* RFC 8985 7.2: with more than one segment in flight, exactly 2 SRTT and
+ * two ticks after the last transmission; the last segment goes again.
  * Its ACK covers everything: the timers stop. */
 static void test_probe_at_two_srtt(void **state)
 {
@@ -141,7 +145,7 @@ static void test_probe_at_two_srtt(void **state)
 
 	(void)state;
 	send_segs(t, 0, 3, 3);
-	probe_after(t, 2 * SRTT_MS, 2);
+	probe_after(t, 2 * SRTT_MS + TICKS2_MS, 2);
 	ADVANCE(t, SRTT_MS);
 	INJECT(t, SEG(.seq = 1001, .ack = S(3)));
 	ADVANCE(t, 2000);
@@ -159,7 +163,7 @@ static void test_probe_new_data(void **state)
 	(void)state;
 	t->conn->cwnd = 2 * MSS;
 	send_segs(t, 0, 3, 2);
-	probe_after(t, 2 * SRTT_MS, 2);
+	probe_after(t, 2 * SRTT_MS + TICKS2_MS, 2);
 	assert_int_equal(STAT(t, tlp_probes_new_data), 1);
 	assert_int_equal(STAT(t, retrans_segs), 0);
 	ADVANCE(t, SRTT_MS);
@@ -192,25 +196,22 @@ static void test_dsack_no_loss(void **state)
 	FINISH(t, 1);
 }
 
-/* RFC 8985 7.2: no PTO at or beyond the RTO.  One segment at 0 arms the
- * PTO for 240 ms, before the RTO at 300; a second one at 150 would move it
- * to 350: the RTO is nearer, so it alone stays and fires at 300. */
-static void test_rto_nearer(void **state)
+/* RFC 8985 7.2: never later than the RTO.  One segment at 0: its PTO
+ * (400 ms) is past the RTO at 300, so the probe is due a tick before it,
+ * at 299; a second segment at 150 (PTO 352) leaves it there.  At 299 the
+ * probe, the last segment, goes instead of the RTO's go-back-N, and the
+ * RTO restarts from it. */
+static void test_probe_at_rto_time(void **state)
 {
 	struct pkt_t *t = start();
 
 	(void)state;
 	send_segs(t, 0, 1, 1);
-	assert_true(t->conn->deadline[TCP_T_TLP] != 0);
 	ADVANCE(t, 150);
 	send_segs(t, 1, 1, 1);
-	assert_int_equal(t->conn->deadline[TCP_T_TLP], 0);
-	assert_int_equal(STAT(t, tlp_rto_nearer), 1);
-	wait_until(t, 150);
-	EXPECT(t, SEG(.seq = S(0), .len = MSS)); /* the RTO's go-back-N */
-	EXPECT_NOTHING(t);
-	assert_int_equal(STAT(t, rto_fired), 1);
-	assert_int_equal(STAT(t, tlp_probes), 0);
+	assert_int_equal(STAT(t, tlp_rto_nearer), 2);
+	probe_after(t, 149, 1);
+	assert_int_equal(STAT(t, rto_fired), 0);
 	INJECT(t, SEG(.seq = 1001, .ack = S(2)));
 	EXPECT_NOTHING(t);
 	FINISH(t, 1);
@@ -228,11 +229,12 @@ static void test_one_probe_outstanding(void **state)
 	ADVANCE(t, SRTT_MS);
 	INJECT(t, SEG(.seq = 1001, .ack = S(3)));
 	send_segs(t, 3, 1, 1);
-	/* No sample since the probe either (its ACK was not timed, Karn). */
-	wait_until(t, 2 * SRTT_MS + DELACK_MS);
+	/* No sample since the probe either (its ACK was not timed, Karn): a
+	 * tick before the RTO the PTO fires without a probe, then the RTO. */
+	wait_until(t, 249);
 	EXPECT_NOTHING(t);
 	assert_int_equal(STAT(t, tlp_skipped), 1);
-	wait_until(t, 250 - 2 * SRTT_MS - DELACK_MS);
+	wait_until(t, 1);
 	EXPECT(t, SEG(.seq = S(3), .len = MSS));
 	assert_int_equal(STAT(t, rto_fired), 1);
 	assert_int_equal(STAT(t, tlp_probes), 1);
@@ -318,7 +320,7 @@ int main(void)
 		PKT_TEST(test_probe_at_two_srtt),
 		PKT_TEST(test_probe_new_data),
 		PKT_TEST(test_dsack_no_loss),
-		PKT_TEST(test_rto_nearer),
+		PKT_TEST(test_probe_at_rto_time),
 		PKT_TEST(test_one_probe_outstanding),
 		PKT_TEST(test_off_by_default),
 		PKT_TEST(test_off_per_connection),
