@@ -435,9 +435,7 @@ void tcp_send_rst_closed(struct tcp_stack *ts, const struct tcp_seg *seg)
 
 static bool can_send_data(const struct tcp_conn *c)
 {
-	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
-	       c->state == TCP_FIN_WAIT_1 || c->state == TCP_CLOSING ||
-	       c->state == TCP_LAST_ACK || tcp_tfo_may_send(c) /* RFC 7413 4.2.2 */;
+	return tcb_state_sends_data(c) || tcp_tfo_may_send(c) /* RFC 7413 4.2.2 */;
 }
 
 /* D of RFC 9293 3.8.6.2.1: queued data at SND.NXT not yet sent. */

@@ -711,6 +711,14 @@ void tcp_chrono_read(const struct tcp_conn *c, uint64_t out[TCP_CHRONO_COUNT]);
 
 /* Every state change of a TCB in its stack's tables: the state gauges
  * move with it (tcp.h TCP_STATE_GAUGES). */
+/* The synchronized states in which data (or our FIN) may still go: the
+ * send loop, a Tail Loss Probe and a path-MTU resend all ask this. */
+static inline bool tcb_state_sends_data(const struct tcp_conn *c)
+{
+	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
+	       c->state == TCP_FIN_WAIT_1 || c->state == TCP_CLOSING || c->state == TCP_LAST_ACK;
+}
+
 static inline void tcb_set_state(struct tcp_conn *c, enum tcp_state s)
 {
 	c->ts->nstate[c->state]--;

@@ -140,9 +140,7 @@ unsigned tcp_reset_unfinished(struct tcp_stack *ts)
  * NextSeg logic covers the case where it is running. */
 static bool pmtu_rewind(struct tcp_conn *c)
 {
-	if (c->loss.in_recovery || c->snd_max == c->snd_una ||
-	    (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT &&
-	     c->state != TCP_FIN_WAIT_1 && c->state != TCP_CLOSING && c->state != TCP_LAST_ACK))
+	if (c->loss.in_recovery || c->snd_max == c->snd_una || !tcb_state_sends_data(c))
 		return false;
 	c->rtt_active = false; /* Karn: the timed segment is resent */
 	c->snd_nxt = c->snd_una;

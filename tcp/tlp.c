@@ -33,13 +33,6 @@ int tcp_set_tlp(struct tcp_conn *c, bool on)
 	return 0;
 }
 
-/* States in which a segment of data may go (the probe's). */
-static bool tlp_state(const struct tcp_conn *c)
-{
-	return c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT ||
-	       c->state == TCP_FIN_WAIT_1 || c->state == TCP_CLOSING || c->state == TCP_LAST_ACK;
-}
-
 /* RFC 8985 7.2: the PTO is armed with data outstanding outside fast
  * recovery and RTO recovery (SND.UNA below the recover an RTO set), and
  * not while SACKed segments are outstanding (the RFC's RACK.segs_sacked:
@@ -50,7 +43,7 @@ static bool tlp_may_arm(const struct tcp_conn *c)
 {
 	const struct tcp_loss *l = &c->loss;
 
-	return tlp_on(c) && c->sack_ok && tlp_state(c) && c->snd_una != c->snd_max &&
+	return tlp_on(c) && c->sack_ok && tcb_state_sends_data(c) && c->snd_una != c->snd_max &&
 	       !l->in_recovery && !(l->recover_valid && SEQ_LT(c->snd_una, l->recover)) &&
 	       c->sb.sacked == 0;
 }
