@@ -266,6 +266,7 @@ static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 	if (SEQ_LT(c->snd_nxt, ack))
 		c->snd_nxt = ack;
 	c->retries = 0;
+	c->ut_start_ns = 0;
 	/* RFC 7323 4.1: with timestamps every ACK of new data is a sample. */
 	if (tcp_ts_rtt_sample(c, seg)) {
 		c->rtt_active = false;

@@ -318,7 +318,8 @@ struct tcp_conn {
 	struct tcp_conn_opts o;
 	bool more;
 	/* TCP_USER_TIMEOUT: since when data has waited for an ACK, set at
-	 * the first RTO of a series (tcb_opts.c). */
+	 * the first retransmission of a series, a Tail Loss Probe's or an
+	 * RTO's; 0 while no series is on (tcb_opts.c). */
 	uint64_t ut_start_ns;
 	/* When the peer was last heard from (tcp_peer_heard): keepalive's
 	 * user timeout. */
@@ -657,6 +658,7 @@ uint32_t tcp_adv_mss(const struct tcp_conn *c);
 /* RTO expired in a synchronized state: give up?  data_retries, or with a
  * user timeout the time data has waited since the series began. */
 bool tcp_data_timed_out(struct tcp_conn *c);
+void tcp_user_timeout_mark(struct tcp_conn *c);
 /* The RTO deadline, no later than the user timeout's end. */
 uint64_t tcp_user_timeout_bound(const struct tcp_conn *c, uint64_t deadline);
 /* Keepalive gives up: keepcnt unanswered probes, or with a user timeout

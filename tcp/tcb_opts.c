@@ -20,20 +20,32 @@ uint32_t tcp_adv_mss(const struct tcp_conn *c)
 	return mss;
 }
 
+/* The start of a retransmission series, for the user timeout: when the
+ * RTO timer still pending was armed, i.e. the oldest unacknowledged data's
+ * send or the last ACK that moved SND.UNA (RFC 6298 5.3 restarts the timer
+ * there; Linux measures from the oldest segment's send, at most an RTO
+ * earlier).  Taken at the series' first retransmission, before a Tail
+ * Loss Probe re-arms the RTO from the probe; an ACK of new data ends the
+ * series (established.c). */
+void tcp_user_timeout_mark(struct tcp_conn *c)
+{
+	uint64_t rto = US_MS(tcp_rto_current_ms(c));
+
+	if (c->ut_start_ns != 0 || c->deadline[TCP_T_RTO] == 0)
+		return;
+	c->ut_start_ns = c->deadline[TCP_T_RTO] > rto ? c->deadline[TCP_T_RTO] - rto : 1;
+}
+
 /* RFC 5482 (and Linux's retransmits_timed_out with icsk_user_timeout): a
- * user timeout replaces the retry count.  The wait is measured from when
- * the retransmission timer of the first RTO of the series was armed: the
- * oldest unacknowledged data's send, or the last ACK that moved SND.UNA
- * (RFC 6298 5.3 restarts the timer there; Linux measures from the oldest
- * segment's send, at most an RTO earlier). */
+ * user timeout replaces the retry count, measured from the series' start. */
 bool tcp_data_timed_out(struct tcp_conn *c)
 {
 	uint64_t now = tcp_now(c);
 
 	if (c->o.user_timeout_ms == 0)
 		return c->retries >= c->ts->cfg.data_retries;
-	if (c->retries == 0)
-		c->ut_start_ns = now - US_MS(tcp_rto_current_ms(c));
+	if (c->ut_start_ns == 0)
+		c->ut_start_ns = RTE_MAX(now - US_MS(tcp_rto_current_ms(c)), (uint64_t)1);
 	return now - c->ut_start_ns >= US_MS(c->o.user_timeout_ms);
 }
 

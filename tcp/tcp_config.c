@@ -41,9 +41,9 @@ void tcp_config_defaults(struct tcp_config *cfg)
 		.min_pmtu = 552,
 		.keepalive_idle_ms = 7200000, .keepalive_intvl_ms = 75000,
 		.keepalive_probes = 9, .cc = TCP_CC_CUBIC, .recovery = TCP_REC_PRR,
-		.tlp = false,
-		.undo = false,
-		.loss_detection = TCP_LOSS_DUPACK,
+		.tlp = true,
+		.undo = true,
+		.loss_detection = TCP_LOSS_RACK,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
 	};
 }

@@ -105,9 +105,9 @@ struct tcp_config {
 	bool fastopen_key_set, fastopen_key_backup;
 	uint8_t fastopen_key[2][16];
 	enum tcp_rec_alg recovery;   /* fast recovery (tcp/recovery.h), default TCP_REC_PRR */
-	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default false */
-	bool undo;                   /* undo spurious reductions (tcp/undo.h), default false */
-	enum tcp_loss_det loss_detection; /* what starts it, default TCP_LOSS_DUPACK */
+	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default true (Linux) */
+	bool undo;                   /* undo spurious reductions (tcp/undo.h), default true (Linux) */
+	enum tcp_loss_det loss_detection; /* what starts it, default TCP_LOSS_RACK (Linux) */
 };
 
 /* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.

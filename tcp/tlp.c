@@ -163,6 +163,7 @@ void tcp_tlp_expired(struct tcp_conn *c)
 	} else {
 		return; /* no mbuf (counted): the RTO stays */
 	}
+	tcp_user_timeout_mark(c);
 	p->out = true;
 	p->high = c->snd_max;
 	p->flight = c->snd_max - c->snd_una;

@@ -1545,11 +1545,14 @@ def case_upload_rexmit(env, size):
         check_flow_labels(env, cap.path)
 
 
-# RFC 8985 RACK-TLP and the undo of spurious reductions, on for one case.
-RACK_TLP = {"loss_detection": "rack", "tlp": "on", "undo": "on"}
+# Loss detection before RFC 8985: duplicate ACKs, no Tail Loss Probe, no
+# undo (the defaults are RACK-TLP and undo, as Linux's).
+DUPACK = {"loss_detection": "dupack", "tlp": "off", "undo": "off"}
 
 
 def case_upload_rack(env, size, reorder=False):
+    """A big upload under loss with the default loss detection: RACK's marks
+    started recoveries."""
     if reorder:
         case_upload_reorder(env, size)
     else:
@@ -1593,18 +1596,17 @@ CASES = {
     # in CI and which in suite 'long').
     "upload-4m-loss": (lambda env: case_upload(env, 4 << 20, timeout=120),
                        {"loss": LOSS_PCT}),
-    "upload-16m-loss": (lambda env: case_upload(env, 16 << 20, timeout=300),
-                        {"loss": LOSS_PCT}),
+    "upload-16m-loss": (lambda env: case_upload_rack(env, 16 << 20), {"loss": LOSS_PCT}),
     "upload-256m-loss": (lambda env: case_upload(env, UPLOAD_BIG, timeout=300),
                          {"loss": LOSS_PCT, "server_args": ["--max-body", str(UPLOAD_BIG)]}),
     "wrk-10s-loss": (lambda env: case_wrk_load(env, loss_ok=True), {"loss": LOSS_PCT}),
     "upload-4m-impair": (lambda env: case_upload_impair(env, 4 << 20), {"impair": IMPAIR}),
-    "upload-16m-reorder": (lambda env: case_upload_reorder(env, 16 << 20),
+    "upload-16m-reorder": (lambda env: case_upload_rack(env, 16 << 20, reorder=True),
                            {"impair": IMPAIR_REORDER}),
-    "upload-16m-loss-rack": (lambda env: case_upload_rack(env, 16 << 20),
-                             {"loss": LOSS_PCT, "tcp": RACK_TLP}),
-    "upload-16m-reorder-rack": (lambda env: case_upload_rack(env, 16 << 20, reorder=True),
-                                {"impair": IMPAIR_REORDER, "tcp": RACK_TLP}),
+    "upload-16m-loss-dupack": (lambda env: case_upload(env, 16 << 20, timeout=300),
+                               {"loss": LOSS_PCT, "tcp": DUPACK}),
+    "upload-16m-reorder-dupack": (lambda env: case_upload_reorder(env, 16 << 20),
+                                  {"impair": IMPAIR_REORDER, "tcp": DUPACK}),
     # RFC 7413: Linux's Fast Open client, our server with --fastopen.
     "tfo-linux-client": (case_tfo_linux_client, {"server_args": ["--fastopen"]}),
     "tfo-shared-key": (case_tfo_shared_key, {"server_args": ["--fastopen"],
