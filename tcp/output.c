@@ -847,6 +847,13 @@ static bool rec_next_seg(struct tcp_conn *c, struct rec_seg *r)
 		r->ctr = &st->rec_new_data;
 		return true;
 	}
+	/* Rules 3 and 4 resend what nothing says is lost; with RACK only its
+	 * marks go again, as in Linux (tcp_xmit_retransmit_queue sends only
+	 * segments marked lost): the rules doubled RACK's needless
+	 * retransmissions (docs/recovery-experiment.md) and its reordering
+	 * timer marks what they would have guessed. */
+	if (tcp_rack_on(c))
+		return false;
 	if (c->sack_ok && rec_hole(c, false, r)) {
 		r->ctr = &st->rec_rxt_unsacked;
 		return true;
