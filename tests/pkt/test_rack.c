@@ -267,11 +267,56 @@ static void test_no_sack_dupacks_unchanged(void **state)
 	FINISH(t, 1);
 }
 
-/* The setter refuses an unknown kind; the config's default is dupack. */
+/* Only what RACK marked goes again.  A first flight shows reordering
+ * (RACK then keeps its window in recovery too, RFC 8985 6.2 step 4).
+ * Then segment 5 leaves 50 ms before 6-9, and a round trip after them the
+ * peer SACKs 6 and 8-9.  Segment 5 is past the window and resent at once;
+ * segment 7, a hole below the highest SACK that RFC 6675's rule 3 would
+ * resend too, left with 8 and has its window first: the RACK timer resends
+ * it 25 ms later.  No rescue (rule 4) either, as in Linux. */
+static void test_only_marked_segments_resent(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start(TCP_LOSS_RACK, true);
+
+	flight_then_sack(t, 0);
+	ADVANCE(t, 10);
+	ack(t, 5);
+	assert_true(info_of(t).rack_reordering_seen);
+	send_segs(t, 5, 1);
+	ADVANCE(t, 50);
+	send_segs(t, 6, 4);
+	ADVANCE(t, RTT);
+	INJECT(t, SEG(.seq = 1001, .ack = S(5), .nsack = 2,
+		      .sack = { { S(8), S(10) }, { S(6), S(7) } }));
+	EXPECT(t, SEG(.seq = S(5), .len = MSS));
+	EXPECT_NOTHING(t);
+	assert_true(t->conn->loss.in_recovery);
+	ADVANCE(t, 24);
+	EXPECT_NOTHING(t);
+	ADVANCE(t, 1);
+	EXPECT(t, SEG(.seq = S(7), .len = MSS));
+	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, rack_marked_lost), 2);
+	assert_int_equal(STAT(t, rec_rxt_unsacked), 0);
+	assert_int_equal(STAT(t, rec_rescue), 0);
+	ack(t, 10);
+	EXPECT_NOTHING(t);
+	assert_false(t->conn->loss.in_recovery);
+	FINISH(t, 1);
+}
+
+/* The setter refuses an unknown kind; without it the configuration
+ * decides (these scripts pin dupack; the stack's default is RACK). */
 static void test_setter_and_default(void **state)
 {
 	(void)state;
 	struct pkt_t *t = start(TCP_LOSS_RACK, true);
+	struct tcp_config defaults;
+
+	tcp_config_defaults(&defaults);
+	assert_int_equal(defaults.loss_detection, TCP_LOSS_RACK);
+	assert_true(defaults.tlp && defaults.undo);
 
 	assert_int_equal(tcp_set_loss_detection(t->conn, TCP_LOSS_DET_COUNT), -EINVAL);
 	assert_int_equal(info_of(t).loss_detection, TCP_LOSS_RACK);
@@ -289,6 +334,7 @@ int main(void)
 		PKT_TEST(test_timer_marks_and_starts_recovery),
 		PKT_TEST(test_dsack_grows_window),
 		PKT_TEST(test_no_sack_dupacks_unchanged),
+		PKT_TEST(test_only_marked_segments_resent),
 		PKT_TEST(test_setter_and_default),
 	};
 
