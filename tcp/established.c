@@ -380,8 +380,7 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		c->ts->stats.dup_acks_sack++;
 	}
 	update_window(c, seg);
-	tcp_loss_ack(c, seg, una0, sacked0, dup); /* loss.c */
-	tcp_tlp_ack(c, seg, una0, sacked0, dup);  /* tlp.c */
+	tcp_loss_ack(c, seg, una0, sacked0, dup); /* loss.c: recovery, undo, TLP */
 	if (!fin_acked(c))
 		return 0;
 	switch (c->state) {

@@ -171,15 +171,14 @@ static void count_dupacks(struct tcp_conn *c, uint32_t acked, bool dup)
 	}
 }
 
-void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
-		  uint32_t sacked0, bool dup)
+/* Recovery's part of an ACK (or of the RACK timer's marks): entry, exit,
+ * or PRR's sending decision for this ACK. */
+static void recovery_step(struct tcp_conn *c, uint32_t una0, uint32_t sacked0, bool dup)
 {
 	struct tcp_rec_ack a;
 	struct tcp_rec_out out;
 	uint32_t acked = c->snd_una - una0;
 
-	count_dupacks(c, acked, dup);
-	tcp_undo_ack(c, seg); /* undo.c: a spurious reduction undone */
 	if (!c->loss.in_recovery) {
 		if (!rec_should_enter(c, dup))
 			return;
@@ -255,11 +254,20 @@ void tcp_loss_undone(struct tcp_conn *c)
 	c->loss.rec_budget = 0;
 }
 
+void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
+		  uint32_t sacked0, bool dup)
+{
+	count_dupacks(c, c->snd_una - una0, dup);
+	tcp_undo_ack(c, seg); /* undo.c: a spurious reduction undone */
+	recovery_step(c, una0, sacked0, dup);
+	tcp_tlp_ack(c, seg, una0, sacked0, dup); /* tlp.c: the probe's episode */
+}
+
+/* Marks made between ACKs: no ACK arrived, so nothing for the duplicate
+ * ACK count, undo or the probe; recovery starts or sends what they allow. */
 void tcp_loss_on_rack_timer(struct tcp_conn *c)
 {
-	const struct tcp_seg none = { .ack = c->snd_una };
-
-	tcp_loss_ack(c, &none, c->snd_una, c->sb.sacked, false);
+	recovery_step(c, c->snd_una, c->sb.sacked, false);
 }
 
 /* The TCB leaves its table (reset, abort, give-up, close) in an episode. */

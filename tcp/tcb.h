@@ -563,7 +563,8 @@ void tcp_sws_override(struct tcp_conn *c);
 /* loss.c: loss recovery (state in tcp/loss.h), around tcp/recovery.h.
  * tcp_loss_ack: every ACK, called by input_ack after the scoreboard has
  * taken it: una0 and sacked0 are SND.UNA and the SACKed bytes before it,
- * dup whether it was a duplicate. */
+ * dup whether it was a duplicate.  Recovery, undo (undo.c) and the Tail
+ * Loss Probe (tlp.c) take it there. */
 void tcp_loss_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0,
 		  uint32_t sacked0, bool dup);
 /* The retransmission timer fired (data, not the handshake). */

@@ -50,7 +50,7 @@ struct tcp_conn_info;
 
 /* output.c: new data left outside fast recovery (not a probe). */
 void tcp_tlp_on_send(struct tcp_conn *c);
-/* established.c: every ACK, after tcp_loss_ack took it (same arguments). */
+/* loss.c: every ACK, after recovery took it (tcp_loss_ack's arguments). */
 void tcp_tlp_ack(struct tcp_conn *c, const struct tcp_seg *seg, uint32_t una0, uint32_t sacked0,
 		 bool dup);
 /* tcb_timers.c: the PTO fired; an RTT sample was taken. */
