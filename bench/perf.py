@@ -39,7 +39,7 @@ def say(msg):
     print(msg, flush=True)
 
 
-def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=(), addr6=None):
+def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=(), addr6=None, tcp_extra=()):
     # idle back-off: the server's empty polls (while the client starts) stay
     # few; under callgrind the server is the bottleneck and rarely idle.
     text = (f"[eal]\nlcores = {lcore}\nhugepages = off\nno_huge_mem_mb = 256\n"
@@ -48,6 +48,8 @@ def config(tmp, name, role, sock, addr, lcore, prefix, port_extra=(), addr6=None
             f"mbufs = 8191\n" + "".join(f"{kv}\n" for kv in port_extra) + f"[ip]\naddr = {addr}/24\n[engine]\nidle_sleep_max_us = 1000\n")
     if addr6:
         text += f"[ip6]\nenable = on\naddr = {addr6}/64\ndad = off\n"
+    if tcp_extra:
+        text += "[tcp]\n" + "".join(f"{kv}\n" for kv in tcp_extra)
     path = os.path.join(tmp, f"{name}.ini")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -143,6 +145,8 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--port", action="append", default=[], metavar="KEY=VALUE",
                     help="a [port] setting for both sides, e.g. --port 'gso = off' (repeatable)")
+    ap.add_argument("--tcp", action="append", default=[], metavar="KEY=VALUE",
+                    help="a [tcp] setting for both sides, e.g. --tcp 'tlp = off' (repeatable)")
     ap.add_argument("--n1", type=int, default=2000)
     ap.add_argument("--n2", type=int, default=8000)
     ap.add_argument("--conns", type=int, default=64)
@@ -162,9 +166,9 @@ def main():
     prefixes = [pre + "s", pre + "c"]
     sock = os.path.join(tmp, "memif.sock")
     srv = config(tmp, "srv", "server", sock, SRV, 1, prefixes[0], a.port,
-                 SRV6 if a.ip6 else None)
+                 SRV6 if a.ip6 else None, a.tcp)
     cli = config(tmp, "cli", "client", sock, CLI, 0, prefixes[1], a.port,
-                 CLI6 if a.ip6 else None)
+                 CLI6 if a.ip6 else None, a.tcp)
     log = open(os.path.join(tmp, "echo.log"), "wb")
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out.%p"]
     echo = subprocess.Popen(["taskset", "-c", "1"] + ([] if a.client else vg) + [
