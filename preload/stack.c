@@ -1,11 +1,15 @@
 /* preload/stack.c: lazy start, the owning thread, fork, and the engine
  * turns that blocking calls and epoll_wait make. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload/libc.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
@@ -72,6 +76,39 @@ static void pl_on_exit(void)
 	pl_leave();
 }
 
+/* A PMD may learn of arriving frames by I/O signals (net_tap sets O_ASYNC
+ * and F_SETSIG on its queues, and its RX burst reads only after one came).
+ * Delivered to the application's thread, each signal cuts its sleeps and
+ * blocking system calls short (EINTR: Redis's DEBUG SLEEP returned at the
+ * first frame).  Blocked on the stack's thread, the kernel hands them to
+ * another thread of the process (EAL's, which started before this and
+ * keeps them open); threads the application starts later inherit the mask. */
+static void pl_block_pmd_signals(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	sigset_t set;
+	int n = 0;
+
+	if (d == NULL)
+		return;
+	sigemptyset(&set);
+	while ((e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name), sig;
+
+		if (e->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		if (!(pl_libc()->fcntl(fd, F_GETFL) & O_ASYNC))
+			continue;
+		sig = pl_libc()->fcntl(fd, F_GETSIG);
+		sigaddset(&set, sig > 0 ? sig : SIGIO);
+		n++;
+	}
+	closedir(d);
+	if (n > 0)
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 static int pl_boot(void)
 {
 	const char *cfg = getenv("USERSTACK_CONFIG");
@@ -97,6 +134,7 @@ static int pl_boot(void)
 			strerror(errno));
 		return -EAFNOSUPPORT;
 	}
+	pl_block_pmd_signals();
 	pthread_atfork(NULL, NULL, pl_on_fork_child);
 	atexit(pl_on_exit);
 	return 0;

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""Debian's own redis-server, unchanged, on userstack through
+libuserstack-preload.so, with the Linux kernel as the client.
+
+Each case starts `redis-server` under LD_PRELOAD=libuserstack-preload.so
+with USERSTACK_CONFIG pointing to a per-run copy of the tap config, inside
+a fresh network namespace (the stack's tap appears there when Redis makes
+its first socket), gives the kernel side 10.77.0.1/24, drives the server
+from the kernel side and ALWAYS tears down (server, namespace, temp files,
+DPDK runtime and hugepage files of its unique --file-prefix), pass or fail.
+
+    preload_interop.py --preload build/preload/libuserstack-preload.so \
+                       --config config/tap.ini CASE [CASE...]
+
+Cases:
+  redis-setget      SET/GET and MSET/MGET of 1 MB random binary values,
+                    compared byte for byte; 2000 pipelined commands in one
+                    write, every reply checked in order.
+  redis-pubsub      a subscriber gets 200 messages from a publisher in order
+                    (PUBLISH reports one receiver each time).
+  redis-debug-sleep DEBUG SLEEP 1 on one connection while another waits
+                    for its PING: the engine runs only when Redis is back
+                    (the documented cost of blocking outside the stack),
+                    and both answers arrive.
+  redis-bgsave      BGSAVE forks a child after the stack started (the child
+                    must leave the stack alone) while clients keep writing
+                    and reading; the save succeeds and the parent serves on.
+  redis-shutdown    SHUTDOWN NOSAVE: the server exits 0 on its own.
+  redis-benchmark   redis-benchmark -P 16 -n 20000 -t set,get: no error,
+                    every command counted by the server, values right.
+
+Exit status: 0 all passed, 1 a case failed, 77 skipped (not root, or
+redis-server not installed: tools/setup.sh installs it).
+Under a sanitized build (the library links libasan) the ASan runtime goes
+first in LD_PRELOAD, as ASan requires, and leak detection is off for the
+unsanitized Redis (its own allocations at exit are not ours to report).
+"""
+
+import argparse
+import os
+import re
+import secrets
+import shlex
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import echo_interop as ei  # noqa: E402
+from echo_interop import CaseFailed, check, say  # noqa: E402
+
+REDIS_PORT = 6379
+MB = 1 << 20
+READY_WAIT_S = 30.0
+
+
+# ----------------------------------------------------------------------------
+# RESP (the Redis protocol) over a socket made in the namespace
+
+class RespError(Exception):
+    pass
+
+
+class Resp:
+    def __init__(self, env, timeout=30.0):
+        with env.netns():
+            self.sock = socket.create_connection((env.stack_ip, REDIS_PORT), timeout=timeout)
+        self.buf = b""
+
+    @staticmethod
+    def encode(*args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(out)
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def _fill(self):
+        chunk = self.sock.recv(1 << 20)
+        if not chunk:
+            raise CaseFailed("redis closed the connection")
+        self.buf += chunk
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            self._fill()
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest
+        if kind == b"-":
+            return RespError(rest.decode(errors="replace"))
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self.reply() for _ in range(n)]
+        raise CaseFailed(f"bad RESP line {line[:80]!r}")
+
+    def cmd(self, *args):
+        self.send(self.encode(*args))
+        r = self.reply()
+        if isinstance(r, RespError):
+            raise CaseFailed(f"redis: {' '.join(map(str, args))[:60]}: {r}")
+        return r
+
+    def close(self):
+        self.sock.close()
+
+
+# ----------------------------------------------------------------------------
+# The environment: EchoEnv's namespace, config and teardown, Redis as server
+
+class RedisEnv(ei.EchoEnv):
+    def __init__(self, args):
+        super().__init__(args)
+        self.port = REDIS_PORT
+
+    def _write_config(self):
+        super()._write_config()
+        with open(self.cfgpath, encoding="utf-8") as f:
+            text = f.read()
+        # IPv4 only; the idle back-off keeps a waiting Redis off 100 % CPU
+        text = ei.ini_with_overrides(text, "ip6", {"enable": "off"})
+        text = ei.ini_with_overrides(text, "engine", {"idle_sleep_max_us": "200"})
+        with open(self.cfgpath, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def server_env(self):
+        env = dict(os.environ, USERSTACK_CONFIG=self.cfgpath)
+        preload = [self.args.preload]
+        if ei.sanitized(self.args.preload):
+            asan = asan_runtime(self.args.preload)
+            check(asan, "the preload library is sanitized but its libasan was not found")
+            preload.insert(0, asan)
+            env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+        env["LD_PRELOAD"] = " ".join(preload)
+        return env
+
+    def _setup(self):
+        import tempfile
+        self.tmpdir = tempfile.mkdtemp(prefix="us-preload-")
+        self._write_config()
+        self.logpath = os.path.join(self.tmpdir, "server.log")
+        ei.run([self.ip, "netns", "add", self.ns])
+        self.ns_made = True
+        self.ns_run(["ip", "link", "set", "lo", "up"])
+        self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                     "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
+        cmd = [self.args.redis, "--bind", self.stack_ip, "--port", str(REDIS_PORT),
+               "--save", "", "--appendonly", "no", "--protected-mode", "no",
+               "--enable-debug-command", "yes", "--daemonize", "no",
+               "--dir", self.tmpdir, "--dbfilename", "dump.rdb", "--logfile", ""]
+        say(f"server: LD_PRELOAD={self.args.preload} {shlex.join(cmd)} "
+            f"(netns {self.ns}, file_prefix {self.prefix})")
+        self.logf = open(self.logpath, "wb")
+        self.proc = subprocess.Popen(self.ns_cmd(cmd), stdout=self.logf,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True, env=self.server_env())
+        self._wait(lambda: self.ns_run(["ip", "link", "show", self.iface],
+                                       check_rc=False).returncode == 0,
+                   ei.TAP_WAIT_S, f"interface {self.iface} in netns {self.ns}")
+        self.ns_run(["ip", "addr", "add", f"{ei.KERNEL_ADDR}/{ei.KERNEL_PREFIX}",
+                     "dev", self.iface])
+        self.ns_run(["ip", "link", "set", self.iface, "up"])
+        self._wait(lambda: "Ready to accept connections" in self.log_text(), READY_WAIT_S,
+                   "Redis's 'Ready to accept connections'")
+
+    def cli(self, *args, timeout=60):
+        return self.ns_run([self.args.redis_cli, "-h", self.stack_ip, "-p",
+                            str(REDIS_PORT)] + list(args), timeout=timeout)
+
+    def client(self):
+        return Resp(self)
+
+
+def asan_runtime(lib):
+    """The libasan the sanitized library was linked with (from ldd)."""
+    out = subprocess.run(["ldd", lib], text=True, capture_output=True).stdout
+    m = re.search(r"libasan\.so\S*\s+=>\s+(\S+)", out)
+    return m.group(1) if m else None
+
+
+# ----------------------------------------------------------------------------
+# Cases
+
+def case_setget(env):
+    c = env.client()
+    one = secrets.token_bytes(MB)
+    check(c.cmd("SET", "one", one) == b"OK", "SET of 1 MB not OK")
+    got = c.cmd("GET", "one")
+    check(got == one, f"GET returned {len(got or b'')} bytes, not the 1 MB set")
+    vals = {f"m{i}".encode(): secrets.token_bytes(MB) for i in range(3)}
+    args = [x for kv in vals.items() for x in kv]
+    check(c.cmd("MSET", *args) == b"OK", "MSET of 3 x 1 MB not OK")
+    got = c.cmd("MGET", *vals.keys())
+    check(got == list(vals.values()), "MGET did not return the 3 MB byte-exact")
+    # pipelining: 2000 commands in one write, replies in order
+    n = 2000
+    batch = b"".join(Resp.encode("SET", f"p{i}", f"v{i}-{'x' * (i % 97)}")
+                     for i in range(n // 2))
+    batch += b"".join(Resp.encode("GET", f"p{i}") for i in range(n // 2))
+    c.send(batch)
+    replies = [c.reply() for _ in range(n)]
+    check(all(r == b"OK" for r in replies[:n // 2]), "a pipelined SET was not OK")
+    want = [f"v{i}-{'x' * (i % 97)}".encode() for i in range(n // 2)]
+    check(replies[n // 2:] == want, "pipelined GETs did not answer in order, right")
+    check(c.cmd("DBSIZE") == 4 + n // 2, "DBSIZE is not the keys set")
+    c.close()
+
+
+def case_pubsub(env):
+    sub, pub = env.client(), env.client()
+    sub.send(Resp.encode("SUBSCRIBE", "news"))
+    check(sub.reply() == [b"subscribe", b"news", 1], "SUBSCRIBE not confirmed")
+    msgs = [secrets.token_hex(8 + i % 40).encode() for i in range(200)]
+    for m in msgs:
+        check(pub.cmd("PUBLISH", "news", m) == 1, "PUBLISH did not reach the subscriber")
+    for m in msgs:
+        r = sub.reply()
+        check(r == [b"message", b"news", m], f"subscriber got {r!r}, want {m!r}")
+    sub.close()
+    pub.close()
+
+
+def case_debug_sleep(env):
+    sleeper, waiter = env.client(), env.client()
+    check(waiter.cmd("PING") == b"PONG", "PING before the sleep")
+    result = {}
+
+    def sleep():
+        t = time.monotonic()
+        result["reply"] = sleeper.cmd("DEBUG", "SLEEP", "1")
+        result["s"] = time.monotonic() - t
+
+    th = threading.Thread(target=sleep)
+    th.start()
+    time.sleep(0.2)  # the sleep has begun
+    t = time.monotonic()
+    pong = waiter.cmd("PING")
+    waited = time.monotonic() - t
+    th.join(10)
+    check(result.get("reply") == b"OK", f"DEBUG SLEEP answered {result.get('reply')!r}")
+    check(result["s"] >= 0.95, f"DEBUG SLEEP 1 returned after {result['s']:.2f}s")
+    check(pong == b"PONG", f"the waiting client got {pong!r}")
+    check(0.5 <= waited < 5, f"the waiting PING took {waited:.2f}s (want ~0.8 s: "
+          "answered when Redis came back)")
+    say(f"PING during DEBUG SLEEP 1 answered after {waited:.2f}s")
+    sleeper.close()
+    waiter.close()
+
+
+def bgsave_state(c):
+    info = c.cmd("INFO", "persistence").decode()
+    return dict(re.findall(r"^(\w+):(\S*)\r?$", info, re.M))
+
+
+def case_bgsave(env):
+    c = env.client()
+    val = secrets.token_bytes(MB)
+    for i in range(24):  # ~24 MB to save: the child runs for a while
+        c.cmd("SET", f"big{i}", val)
+    check(c.cmd("BGSAVE") == b"Background saving started", "BGSAVE did not start")
+    # clients keep working while the child saves
+    done, rounds = False, 0
+    workers = [env.client() for _ in range(4)]
+    deadline = time.monotonic() + 30
+    while not done and time.monotonic() < deadline:
+        for k, w in enumerate(workers):
+            key, v = f"w{k}-{rounds}", secrets.token_bytes(1000 + rounds % 3000)
+            check(w.cmd("SET", key, v) == b"OK", "SET during BGSAVE")
+            check(w.cmd("GET", key) == v, "GET during BGSAVE returned other bytes")
+        rounds += 1
+        st = bgsave_state(c)
+        done = st.get("rdb_bgsave_in_progress") == "0"
+    check(done, "BGSAVE still running after 30 s")
+    st = bgsave_state(c)
+    check(st.get("rdb_last_bgsave_status") == "ok", f"BGSAVE status {st}")
+    rdb = os.path.join(env.tmpdir, "dump.rdb")
+    check(os.path.getsize(rdb) > 24 * MB, f"dump.rdb is {os.path.getsize(rdb)} bytes")
+    say(f"BGSAVE: {rounds} rounds of 4 clients' SET+GET while it ran; "
+        f"dump.rdb {os.path.getsize(rdb)} bytes")
+    check("DB saved on disk" in env.log_text(), "the child's 'DB saved on disk' is missing")
+    # after the child exited the parent's stack is intact
+    check(c.cmd("GET", "big23") == val, "GET after BGSAVE returned other bytes")
+    for w in workers:
+        w.close()
+    c.close()
+
+
+def case_shutdown(env):
+    c = env.client()
+    check(c.cmd("SET", "k", "v") == b"OK", "SET")
+    c.send(Resp.encode("SHUTDOWN", "NOSAVE"))
+    try:
+        c.reply()
+        raise CaseFailed("SHUTDOWN NOSAVE answered instead of closing")
+    except (CaseFailed, OSError) as e:
+        if "answered" in str(e):
+            raise
+    try:
+        code = env.proc.wait(15)
+    except subprocess.TimeoutExpired as e:
+        raise CaseFailed("redis did not exit within 15 s of SHUTDOWN NOSAVE") from e
+    check(code == 0, f"redis exited {code} after SHUTDOWN NOSAVE")
+    check("ready to exit, bye bye" in env.log_text(), "no 'ready to exit' in the log")
+    env.exit_code = code
+    c.close()
+
+
+def case_benchmark(env):
+    p = env.ns_run([env.args.redis_benchmark, "-h", env.stack_ip, "-p", str(REDIS_PORT),
+                    "-P", "16", "-n", "20000", "-t", "set,get", "-q"], timeout=120)
+    out = p.stdout + p.stderr
+    say(" ".join(out.split())[-200:])
+    check("error" not in out.lower(), f"redis-benchmark reported errors: {out[-500:]}")
+    rps = re.findall(r"(SET|GET): ([\d.]+) requests per second", out)
+    check({k for k, _ in rps} == {"SET", "GET"}, f"no SET and GET results: {out[-300:]}")
+    c = env.client()
+    stats = c.cmd("INFO", "commandstats").decode()
+    calls = dict(re.findall(r"^cmdstat_(\w+):calls=(\d+)", stats, re.M))
+    check(int(calls.get("set", 0)) >= 20000 and int(calls.get("get", 0)) >= 20000,
+          f"the server counted {calls} (want 20000 SET and 20000 GET)")
+    errs = c.cmd("INFO", "errorstats").decode()
+    check("errorstat_" not in errs, f"the server counted errors: {errs}")
+    v = c.cmd("GET", "key:__rand_int__")  # -d 3: three random bytes
+    check(v is not None and len(v) == 3, f"the benchmark's value is {v!r}, not 3 bytes")
+    c.close()
+
+
+CASES = {
+    "redis-setget": case_setget,
+    "redis-pubsub": case_pubsub,
+    "redis-debug-sleep": case_debug_sleep,
+    "redis-bgsave": case_bgsave,
+    "redis-shutdown": case_shutdown,
+    "redis-benchmark": case_benchmark,
+}
+
+
+def run_case(args, name):
+    say(f"== {name}")
+    env = RedisEnv(args)
+
+    def during():
+        CASES[name](env)
+        if name != "redis-shutdown":
+            check(env.server_alive(), "redis died during the case")
+
+    def after():
+        if name == "redis-shutdown":
+            env.stop_problem = None  # it exited by itself, as asked
+        check("userstack-preload:" not in env.log_text(),
+              "the preload library complained (see the log)")
+
+    if name == "redis-shutdown":
+        # exiting by itself is the point: the harness's 'already exited' is not a problem
+        orig = env._stop_server
+
+        def stop():
+            orig()
+            if env.exit_code == 0:
+                env.stop_problem = None
+        env._stop_server = stop
+    return ei.run_env_case(name, env, during, after)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preload", required=True, help="libuserstack-preload.so")
+    ap.add_argument("--config", required=True, help="INI to copy (file_prefix is replaced)")
+    ap.add_argument("--redis", default="redis-server")
+    ap.add_argument("--redis-cli", default="redis-cli")
+    ap.add_argument("--redis-benchmark", default="redis-benchmark")
+    ap.add_argument("--port", type=int, default=REDIS_PORT)
+    ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
+    args = ap.parse_args()
+    names = ei.case_names(ap, args.cases, CASES)
+    if os.geteuid() != 0:
+        say("SKIP: interop tests need root (network namespaces)")
+        return ei.SKIP
+    for attr in ("redis", "redis_cli", "redis_benchmark"):
+        path = ei.tool(getattr(args, attr))
+        if not path:
+            say(f"SKIP: {getattr(args, attr)} not installed (tools/setup.sh installs "
+                "redis-server and redis-tools)")
+            return ei.SKIP
+        setattr(args, attr, path)
+    if not os.path.exists(args.preload):
+        say(f"FAIL: {args.preload} not found (build it first)")
+        return 1
+    ei.trap_signals()
+    ei.sweep_stale_namespaces(ei.tool("ip"))
+    results = {n: run_case(args, n) for n in names}
+    failed = sum(1 for r in results.values() if r != 0)
+    if len(names) > 1:
+        say(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    ei.run_main(main)
