@@ -11,6 +11,7 @@
 #include "preload/epoll.h"
 #include "preload/files.h"
 #include "preload/libc.h"
+#include "preload/interrupt.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
@@ -125,6 +126,7 @@ int pl_epoll_wait_mixed(int epfd, struct pl_file *f, struct epoll_event *events,
 			int timeout_ms)
 {
 	static __thread bool kernel_first;
+	struct pl_sigmark mark = pl_sig_mark();
 	uint64_t deadline = timeout_ms > 0 ? pl_now_ms() + (uint64_t)timeout_ms : 0;
 	int n;
 
@@ -145,6 +147,8 @@ int pl_epoll_wait_mixed(int epfd, struct pl_file *f, struct epoll_event *events,
 			return n;
 		if (timeout_ms > 0 && pl_now_ms() >= deadline)
 			return 0;
+		if (pl_sig_since(&mark, false))
+			return pl_fail(EINTR);
 	}
 }
 

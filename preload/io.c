@@ -40,7 +40,8 @@ ssize_t pl_recv_from(struct pl_file *f, void *buf, size_t len, int flags, struct
 		PL_US(us_recvfrom(f->usfd, buf, len, flags & PL_MSG_KNOWN, addr, alen));
 		if (rc >= 0 || errno != EAGAIN || !pl_blocks(f, flags))
 			return rc;
-		pl_wait(f->usfd, US_EPOLLIN, -1);
+		if (pl_wait(f->usfd, US_EPOLLIN, -1) < 0)
+			return -1;
 	}
 }
 
@@ -72,8 +73,11 @@ ssize_t pl_send_to(struct pl_file *f, const void *buf, size_t len, int flags,
 			continue;
 		}
 		if (errno == EAGAIN && pl_blocks(f, flags)) {
-			pl_wait(f->usfd, US_EPOLLOUT, -1);
-			continue;
+			if (pl_wait(f->usfd, US_EPOLLOUT, -1) == 0)
+				continue;
+			if (done > 0)
+				return (ssize_t)done; /* a signal: what went so far */
+			return -1;
 		}
 		if (done > 0)
 			return (ssize_t)done;

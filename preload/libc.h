@@ -60,7 +60,8 @@
 	X(dup, int, (int))                                                                   \
 	X(sendfile, ssize_t, (int, int, off_t *, size_t))                                    \
 	X(pread, ssize_t, (int, void *, size_t, off_t))                                      \
-	X(open, int, (const char *, int, ...))
+	X(open, int, (const char *, int, ...))                                               \
+	X(sigaction, int, (int, const struct sigaction *, struct sigaction *))
 
 #define PL_LIBC_FIELD(name, ret, params) ret(*name) params;
 struct pl_libc {

@@ -14,6 +14,7 @@
 
 #include "preload/files.h"
 #include "preload/libc.h"
+#include "preload/interrupt.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
@@ -111,6 +112,7 @@ static int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
 	struct pollfd *k = malloc(sizeof(*k) * (n ? n : 1));
 	uint64_t deadline = pl_poll_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	struct pl_sigmark mark = pl_sig_mark();
 	int ready;
 
 	if (k == NULL)
@@ -119,9 +121,11 @@ static int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
 		free(k);
 		return -1;
 	}
-	do
+	do {
 		ready = pl_poll_once(fds, n, k);
-	while (ready == 0 && timeout_ms != 0 && (timeout_ms < 0 || pl_poll_now_ms() < deadline));
+		if (ready == 0 && pl_sig_since(&mark, false))
+			ready = pl_fail(EINTR);
+	} while (ready == 0 && timeout_ms != 0 && (timeout_ms < 0 || pl_poll_now_ms() < deadline));
 	pl_poll_unsplit(fds, n);
 	free(k);
 	return ready;

@@ -76,7 +76,8 @@ static int pl_accept(struct pl_file *f, struct sockaddr *addr, socklen_t *len, i
 		PL_US(us_accept(f->usfd, addr, len));
 		if (rc >= 0 || errno != EAGAIN || f->nonblock)
 			break;
-		pl_wait(f->usfd, US_EPOLLIN, -1);
+		if (pl_wait(f->usfd, US_EPOLLIN, -1) < 0)
+			return -1;
 	}
 	if (rc < 0)
 		return -1;
@@ -119,7 +120,8 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	PL_US(us_connect(f->usfd, addr, len));
 	if (rc == 0 || errno != EINPROGRESS || f->nonblock)
 		return rc;
-	pl_wait(f->usfd, US_EPOLLOUT, -1);
+	if (pl_wait(f->usfd, US_EPOLLOUT, -1) < 0)
+		return -1; /* EINTR: the handshake goes on, as connect(2) says */
 	PL_US(us_getsockopt(f->usfd, US_SOL_SOCKET, US_SO_ERROR, &err, &elen));
 	if (rc < 0)
 		return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "preload/libc.h"
+#include "preload/interrupt.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
@@ -172,6 +173,7 @@ void pl_poll(void)
 int pl_wait(int usfd, uint32_t events, int timeout_ms)
 {
 	struct us_epoll_event ev = { .events = events, .data.fd = usfd };
+	struct pl_sigmark mark = pl_sig_mark();
 	int n = 0, left = timeout_ms;
 
 	if (pl_state() != PL_RUNNING)
@@ -181,7 +183,7 @@ int pl_wait(int usfd, uint32_t events, int timeout_ms)
 		pl_leave();
 		return 1; /* let the caller's call report what is wrong */
 	}
-	while (n == 0 && left != 0) {
+	while (n == 0 && left != 0 && !pl_sig_since(&mark, true)) {
 		int slice = left < 0 || left > PL_WAIT_SLICE_MS ? PL_WAIT_SLICE_MS : left;
 
 		n = us_epoll_wait(pl_wait_ep, &ev, 1, slice);
@@ -190,5 +192,9 @@ int pl_wait(int usfd, uint32_t events, int timeout_ms)
 	}
 	us_epoll_ctl(pl_wait_ep, US_EPOLL_CTL_DEL, usfd, NULL);
 	pl_leave();
+	if (n == 0 && pl_sig_since(&mark, true)) {
+		errno = EINTR;
+		return -1;
+	}
 	return n > 0;
 }

@@ -46,7 +46,7 @@ bool pl_inside(void);
 void pl_poll(void);
 /* Waits until userstack descriptor usfd has one of events (US_EPOLL*) or
  * timeout_ms passes (-1: no limit), running the engine: 1 ready, 0 timed
- * out. */
+ * out, -1/EINTR when an application handler without SA_RESTART ran. */
 int pl_wait(int usfd, uint32_t events, int timeout_ms);
 
 #endif

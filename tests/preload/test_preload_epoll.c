@@ -20,7 +20,9 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -273,6 +275,47 @@ static void test_poll_mixed(void **state)
 	assert_int_equal(pl_fd_count(), 0);
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* A handler cuts a wait without a timeout short, as in the kernel: the
+ * way nginx learns of SIGTERM while nothing else happens. */
+static void test_signal_interrupts_wait(void **state)
+{
+	struct sigaction act = { .sa_handler = on_alarm }, old;
+	struct itimerval t = { .it_value = { .tv_usec = 100000 } };
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct pollfd pfd;
+	int sock = udp_socket(), ep = epoll_create1(0);
+
+	(void)state;
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = SA_RESTART; /* epoll_wait and poll are never restarted */
+	assert_int_equal(sigaction(SIGALRM, &act, NULL), 0);
+	assert_int_equal(sigaction(SIGALRM, NULL, &old), 0);
+	assert_ptr_equal(old.sa_handler, on_alarm); /* the application's, not ours */
+	ev.data.fd = sock;
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, sock, &ev), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(epoll_wait(ep, &out, 1, -1), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 1);
+	pfd = (struct pollfd){ .fd = sock, .events = POLLIN };
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(poll(&pfd, 1, -1), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 2);
+	signal(SIGALRM, SIG_DFL);
+	close(ep);
+	close(sock);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
 /* A child forked after the start leaves the stack alone: its userstack
  * numbers only close, new sockets are the kernel's. */
 static void test_fork_child_inert(void **state)
@@ -312,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_mixed_edge),
 		cmocka_unit_test(test_mixed_oneshot),
 		cmocka_unit_test(test_poll_mixed),
+		cmocka_unit_test(test_signal_interrupts_wait),
 		cmocka_unit_test(test_fork_child_inert),
 	};
 
