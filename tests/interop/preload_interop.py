@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Debian's own redis-server, unchanged, on userstack through
+"""Debian's own redis-server and nginx, unchanged, on userstack through
 libuserstack-preload.so, with the Linux kernel as the client.
 
-Each case starts `redis-server` under LD_PRELOAD=libuserstack-preload.so
+Each case starts the server under LD_PRELOAD=libuserstack-preload.so
 with USERSTACK_CONFIG pointing to a per-run copy of the tap config, inside
-a fresh network namespace (the stack's tap appears there when Redis makes
-its first socket), gives the kernel side 10.77.0.1/24, drives the server
+a fresh network namespace (the stack's tap appears there when the server
+makes its first socket), gives the kernel side 10.77.0.1/24, drives the server
 from the kernel side and ALWAYS tears down (server, namespace, temp files,
 DPDK runtime and hugepage files of its unique --file-prefix), pass or fail.
 
@@ -28,9 +28,13 @@ Cases:
   redis-shutdown    SHUTDOWN NOSAVE: the server exits 0 on its own.
   redis-benchmark   redis-benchmark -P 16 -n 20000 -t set,get: no error,
                     every command counted by the server, values right.
+  nginx-static      nginx-light (master_process off, daemon off, tcp_nopush
+                    on): a 1 MB file and 20 small ones fetched by curl over
+                    one keep-alive connection, with sendfile on and off,
+                    and 8 clients at once; every body byte-exact.
 
 Exit status: 0 all passed, 1 a case failed, 77 skipped (not root, or
-redis-server not installed: tools/setup.sh installs it).
+the server's package not installed: tools/setup.sh installs them).
 Under a sanitized build (the library links libasan) the ASan runtime goes
 first in LD_PRELOAD, as ASan requires, and leak detection is off for the
 unsanitized Redis (its own allocations at exit are not ours to report).
@@ -52,6 +56,7 @@ import echo_interop as ei  # noqa: E402
 from echo_interop import CaseFailed, check, say  # noqa: E402
 
 REDIS_PORT = 6379
+NGINX_PORT = 8080
 MB = 1 << 20
 READY_WAIT_S = 30.0
 
@@ -129,7 +134,8 @@ class Resp:
 # ----------------------------------------------------------------------------
 # The environment: EchoEnv's namespace, config and teardown, Redis as server
 
-class RedisEnv(ei.EchoEnv):
+class PreloadEnv(ei.EchoEnv):
+    """A server under LD_PRELOAD: server_cmd() and ready() say which."""
     def __init__(self, args):
         super().__init__(args)
         self.port = REDIS_PORT
@@ -138,7 +144,7 @@ class RedisEnv(ei.EchoEnv):
         super()._write_config()
         with open(self.cfgpath, encoding="utf-8") as f:
             text = f.read()
-        # IPv4 only; the idle back-off keeps a waiting Redis off 100 % CPU
+        # IPv4 only; the idle back-off keeps a waiting server off 100 % CPU
         text = ei.ini_with_overrides(text, "ip6", {"enable": "off"})
         text = ei.ini_with_overrides(text, "engine", {"idle_sleep_max_us": "200"})
         with open(self.cfgpath, "w", encoding="utf-8") as f:
@@ -165,10 +171,7 @@ class RedisEnv(ei.EchoEnv):
         self.ns_run(["ip", "link", "set", "lo", "up"])
         self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
                      "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
-        cmd = [self.args.redis, "--bind", self.stack_ip, "--port", str(REDIS_PORT),
-               "--save", "", "--appendonly", "no", "--protected-mode", "no",
-               "--enable-debug-command", "yes", "--daemonize", "no",
-               "--dir", self.tmpdir, "--dbfilename", "dump.rdb", "--logfile", ""]
+        cmd = self.server_cmd()
         say(f"server: LD_PRELOAD={self.args.preload} {shlex.join(cmd)} "
             f"(netns {self.ns}, file_prefix {self.prefix})")
         self.logf = open(self.logpath, "wb")
@@ -181,15 +184,73 @@ class RedisEnv(ei.EchoEnv):
         self.ns_run(["ip", "addr", "add", f"{ei.KERNEL_ADDR}/{ei.KERNEL_PREFIX}",
                      "dev", self.iface])
         self.ns_run(["ip", "link", "set", self.iface, "up"])
-        self._wait(lambda: "Ready to accept connections" in self.log_text(), READY_WAIT_S,
-                   "Redis's 'Ready to accept connections'")
+        self._wait(self.ready, READY_WAIT_S, f"{cmd[0]} ready")
 
-    def cli(self, *args, timeout=60):
-        return self.ns_run([self.args.redis_cli, "-h", self.stack_ip, "-p",
-                            str(REDIS_PORT)] + list(args), timeout=timeout)
+
+class RedisEnv(PreloadEnv):
+    def server_cmd(self):
+        return [self.args.redis, "--bind", self.stack_ip, "--port", str(REDIS_PORT),
+                "--save", "", "--appendonly", "no", "--protected-mode", "no",
+                "--enable-debug-command", "yes", "--daemonize", "no",
+                "--dir", self.tmpdir, "--dbfilename", "dump.rdb", "--logfile", ""]
+
+    def ready(self):
+        return "Ready to accept connections" in self.log_text()
 
     def client(self):
         return Resp(self)
+
+
+NGINX_CONF = """daemon off;
+master_process off;
+user root;
+worker_processes 1;
+error_log stderr notice;
+pid {dir}/nginx.pid;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000;
+    client_body_temp_path {dir}/body;
+    server {{
+        listen {ip}:{port};
+        root {dir}/www;
+        location /nosendfile/ {{ sendfile off; alias {dir}/www/; }}
+    }}
+}}
+"""
+
+
+class NginxEnv(PreloadEnv):
+    """nginx-light serving tmpdir/www: big.bin (1 MB) and s1..s20.bin."""
+    def __init__(self, args):
+        super().__init__(args)
+        self.port = NGINX_PORT
+        self.files = {}
+
+    def server_cmd(self):
+        www = os.path.join(self.tmpdir, "www")
+        os.makedirs(www)
+        self.files = {"big.bin": secrets.token_bytes(MB)}
+        for i in range(1, 21):
+            self.files[f"s{i}.bin"] = secrets.token_bytes(i * 97 + i * i)
+        for name, data in self.files.items():
+            with open(os.path.join(www, name), "wb") as f:
+                f.write(data)
+        conf = os.path.join(self.tmpdir, "nginx.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(NGINX_CONF.format(dir=self.tmpdir, ip=self.stack_ip, port=NGINX_PORT))
+        return [self.args.nginx, "-c", conf, "-p", self.tmpdir + "/"]
+
+    def ready(self):
+        with self.netns():
+            try:
+                socket.create_connection((self.stack_ip, NGINX_PORT), timeout=0.5).close()
+                return True
+            except OSError:
+                return False
 
 
 def asan_runtime(lib):
@@ -346,6 +407,58 @@ def case_benchmark(env):
     c.close()
 
 
+def curl_fetch(env, paths, outdir, tag):
+    """One curl, one keep-alive connection: every path into outdir; returns
+    {path: bytes} and curl's connection count."""
+    args, outs = [], []
+    for i, p in enumerate(paths):
+        out = os.path.join(outdir, f"{tag}-{i}")
+        args += ["-o", out, f"http://{env.stack_ip}:{NGINX_PORT}{p}"]
+        outs.append(out)
+    r = env.ns_run(["curl", "-sS", "--fail", "-w", "%{num_connects}\n"] + args, timeout=60)
+    got = {}
+    for p, out in zip(paths, outs):
+        with open(out, "rb") as f:
+            got[p] = f.read()
+        os.unlink(out)
+    return got, sum(int(x) for x in r.stdout.split())
+
+
+def case_nginx_static(env):
+    outdir = os.path.join(env.tmpdir, "got")
+    os.makedirs(outdir)
+    for prefix in ("/", "/nosendfile/"):
+        paths = [prefix + n for n in env.files]
+        got, conns = curl_fetch(env, paths, outdir, prefix.strip("/") or "sf")
+        for p in paths:
+            want = env.files[p[len(prefix):]]
+            check(got[p] == want, f"{p}: {len(got[p])} bytes, not the {len(want)} served")
+        check(conns == 1, f"{len(paths)} requests took {conns} connections (want 1)")
+        say(f"{prefix}: {len(paths)} files byte-exact over one connection")
+    # 8 clients at once, each the big file twice
+    procs = []
+    for k in range(8):
+        outs = [os.path.join(outdir, f"par{k}-{j}") for j in range(2)]
+        cmd = ["curl", "-sS", "--fail"]
+        for j, o in enumerate(outs):
+            cmd += ["-o", o, f"http://{env.stack_ip}:{NGINX_PORT}/"
+                    f"{'nosendfile/' if (k + j) % 2 else ''}big.bin"]
+        procs.append((subprocess.Popen(env.ns_cmd(cmd), stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE), outs))
+    for p, outs in procs:
+        _, err = p.communicate(timeout=60)
+        check(p.returncode == 0, f"a parallel curl failed: {err.decode(errors='replace')}")
+        for o in outs:
+            with open(o, "rb") as f:
+                check(f.read() == env.files["big.bin"], "a parallel big.bin differs")
+    say("8 parallel clients: 16 x 1 MB byte-exact")
+    # nginx logs a failed setsockopt (TCP_NOPUSH is TCP_CORK), sendfile or
+    # epoll call at crit or alert
+    bad = [ln for ln in env.log_text().splitlines()
+           if re.search(r"\[(emerg|alert|crit|error)\]", ln)]
+    check(not bad, f"nginx logged problems: {bad[:3]}")
+
+
 CASES = {
     "redis-setget": case_setget,
     "redis-pubsub": case_pubsub,
@@ -353,17 +466,18 @@ CASES = {
     "redis-bgsave": case_bgsave,
     "redis-shutdown": case_shutdown,
     "redis-benchmark": case_benchmark,
+    "nginx-static": case_nginx_static,
 }
 
 
 def run_case(args, name):
     say(f"== {name}")
-    env = RedisEnv(args)
+    env = NginxEnv(args) if name.startswith("nginx") else RedisEnv(args)
 
     def during():
         CASES[name](env)
         if name != "redis-shutdown":
-            check(env.server_alive(), "redis died during the case")
+            check(env.server_alive(), "the server died during the case")
 
     def after():
         if name == "redis-shutdown":
@@ -390,6 +504,7 @@ def main():
     ap.add_argument("--redis", default="redis-server")
     ap.add_argument("--redis-cli", default="redis-cli")
     ap.add_argument("--redis-benchmark", default="redis-benchmark")
+    ap.add_argument("--nginx", default="nginx")
     ap.add_argument("--port", type=int, default=REDIS_PORT)
     ap.add_argument("cases", nargs="+", help="case names, or 'all': " + " ".join(CASES))
     args = ap.parse_args()
@@ -397,11 +512,14 @@ def main():
     if os.geteuid() != 0:
         say("SKIP: interop tests need root (network namespaces)")
         return ei.SKIP
-    for attr in ("redis", "redis_cli", "redis_benchmark"):
+    need = ["nginx"] if all(n.startswith("nginx") for n in names) else \
+        ["redis", "redis_cli", "redis_benchmark"] + \
+        (["nginx"] if any(n.startswith("nginx") for n in names) else [])
+    for attr in need:
         path = ei.tool(getattr(args, attr))
         if not path:
             say(f"SKIP: {getattr(args, attr)} not installed (tools/setup.sh installs "
-                "redis-server and redis-tools)")
+                "redis-server, redis-tools and nginx-light)")
             return ei.SKIP
         setattr(args, attr, path)
     if not os.path.exists(args.preload):
