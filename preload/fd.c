@@ -112,16 +112,9 @@ int fcntl(int fd, int cmd, ...)
 	return pl_fcntl(fd, cmd, arg);
 }
 
-int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	uintptr_t arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, uintptr_t);
-	va_end(ap);
-	return pl_fcntl(fd, cmd, arg);
-}
+/* glibc 2.28+ headers name fcntl fcntl64 under _FILE_OFFSET_BITS=64 (the
+ * same call on 64-bit targets): both names, one body. */
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 static int pl_ioctl_sock(struct pl_file *f, unsigned long req, int *arg)
 {

@@ -48,6 +48,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -162,15 +163,10 @@ class PreloadEnv(ei.EchoEnv):
         return env
 
     def _setup(self):
-        import tempfile
         self.tmpdir = tempfile.mkdtemp(prefix="us-preload-")
         self._write_config()
         self.logpath = os.path.join(self.tmpdir, "server.log")
-        ei.run([self.ip, "netns", "add", self.ns])
-        self.ns_made = True
-        self.ns_run(["ip", "link", "set", "lo", "up"])
-        self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                     "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
+        self.make_ns()
         cmd = self.server_cmd()
         say(f"server: LD_PRELOAD={self.args.preload} {shlex.join(cmd)} "
             f"(netns {self.ns}, file_prefix {self.prefix})")
