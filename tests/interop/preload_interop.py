@@ -28,6 +28,12 @@ Cases:
   redis-shutdown    SHUTDOWN NOSAVE: the server exits 0 on its own.
   redis-benchmark   redis-benchmark -P 16 -n 20000 -t set,get: no error,
                     every command counted by the server, values right.
+  python-client     Python's socket module as an unmodified client
+                    (preload_client.py) against kernel servers: blocking and
+                    poll-based (timeout) TCP echo of 1 MB, socket.sendfile
+                    with an offset, UDP echo, dup and a fork child that
+                    closes its inherited socket, SIGPIPE on a reset
+                    connection and none with MSG_NOSIGNAL.
   nginx-static      nginx-light (master_process off, daemon off, tcp_nopush
                     on): a 1 MB file and 20 small ones fetched by curl over
                     one keep-alive connection, with sendfile on and off,
@@ -46,6 +52,7 @@ import re
 import secrets
 import shlex
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -247,6 +254,16 @@ class NginxEnv(PreloadEnv):
                 return True
             except OSError:
                 return False
+
+
+class PyClientEnv(PreloadEnv):
+    """preload_client.py under LD_PRELOAD; the kernel serves at KERNEL_ADDR."""
+    def server_cmd(self):
+        return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                             "preload_client.py"), ei.KERNEL_ADDR, self.tmpdir]
+
+    def ready(self):
+        return "stack up" in self.log_text()
 
 
 def asan_runtime(lib):
@@ -455,6 +472,97 @@ def case_nginx_static(env):
     check(not bad, f"nginx logged problems: {bad[:3]}")
 
 
+class KernelServers:
+    """TCP echo (7000), TCP reset-at-accept (7001) and UDP echo (7002) on
+    the kernel side, each in a thread, sockets made in the namespace."""
+    def __init__(self, env):
+        self.stop = threading.Event()
+        self.socks, self.threads = [], []
+        with env.netns():
+            for port, kind in ((7000, socket.SOCK_STREAM), (7001, socket.SOCK_STREAM),
+                               (7002, socket.SOCK_DGRAM)):
+                s = socket.socket(socket.AF_INET, kind)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind((ei.KERNEL_ADDR, port))
+                if kind == socket.SOCK_STREAM:
+                    s.listen(64)
+                s.settimeout(0.2)
+                self.socks.append(s)
+        for fn, s in zip((self._echo, self._rst, self._udp), self.socks):
+            self._thread(fn, s)
+
+    def _thread(self, fn, *a):
+        t = threading.Thread(target=fn, args=a, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    def _accepts(self, s):
+        while not self.stop.is_set():
+            try:
+                c, _ = s.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            yield c
+
+    def _echo(self, s):
+        for c in self._accepts(s):
+            self._thread(self._echo_one, c)
+
+    def _echo_one(self, c):
+        with c:
+            try:
+                while True:
+                    d = c.recv(1 << 20)
+                    if not d:
+                        return
+                    c.sendall(d)
+            except OSError:
+                return  # a client that reset: its check says what went wrong
+
+    def _rst(self, s):
+        for c in self._accepts(s):
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            c.close()
+
+    def _udp(self, s):
+        while not self.stop.is_set():
+            try:
+                d, a = s.recvfrom(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            s.sendto(d, a)
+
+    def close(self):
+        self.stop.set()
+        for t in self.threads[:3]:
+            t.join(2)
+        for s in self.socks:
+            s.close()
+
+
+def case_python_client(env):
+    servers = KernelServers(env)
+    try:
+        open(os.path.join(env.tmpdir, "go"), "w").close()
+        try:
+            code = env.proc.wait(90)
+        except subprocess.TimeoutExpired as e:
+            raise CaseFailed("the client did not finish within 90 s") from e
+    finally:
+        servers.close()
+    env.exit_code = code
+    lines = [ln for ln in env.log_text().splitlines() if ln.startswith("check ")]
+    for ln in lines:
+        say(ln)
+    check(len(lines) == 6, f"{len(lines)} checks reported (want 6)")
+    check(code == 0 and all(ln.endswith(" ok") for ln in lines),
+          f"the client exited {code}: {[ln for ln in lines if not ln.endswith(' ok')]}")
+
+
 CASES = {
     "redis-setget": case_setget,
     "redis-pubsub": case_pubsub,
@@ -463,25 +571,28 @@ CASES = {
     "redis-shutdown": case_shutdown,
     "redis-benchmark": case_benchmark,
     "nginx-static": case_nginx_static,
+    "python-client": case_python_client,
 }
+
+
+EXITS_BY_ITSELF = ("redis-shutdown", "python-client")
 
 
 def run_case(args, name):
     say(f"== {name}")
-    env = NginxEnv(args) if name.startswith("nginx") else RedisEnv(args)
+    env = (NginxEnv(args) if name.startswith("nginx") else
+           PyClientEnv(args) if name == "python-client" else RedisEnv(args))
 
     def during():
         CASES[name](env)
-        if name != "redis-shutdown":
+        if name not in EXITS_BY_ITSELF:
             check(env.server_alive(), "the server died during the case")
 
     def after():
-        if name == "redis-shutdown":
-            env.stop_problem = None  # it exited by itself, as asked
         check("userstack-preload:" not in env.log_text(),
               "the preload library complained (see the log)")
 
-    if name == "redis-shutdown":
+    if name in EXITS_BY_ITSELF:
         # exiting by itself is the point: the harness's 'already exited' is not a problem
         orig = env._stop_server
 
@@ -508,9 +619,9 @@ def main():
     if os.geteuid() != 0:
         say("SKIP: interop tests need root (network namespaces)")
         return ei.SKIP
-    need = ["nginx"] if all(n.startswith("nginx") for n in names) else \
-        ["redis", "redis_cli", "redis_benchmark"] + \
-        (["nginx"] if any(n.startswith("nginx") for n in names) else [])
+    need = [attr for prefix, attrs in (("redis", ["redis", "redis_cli", "redis_benchmark"]),
+                                       ("nginx", ["nginx"]))
+            if any(n.startswith(prefix) for n in names) for attr in attrs]
     for attr in need:
         path = ei.tool(getattr(args, attr))
         if not path:
