@@ -114,14 +114,6 @@ static int pl_epoll_kernel(int epfd, struct epoll_event *events, int max)
 	return n < 0 ? 0 : n;
 }
 
-static uint64_t pl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 int pl_epoll_wait_mixed(int epfd, struct pl_file *f, struct epoll_event *events, int max,
 			int timeout_ms)
 {

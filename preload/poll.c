@@ -80,10 +80,11 @@ static void pl_poll_unsplit(const struct pollfd *fds, nfds_t n)
 	(void)rc;
 }
 
-/* One look at both halves: the entries with events. */
-static int pl_poll_once(struct pollfd *fds, nfds_t n, struct pollfd *k)
+/* One look at both halves (ev: room for n events): the entries with
+ * events. */
+static int pl_poll_once(struct pollfd *fds, nfds_t n, struct pollfd *k,
+			struct us_epoll_event *ev)
 {
-	struct us_epoll_event ev[64];
 	int ready = 0, rc;
 
 	for (nfds_t i = 0; i < n; i++)
@@ -92,7 +93,7 @@ static int pl_poll_once(struct pollfd *fds, nfds_t n, struct pollfd *k)
 		return -1;
 	for (nfds_t i = 0; i < n; i++)
 		fds[i].revents = k[i].revents;
-	PL_US(us_epoll_wait(pl_poll_ep, ev, 64, 0));
+	PL_US(us_epoll_wait(pl_poll_ep, ev, (int)n, 0));
 	for (int j = 0; j < rc; j++)
 		fds[ev[j].data.u64].revents = (short)ev[j].events;
 	for (nfds_t i = 0; i < n; i++)
@@ -100,34 +101,27 @@ static int pl_poll_once(struct pollfd *fds, nfds_t n, struct pollfd *k)
 	return ready;
 }
 
-static uint64_t pl_poll_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
 	struct pollfd *k = malloc(sizeof(*k) * (n ? n : 1));
-	uint64_t deadline = pl_poll_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	struct us_epoll_event *ev = malloc(sizeof(*ev) * (n ? n : 1));
+	uint64_t deadline = pl_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	struct pl_sigmark mark = pl_sig_mark();
 	int ready;
 
-	if (k == NULL)
-		return pl_fail(ENOMEM);
-	if (pl_poll_split(fds, n, k) < 0) {
+	if (k == NULL || ev == NULL || pl_poll_split(fds, n, k) < 0) {
 		free(k);
-		return -1;
+		free(ev);
+		return k == NULL || ev == NULL ? pl_fail(ENOMEM) : -1;
 	}
 	do {
-		ready = pl_poll_once(fds, n, k);
+		ready = pl_poll_once(fds, n, k, ev);
 		if (ready == 0 && pl_sig_since(&mark, false))
 			ready = pl_fail(EINTR);
-	} while (ready == 0 && timeout_ms != 0 && (timeout_ms < 0 || pl_poll_now_ms() < deadline));
+	} while (ready == 0 && timeout_ms != 0 && (timeout_ms < 0 || pl_now_ms() < deadline));
 	pl_poll_unsplit(fds, n);
 	free(k);
+	free(ev);
 	return ready;
 }
 

@@ -8,14 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "preload/libc.h"
 #include "preload/interrupt.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
-/* How long one slice of a blocking wait runs the engine before looking at
- * the clock again (us_epoll_wait polls throughout). */
+/* How long one slice of a blocking wait runs the engine before looking
+ * for signal handlers that ran (us_epoll_wait polls throughout). */
 #define PL_WAIT_SLICE_MS 50
 
 static enum pl_state pl_st = PL_IDLE;
@@ -23,7 +24,6 @@ static struct us_stack *pl_stack;
 static pthread_t pl_owner;
 static pthread_mutex_t pl_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pl_start_err;
-static int pl_drive_ep = -1; /* empty: us_epoll_wait on it is one engine turn */
 static int pl_wait_ep = -1;  /* one member at a time: blocking waits */
 static __thread int pl_depth;
 
@@ -40,6 +40,14 @@ void pl_enter(void)
 void pl_leave(void)
 {
 	pl_depth--;
+}
+
+uint64_t pl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 bool pl_inside(void)
@@ -127,11 +135,10 @@ static int pl_boot(void)
 			cfg, strerror(errno));
 		return -EAFNOSUPPORT;
 	}
-	pl_drive_ep = us_epoll_create1(0);
 	pl_wait_ep = us_epoll_create1(0);
-	if (pl_drive_ep < 0 || pl_wait_ep < 0) {
-		fprintf(stderr, "userstack-preload: no descriptors for the engine's own epoll "
-				"sets (%s): TCP/UDP sockets fail with EAFNOSUPPORT\n",
+	if (pl_wait_ep < 0) {
+		fprintf(stderr, "userstack-preload: no descriptor for the engine's own epoll "
+				"set (%s): TCP/UDP sockets fail with EAFNOSUPPORT\n",
 			strerror(errno));
 		return -EAFNOSUPPORT;
 	}
@@ -157,17 +164,6 @@ int pl_start(void)
 	rc = pl_st == PL_RUNNING ? 0 : pl_st == PL_FAILED ? pl_start_err : -EBADF;
 	pthread_mutex_unlock(&pl_start_lock);
 	return rc;
-}
-
-void pl_poll(void)
-{
-	struct us_epoll_event ev;
-
-	if (pl_state() != PL_RUNNING)
-		return;
-	pl_enter();
-	us_epoll_wait(pl_drive_ep, &ev, 1, 0);
-	pl_leave();
 }
 
 int pl_wait(int usfd, uint32_t events, int timeout_ms)

@@ -41,9 +41,8 @@ int pl_start(void);
 void pl_enter(void);
 void pl_leave(void);
 bool pl_inside(void);
-/* One turn of the engine (poll the port, timers, sends; the engine's idle
- * back-off may sleep a little when nothing happens). */
-void pl_poll(void);
+/* The monotonic clock in ms, for the timeouts of waits. */
+uint64_t pl_now_ms(void);
 /* Waits until userstack descriptor usfd has one of events (US_EPOLL*) or
  * timeout_ms passes (-1: no limit), running the engine: 1 ready, 0 timed
  * out, -1/EINTR when an application handler without SA_RESTART ran. */
