@@ -14,6 +14,7 @@ PACKAGES=(
 	libcmocka-dev libpcap-dev libsodium-dev
 	curl wrk tshark python3-scapy nftables iproute2 iputils-ping procps
 	clang libclang-rt-14-dev
+	redis-server redis-tools nginx-light
 )
 # bench/ (never CI): the results plot and callgrind's instruction counts.
 if [[ ${1:-} == --bench ]]; then
@@ -52,7 +53,20 @@ install_packages() {
 	apt-get update -q
 	# No recommends: none of these needs its recommended packages for our use
 	# (scapy builds and sends packets without its optional plotting/crypto extras).
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# redis-server and nginx-light are run by the interop suite under
+	# LD_PRELOAD, never as services: a policy-rc.d that refuses every start
+	# keeps their packages from starting (and binding ports) at install.
+	local policy=/usr/sbin/policy-rc.d made_policy=0
+	if [[ ! -e $policy ]]; then
+		printf '#!/bin/sh\nexit 101\n' > "$policy"
+		chmod 755 "$policy"
+		made_policy=1
+	fi
+	apt-get install -y -q --no-install-recommends "${missing[@]}" || {
+		[[ $made_policy -eq 0 ]] || rm -f "$policy"
+		return 1
+	}
+	[[ $made_policy -eq 0 ]] || rm -f "$policy"
 }
 
 hugepages_free() {

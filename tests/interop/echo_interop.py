@@ -449,16 +449,20 @@ class EchoEnv(TcpPeer):
         m = re.search(r"iface=([^,\s]+)", ini.get("port", {}).get("device", ""))
         self.iface = m.group(1) if m else "ustap0"
 
+    def make_ns(self):
+        """The namespace, loopback up, IPv6 off unless a case turns it on
+        for the tap: keeps router solicitations/MLD off the wire."""
+        run([self.ip, "netns", "add", self.ns])
+        self.ns_made = True
+        self.ns_run(["ip", "link", "set", "lo", "up"])
+        self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                     "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
+
     def _setup(self):
         self.tmpdir = tempfile.mkdtemp(prefix="us-interop-")
         self._write_config()
         self.logpath = os.path.join(self.tmpdir, "server.log")
-        run([self.ip, "netns", "add", self.ns])
-        self.ns_made = True
-        self.ns_run(["ip", "link", "set", "lo", "up"])
-        # No IPv6 on the tap: keeps router solicitations/MLD off the wire.
-        self.ns_run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                     "net.ipv6.conf.default.disable_ipv6=1"], check_rc=False)
+        self.make_ns()
         cmd = shlex.split(self.args.server) + ["--config", self.cfgpath,
                                                "--port", str(self.port)] + self.server_args
         if self.hide_hugepages:

@@ -49,7 +49,7 @@ def install_and_build(args, destdir):
     ei.check(len(pcs) == 1, f"libuserstack.pc not installed (found {pcs})")
     pcdir = os.path.dirname(pcs[0])
     libdir = os.path.normpath(os.path.join(pcdir, ".."))
-    for name in ("libuserstack.so", "libuserstack.a"):
+    for name in ("libuserstack.so", "libuserstack.a", "libuserstack-preload.so"):
         ei.check(os.path.exists(os.path.join(libdir, name)), f"{name} not installed")
     for h in ("userstack.h", "us_socket.h"):
         ei.check(glob.glob(os.path.join(destdir, "**", "include", h), recursive=True),

@@ -1,0 +1,86 @@
+/* preload/io.c: receive and send on a userstack socket, blocking as the
+ * file's O_NONBLOCK says: a blocking call is a polling wait that runs the
+ * engine on this thread. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "preload/files.h"
+#include "preload/io.h"
+#include "preload/stack.h"
+#include "userstack.h"
+
+/* The flags libuserstack understands; the rest (MSG_CMSG_CLOEXEC,
+ * MSG_EOR, ...) mean nothing to it. */
+#define PL_MSG_KNOWN                                                                          \
+	(MSG_PEEK | MSG_TRUNC | MSG_WAITALL | MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE |          \
+	 MSG_FASTOPEN)
+
+static __thread char *pl_bounce_buf;
+
+char *pl_bounce(void)
+{
+	if (pl_bounce_buf == NULL)
+		pl_bounce_buf = malloc(PL_BOUNCE_BYTES);
+	return pl_bounce_buf;
+}
+
+static bool pl_blocks(const struct pl_file *f, int flags)
+{
+	return !f->nonblock && !(flags & MSG_DONTWAIT);
+}
+
+ssize_t pl_recv_from(struct pl_file *f, void *buf, size_t len, int flags, struct sockaddr *addr,
+		     socklen_t *alen)
+{
+	ssize_t rc;
+
+	for (;;) {
+		PL_US(us_recvfrom(f->usfd, buf, len, flags & PL_MSG_KNOWN, addr, alen));
+		if (rc >= 0 || errno != EAGAIN || !pl_blocks(f, flags))
+			return rc;
+		if (pl_wait(f->usfd, US_EPOLLIN, -1) < 0)
+			return -1;
+	}
+}
+
+/* Linux's sk_stream_error: a write to a connection that is gone raises
+ * SIGPIPE, which kills a program that did not ask otherwise. */
+static ssize_t pl_send_failed(int flags)
+{
+	int err = errno;
+
+	if (err == EPIPE && !(flags & MSG_NOSIGNAL))
+		raise(SIGPIPE);
+	errno = err;
+	return -1;
+}
+
+ssize_t pl_send_to(struct pl_file *f, const void *buf, size_t len, int flags,
+		   const struct sockaddr *addr, socklen_t alen)
+{
+	const char *p = buf;
+	size_t done = 0;
+	ssize_t rc;
+
+	for (;;) {
+		PL_US(us_sendto(f->usfd, p + done, len - done, flags & PL_MSG_KNOWN, addr, alen));
+		if (rc >= 0) {
+			done += (size_t)rc;
+			if (done == len || !pl_blocks(f, flags))
+				return (ssize_t)done;
+			continue;
+		}
+		if (errno == EAGAIN && pl_blocks(f, flags)) {
+			if (pl_wait(f->usfd, US_EPOLLOUT, -1) == 0)
+				continue;
+			if (done > 0)
+				return (ssize_t)done; /* a signal: what went so far */
+			return -1;
+		}
+		if (done > 0)
+			return (ssize_t)done;
+		return pl_send_failed(flags);
+	}
+}

@@ -1,0 +1,365 @@
+/* libuserstack-preload.so linked into this program (as LD_PRELOAD would
+ * put it first): plain socket/epoll/poll/fcntl/dup calls on a userstack
+ * UDP socket and a kernel pipe together.  The stack runs on net_ring with
+ * --no-huge (hugepages = off), so nothing outside the process is needed.
+ *
+ * The userstack UDP socket is always writable (EPOLLOUT): a readiness
+ * that holds, which level-triggered sets report every time, edge-triggered
+ * ones once, one-shot ones once until EPOLL_CTL_MOD.  The pipe is readable
+ * once a byte is written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "preload/fdtable.h"
+
+static char cfg_path[96];
+static char prefix[64];
+
+/* The test's own config: net_ring, no hugepages, a prefix of its own. */
+static void write_config(void)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(prefix, sizeof(prefix), "ustest-preload-%d", (int)getpid());
+	snprintf(cfg_path, sizeof(cfg_path), "/tmp/%s.ini", prefix);
+	fd = open(cfg_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"[eal]\nhugepages = off\nno_huge_mem_mb = 128\nfile_prefix = %s\n"
+		"log_level = error\n[port]\ndevice = net_ring0\nmbufs = 4095\nrx_desc = 256\n"
+		"tx_desc = 256\nlink_wait_ms = 0\n[ip]\naddr = 10.99.0.2/24\n"
+		"[engine]\nidle_sleep_max_us = 100\n",
+		prefix);
+	fclose(f);
+	setenv("USERSTACK_CONFIG", cfg_path, 1);
+}
+
+static void remove_runtime_dir(void)
+{
+	char cmd[160];
+
+	unlink(cfg_path);
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s", prefix);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove /var/run/dpdk/%s\n", prefix);
+}
+
+static int udp_socket(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(5353) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	a.sin_addr.s_addr = htonl(0x0a630002);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Before the stack starts: without a config the first socket fails. */
+static void test_no_config_fails_cleanly(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd;
+
+		unsetenv("USERSTACK_CONFIG");
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		_exit(fd == -1 && errno == EAFNOSUPPORT ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* A userstack socket has a kernel number of its own (a placeholder), in
+ * the table; dup gives a second number for the same socket, and the
+ * socket lives until the last one closes. */
+static void test_descriptors(void **state)
+{
+	int fd = udp_socket(), d, d2, fl, on = 1;
+	struct stat st;
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+
+	(void)state;
+	assert_non_null(pl_fd_get(fd));
+	assert_int_equal(fstat(fd, &st), 0); /* a live kernel number */
+	fl = fcntl(fd, F_GETFL);
+	assert_true(fl & O_NONBLOCK);
+	assert_int_equal(fcntl(fd, F_SETFL, fl & ~O_NONBLOCK), 0);
+	assert_false(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	assert_int_equal(ioctl(fd, FIONBIO, &on), 0);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	assert_int_equal(fcntl(fd, F_SETFD, FD_CLOEXEC), 0);
+	assert_int_equal(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	d = dup(fd);
+	assert_true(d >= 0 && d != fd);
+	assert_ptr_equal(pl_fd_get(d), pl_fd_get(fd));
+	d2 = fcntl(fd, F_DUPFD, 100);
+	assert_true(d2 >= 100);
+	assert_ptr_equal(pl_fd_get(d2), pl_fd_get(fd));
+	assert_int_equal(close(fd), 0);
+	assert_null(pl_fd_get(fd));
+	assert_int_equal(getsockname(d, (struct sockaddr *)&a, &alen), 0);
+	assert_int_equal(ntohs(a.sin_port), 5353);
+	/* dup2 onto a userstack number drops that number's socket */
+	assert_int_equal(dup2(STDERR_FILENO, d2), d2);
+	assert_null(pl_fd_get(d2));
+	assert_int_equal(close(d2), 0);
+	assert_int_equal(close(d), 0);
+	assert_int_equal(pl_fd_count(), 0);
+	/* the port is free again: the socket was closed with its last number */
+	fd = udp_socket();
+	assert_int_equal(close(fd), 0);
+	/* a kernel socket stays the kernel's */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_null(pl_fd_get(fd));
+	close(fd);
+}
+
+/* How many times events carries data fd, and the events it carries. */
+static int count_fd(const struct epoll_event *ev, int n, int fd, uint32_t *got)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == fd) {
+			c++;
+			*got = ev[i].events;
+		}
+	return c;
+}
+
+struct mixed {
+	int ep, sock, pipe[2];
+};
+
+static void mixed_open(struct mixed *m, uint32_t flags)
+{
+	struct epoll_event ev = { .events = EPOLLIN | flags };
+
+	m->sock = udp_socket();
+	assert_int_equal(pipe(m->pipe), 0);
+	m->ep = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(m->ep >= 0);
+	ev.data.fd = m->pipe[0];
+	assert_int_equal(epoll_ctl(m->ep, EPOLL_CTL_ADD, m->pipe[0], &ev), 0);
+	ev.events = EPOLLOUT | flags;
+	ev.data.fd = m->sock;
+	assert_int_equal(epoll_ctl(m->ep, EPOLL_CTL_ADD, m->sock, &ev), 0);
+	assert_int_equal(write(m->pipe[1], "x", 1), 1);
+}
+
+static void mixed_close(struct mixed *m)
+{
+	close(m->ep);
+	close(m->sock);
+	close(m->pipe[0]);
+	close(m->pipe[1]);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
+/* Waits (up to 200 ms) and checks each member is there `times` times. */
+static void expect_both(struct mixed *m, int times_pipe, int times_sock)
+{
+	struct epoll_event ev[8];
+	uint32_t got = 0;
+	int n = epoll_wait(m->ep, ev, 8, 200);
+
+	assert_int_equal(n, times_pipe + times_sock);
+	assert_int_equal(count_fd(ev, n, m->pipe[0], &got), times_pipe);
+	if (times_pipe)
+		assert_int_equal(got, EPOLLIN);
+	assert_int_equal(count_fd(ev, n, m->sock, &got), times_sock);
+	if (times_sock)
+		assert_int_equal(got, EPOLLOUT);
+}
+
+static void test_mixed_level(void **state)
+{
+	struct mixed m;
+	char c;
+
+	(void)state;
+	mixed_open(&m, 0);
+	expect_both(&m, 1, 1);
+	expect_both(&m, 1, 1); /* still true: reported again */
+	assert_int_equal(read(m.pipe[0], &c, 1), 1);
+	expect_both(&m, 0, 1);
+	mixed_close(&m);
+}
+
+static void test_mixed_edge(void **state)
+{
+	struct mixed m;
+
+	(void)state;
+	mixed_open(&m, EPOLLET);
+	expect_both(&m, 1, 1);
+	expect_both(&m, 0, 0); /* nothing new: nothing, after the timeout */
+	assert_int_equal(write(m.pipe[1], "y", 1), 1);
+	expect_both(&m, 1, 0);
+	mixed_close(&m);
+}
+
+static void test_mixed_oneshot(void **state)
+{
+	struct mixed m;
+	struct epoll_event ev = { .events = EPOLLOUT | EPOLLONESHOT };
+
+	(void)state;
+	mixed_open(&m, EPOLLONESHOT);
+	expect_both(&m, 1, 1);
+	expect_both(&m, 0, 0);
+	ev.data.fd = m.sock;
+	assert_int_equal(epoll_ctl(m.ep, EPOLL_CTL_MOD, m.sock, &ev), 0);
+	expect_both(&m, 0, 1);
+	ev.events = EPOLLIN | EPOLLONESHOT;
+	ev.data.fd = m.pipe[0];
+	assert_int_equal(epoll_ctl(m.ep, EPOLL_CTL_MOD, m.pipe[0], &ev), 0);
+	expect_both(&m, 1, 0);
+	assert_int_equal(epoll_ctl(m.ep, EPOLL_CTL_DEL, m.sock, NULL), 0);
+	assert_int_equal(epoll_ctl(m.ep, EPOLL_CTL_DEL, m.sock, NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	mixed_close(&m);
+}
+
+static void test_poll_mixed(void **state)
+{
+	int sock = udp_socket(), p[2];
+	struct pollfd fds[2];
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	fds[0] = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = sock, .events = POLLIN };
+	assert_int_equal(poll(fds, 2, 50), 0); /* neither: the timeout */
+	assert_int_equal(write(p[1], "z", 1), 1);
+	fds[1].events = POLLIN | POLLOUT;
+	assert_int_equal(poll(fds, 2, 200), 2);
+	assert_int_equal(fds[0].revents, POLLIN);
+	assert_int_equal(fds[1].revents, POLLOUT);
+	assert_int_equal(read(sock, &c, 1), -1); /* nothing queued, non-blocking */
+	assert_int_equal(errno, EAGAIN);
+	close(p[0]);
+	close(p[1]);
+	close(sock);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* A handler cuts a wait without a timeout short, as in the kernel: the
+ * way nginx learns of SIGTERM while nothing else happens. */
+static void test_signal_interrupts_wait(void **state)
+{
+	struct sigaction act = { .sa_handler = on_alarm }, old;
+	struct itimerval t = { .it_value = { .tv_usec = 100000 } };
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct pollfd pfd;
+	int sock = udp_socket(), ep = epoll_create1(0);
+
+	(void)state;
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = SA_RESTART; /* epoll_wait and poll are never restarted */
+	assert_int_equal(sigaction(SIGALRM, &act, NULL), 0);
+	assert_int_equal(sigaction(SIGALRM, NULL, &old), 0);
+	assert_ptr_equal(old.sa_handler, on_alarm); /* the application's, not ours */
+	ev.data.fd = sock;
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, sock, &ev), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(epoll_wait(ep, &out, 1, -1), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 1);
+	pfd = (struct pollfd){ .fd = sock, .events = POLLIN };
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(poll(&pfd, 1, -1), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 2);
+	signal(SIGALRM, SIG_DFL);
+	close(ep);
+	close(sock);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
+/* A child forked after the start leaves the stack alone: its userstack
+ * numbers only close, new sockets are the kernel's. */
+static void test_fork_child_inert(void **state)
+{
+	int sock = udp_socket(), st;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int ok = 1, k;
+		char c;
+
+		ok &= read(sock, &c, 1) == -1 && errno == EBADF;
+		ok &= close(sock) == 0;
+		k = socket(AF_INET, SOCK_DGRAM, 0);
+		ok &= k >= 0 && pl_fd_get(k) == NULL;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* the parent's socket is untouched */
+	assert_non_null(pl_fd_get(sock));
+	assert_int_equal(send(sock, "q", 1, 0), -1);
+	assert_int_equal(errno, EDESTADDRREQ);
+	close(sock);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_config_fails_cleanly),
+		cmocka_unit_test(test_descriptors),
+		cmocka_unit_test(test_mixed_level),
+		cmocka_unit_test(test_mixed_edge),
+		cmocka_unit_test(test_mixed_oneshot),
+		cmocka_unit_test(test_poll_mixed),
+		cmocka_unit_test(test_signal_interrupts_wait),
+		cmocka_unit_test(test_fork_child_inert),
+	};
+
+	write_config();
+	atexit(remove_runtime_dir);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
