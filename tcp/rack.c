@@ -130,6 +130,9 @@ void tcp_rack_sent(struct tcp_conn *c, uint32_t seq, uint32_t end, bool again)
 	if (!SEQ_LT(seq, end) || !tcp_rack_on(c))
 		return;
 	now = tcp_now(c);
+	if (now <= c->loss.rack.last_xmit_ns)
+		now = c->loss.rack.last_xmit_ns + 1;
+	c->loss.rack.last_xmit_ns = now;
 	top = tcp_slog_empty(l) ? seq : l->e[l->n - 1].end;
 	if (SEQ_LT(seq, top)) {
 		resent(c, seq, SEQ_LT(end, top) ? end : top, now);
@@ -163,7 +166,9 @@ static void delivered(struct tcp_conn *c, const struct tcp_slog_ent *x, uint64_t
 {
 	struct tcp_rack *r = &c->loss.rack;
 	bool again = x->flags & TCP_SLOG_RETRANS;
-	uint64_t rtt = now - x->xmit_ns;
+	/* A send stamped a few ns past the clock (tcp_rack_sent) and
+	 * acknowledged in the same instant took no time. */
+	uint64_t rtt = now > x->xmit_ns ? now - x->xmit_ns : 0;
 
 	if (!again && fack0_valid && SEQ_LT(x->end, fack0) && !r->reordering_seen) {
 		r->reordering_seen = true;
@@ -430,6 +435,7 @@ void tcp_rack_retime(struct tcp_conn *c, int64_t delta)
 	for (uint32_t i = r->log.lo; i < r->log.n; i++)
 		r->log.e[i].xmit_ns += (uint64_t)delta;
 	r->xmit_ns += (uint64_t)delta;
+	r->last_xmit_ns += (uint64_t)delta;
 	r->min_rtt_at += (uint64_t)delta;
 }
 
@@ -443,7 +449,8 @@ void tcp_rack_info(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->rack_rec_entries = r->rec_entries;
 	info->rack_reordering_seen = r->reordering_seen;
 	info->rack_reo_wnd_mult = reo_mult(r);
-	info->rack_min_rtt_us = r->min_rtt_valid ? (uint32_t)(r->min_rtt_ns / 1000) : 0;
+	/* Rounded: sends of one instant are stamped a few ns apart. */
+	info->rack_min_rtt_us = r->min_rtt_valid ? (uint32_t)((r->min_rtt_ns + 500) / 1000) : 0;
 }
 
 void tcp_rack_on_rec_entry(struct tcp_conn *c)

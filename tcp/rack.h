@@ -26,6 +26,12 @@ struct tcp_rack {
 	uint64_t xmit_ns;           /* RACK.xmit_ts */
 	uint32_t end_seq;           /* RACK.end_seq */
 	uint64_t rtt_ns;            /* RACK.rtt */
+	/* The last send's time: sends of one instant (one engine poll reads
+	 * the clock once) are recorded a nanosecond apart, in the order they
+	 * went, as Linux's per-segment nanosecond stamps order them; the RFC's
+	 * sequence-number tie-break would put a retransmission sent after new
+	 * data before it. */
+	uint64_t last_xmit_ns;
 	bool min_rtt_valid;
 	uint64_t min_rtt_ns, min_rtt_at; /* RACK.min_RTT, windowed as Linux's */
 	bool fack_valid;

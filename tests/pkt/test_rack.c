@@ -306,6 +306,42 @@ static void test_only_marked_segments_resent(void **state)
 	FINISH(t, 1);
 }
 
+/* Sends of one instant keep their order.  Three duplicate ACKs come at
+ * once: the first two send new segments 10 and 11 (limited transmit), the
+ * third has RACK mark segment 0 lost and recovery resend it, after them.
+ * A round trip later the peer SACKs 10 and 11, which it got first: the
+ * resend, sent after them, is not lost (RFC 8985 6.2 RACK_sent_after;
+ * with one clock reading for the instant, the sequence-number tie-break
+ * said the resend went before segment 11 and resent it again). */
+static void test_same_instant_sends_keep_order(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start(TCP_LOSS_RACK, true);
+
+	assert_int_equal(pkt_app_send(t, 12 * MSS), 12 * MSS);
+	for (unsigned k = 0; k < 10; k++)
+		EXPECT(t, SEG(.seq = S(k), .len = MSS));
+	EXPECT_NOTHING(t);
+	ADVANCE(t, RTT);
+	sack(t, 0, 1, 2);
+	EXPECT(t, SEG(.seq = S(10), .len = MSS));
+	sack(t, 0, 1, 3);
+	EXPECT(t, SEG(.seq = S(11), .len = MSS));
+	sack(t, 0, 1, 4);
+	EXPECT(t, SEG(.seq = S(0), .len = MSS));
+	EXPECT_NOTHING(t);
+	assert_true(t->conn->loss.in_recovery);
+	ADVANCE(t, RTT);
+	INJECT(t, SEG(.seq = 1001, .ack = S(0), .nsack = 2,
+		      .sack = { { S(10), S(12) }, { S(1), S(10) } }));
+	EXPECT_NOTHING(t);
+	assert_int_equal(STAT(t, rack_marked_lost), 1);
+	ack(t, 12);
+	EXPECT_NOTHING(t);
+	assert_false(t->conn->loss.in_recovery);
+	FINISH(t, 1);
+}
+
 /* The setter refuses an unknown kind; without it the configuration
  * decides (these scripts pin dupack; the stack's default is RACK). */
 static void test_setter_and_default(void **state)
@@ -335,6 +371,7 @@ int main(void)
 		PKT_TEST(test_dsack_grows_window),
 		PKT_TEST(test_no_sack_dupacks_unchanged),
 		PKT_TEST(test_only_marked_segments_resent),
+		PKT_TEST(test_same_instant_sends_keep_order),
 		PKT_TEST(test_setter_and_default),
 	};
 
