@@ -46,6 +46,10 @@ struct tcp_cc {
 	uint32_t smss;
 	uint32_t cwnd, ssthresh; /* bytes */
 	uint32_t abc_bytes;      /* RFC 3465 2.1: bytes ACKed in avoidance */
+	/* Slow start grows by every byte acknowledged, up to ssthresh, the
+	 * rest going to avoidance (Linux's tcp_slow_start, profile linux);
+	 * false: RFC 3465 2.2's min(N, L * SMSS). */
+	bool ss_all_acked;
 	/* CUBIC (RFC 9438), segments and seconds. */
 	double w;                /* precise cwnd during congestion avoidance */
 	double w_max;            /* window before the last reduction; 0: none */

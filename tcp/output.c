@@ -544,6 +544,19 @@ static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_
 	return 0;
 }
 
+/* RFC 9293 3.9.1 leaves PSH to the sender: the segment that empties the
+ * send queue carries it (the end of the application's last write).
+ * Profile linux also marks the last segment the windows let go, the end
+ * of this burst (Linux's tcp_push marks the end of each write, and its
+ * sends stop at a window's edge with that mark on the queue's tail), so a
+ * receiver that waits for PSH hands over each burst at once. */
+static bool push_due(const struct tcp_conn *c, uint32_t len)
+{
+	if (c->snd_nxt + len == tcp_sndq_end(c))
+		return true;
+	return tcp_profile_linux(c->ts) && len >= usable(c);
+}
+
 /* One data (and/or FIN) segment at SND.NXT; false when nothing went. */
 static bool output_one(struct tcp_conn *c, uint32_t len)
 {
@@ -554,7 +567,7 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 		return false;
 	if (fin)
 		flags |= TH_FIN;
-	if (len > 0 && c->snd_nxt + len == tcp_sndq_end(c))
+	if (len > 0 && push_due(c, len))
 		flags |= TH_PSH;
 	if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
 		return false;

@@ -99,6 +99,42 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 	tcp_tlp_on_rtt(c); /* tlp.c: RFC 8985 7.3 condition 2 */
 }
 
+/* Linux's TCP_MAX_QUICKACKS. */
+#define TCP_QUICKACKS_MAX 16u
+
+/* Linux's tcp_incr_quickack: room for a window's worth of quick ACKs,
+ * rcv_wnd / (2 * rcv_mss) (at least 2, at most 16); it only grows. */
+static void quickack_incr(struct tcp_conn *c)
+{
+	uint32_t n = tcp_rcv_window(c) / (2 * RTE_MAX(c->rcv_mss, 1u));
+
+	n = RTE_MIN(RTE_MAX(n, 2u), TCP_QUICKACKS_MAX);
+	if (n > c->quickacks)
+		c->quickacks = (uint8_t)n;
+}
+
+/* Profile linux: Linux's quick-ACK mode (tcp_event_data_recv).  The first
+ * data of a connection, and the first after no data came for more than an
+ * RTO, start a run of immediate ACKs, so that the sender's slow start (or
+ * its restart after idle, RFC 5681 4.1) is not slowed by delayed ACKs;
+ * RFC 9293 3.8.6.3 allows ACKing sooner.  TCP_QUICKACK 0 (ack_hold,
+ * Linux's pingpong mode) keeps ACKs delayed.  Before last_data_rcvd_ns
+ * moves to now.  True: ACK this segment now. */
+static bool quickack_due(struct tcp_conn *c)
+{
+	uint64_t now = tcp_now(c);
+
+	if (!tcp_profile_linux(c->ts))
+		return false;
+	if (c->last_data_rcvd_ns == 0 || now - c->last_data_rcvd_ns > US_MS(c->rto_ms))
+		quickack_incr(c);
+	if (c->quickacks == 0 || c->ack_hold)
+		return false;
+	c->quickacks--;
+	c->ts->stats.acks_quick++;
+	return true;
+}
+
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
 {
 	uint32_t our = tcp_our_mss(c->ts, tcb_is_v6(c));
@@ -106,6 +142,8 @@ void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
 	c->unacked_bytes += seglen;
 	if (seglen > c->rcv_mss)
 		c->rcv_mss = RTE_MIN(seglen, our);
+	if (quickack_due(c))
+		now = true;
 	/* RFC 9293 3.8.6.3: at least every second full-sized segment, and
 	 * within delack_ms (< 0.5 s) of the first unacknowledged one. */
 	if (now || c->unacked_bytes >= 2 * c->rcv_mss)
@@ -315,7 +353,7 @@ static void rto_expired(struct tcp_conn *c)
 	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
 
 	c->ts->stats.rto_fired++;
-	if (handshake ? c->retries >= tcp_syn_retries(c) : tcp_data_timed_out(c)) {
+	if (handshake ? c->retries >= tcp_handshake_retries(c) : tcp_data_timed_out(c)) {
 		if (!handshake && c->o.user_timeout_ms != 0)
 			c->ts->stats.user_timeouts++;
 		give_up(c);

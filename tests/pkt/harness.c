@@ -220,6 +220,7 @@ void pkt_config_defaults(struct tcp_config *cfg)
 	cfg->loss_detection = TCP_LOSS_DUPACK;
 	cfg->tlp = false;
 	cfg->undo = false;
+	cfg->profile = TCP_PROFILE_RFC;
 }
 
 struct pkt_t *pkt_start(const struct tcp_config *cfg)

@@ -160,10 +160,12 @@ int pkt_teardown(void **state);
 #define PKT_TEST(fn) cmocka_unit_test_teardown(fn, pkt_teardown)
 
 /* tcp_config_defaults with RFC 5681 / RFC 6675 loss detection: duplicate
- * ACKs (not RACK), no Tail Loss Probe, no undo.  The scripts assert the
- * exact segments of those rules; RACK, TLP and undo have scripts of their
- * own (test_rack.c, test_tlp.c, test_undo.c), and the transfers, the
- * simulator and the interop tests run the defaults. */
+ * ACKs (not RACK), no Tail Loss Probe, no undo, and profile rfc (delayed
+ * ACKs from the first segment, PSH only when the send queue empties, ABC
+ * slow start, bare RSTs).  The scripts assert the exact segments of those
+ * rules; RACK, TLP, undo and profile linux have scripts of their own
+ * (test_rack.c, test_tlp.c, test_undo.c, test_profile.c), and the
+ * transfers, the simulator and the interop tests run the defaults. */
 void pkt_config_defaults(struct tcp_config *cfg);
 /* cfg NULL: pkt_config_defaults with window scaling, SACK and timestamps
  * off (the scripts written before them); pass a config to turn them on. */
