@@ -16,7 +16,9 @@
  * default, driven by loss.c); the module is not asked.
  *
  * Algorithms (config key tcp.cc):
- *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (L = 2)
+ *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (slow
+ *                            start L = 2, or unbounded as Linux with
+ *                            profile linux: ss_all_acked)
  *   TCP_CC_CUBIC   [cubic]   RFC 9438 (the default, as in Linux)
  *
  * Units: cwnd and ssthresh are bytes.  CUBIC's window function works in

@@ -1,6 +1,7 @@
 /* tcp/cc_newreno.c: the congestion-control entry points (tcp/cc.h), slow
- * start shared by both algorithms, and NewReno: RFC 5681 3.1 with
- * Appropriate Byte Counting (RFC 3465, L = 2 SMSS).  Fast recovery's
+ * start shared by both algorithms (RFC 3465's L = 2 SMSS per ACK, or with
+ * profile linux every SMSS acknowledged, as Linux), and NewReno: RFC 5681
+ * 3.1 with Appropriate Byte Counting (RFC 3465).  Fast recovery's
  * per-ACK window moves (RFC 6582) are the engine's (established.c). */
 #include <rte_common.h>
 

@@ -546,10 +546,11 @@ static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_
 
 /* RFC 9293 3.9.1 leaves PSH to the sender: the segment that empties the
  * send queue carries it (the end of the application's last write).
- * Profile linux also marks the last segment the windows let go, the end
- * of this burst (Linux's tcp_push marks the end of each write, and its
- * sends stop at a window's edge with that mark on the queue's tail), so a
- * receiver that waits for PSH hands over each burst at once. */
+ * Profile linux also marks the last segment the peer's window or cwnd lets
+ * go, the end of this burst: Linux marks the end of every write (tcp_push)
+ * and every half window of a long one (forced_push), so a Linux receiver
+ * sees PSH within each window of data; a receiver that waits for PSH
+ * hands each burst over at once. */
 static bool push_due(const struct tcp_conn *c, uint32_t len)
 {
 	if (c->snd_nxt + len == tcp_sndq_end(c))
