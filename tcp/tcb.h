@@ -313,7 +313,7 @@ struct tcp_conn {
 	 * tcp_ack_hold) instead of leaving alone. */
 	bool ack_hold;
 	/* Profile linux: data segments still to be ACKed at once (Linux's
-	 * icsk_ack.quick, tcb_timers.c quickack_due). */
+	 * icsk_ack.quick, tcb_timers.c quickack_take). */
 	uint8_t quickacks;
 
 	/* The application's settings (tcp_conn_opts, tcp/tcb_opts.c); more:
