@@ -190,6 +190,9 @@ void pkt_establish(struct pkt_t *t, const char *file, int line);
  * checks that we took MSS 1460. */
 void pkt_establish_rtt(struct pkt_t *t, uint32_t rtt_ms, bool sack, const char *file,
 		       int line);
+/* Passive open with timestamps (t's config must allow them): the peer's
+ * TSval 100 on the SYN, 101 on the ACK. */
+void pkt_establish_ts(struct pkt_t *t, const char *file, int line);
 /* tcp_send of n pattern bytes (continuing the stream); its return value. */
 ssize_t pkt_app_send(struct pkt_t *t, size_t n);
 /* Reads everything readable into t->rx (checking the peer's pattern). */
@@ -207,6 +210,7 @@ struct tfo_opt pkt_tfo_of(struct rte_mbuf *m);
 #define FINISH(t, tcbs) pkt_finish((t), (tcbs), __FILE__, __LINE__)
 #define ESTABLISH(t) pkt_establish((t), __FILE__, __LINE__)
 #define ESTABLISH_RTT(t, rtt_ms, sack) pkt_establish_rtt((t), (rtt_ms), (sack), __FILE__, __LINE__)
+#define ESTABLISH_TS(t) pkt_establish_ts((t), __FILE__, __LINE__)
 #define APP_READ(t) pkt_app_read((t), __FILE__, __LINE__)
 
 #define STAT(t, name) (tcp_stack_stats((t)->ts)->name)
