@@ -261,6 +261,27 @@ static void test_synack_retries_default_five(void **state)
 	}
 }
 
+/* A listener's TCP_SYNCNT (tcp_conn_opts.syn_retries) counts its
+ * SYN-ACKs instead, as Linux's icsk_syn_retries. */
+static void test_synack_retries_listener_syncnt_overrides(void **state)
+{
+	(void)state;
+	struct pkt_t *t = start(TCP_PROFILE_LINUX);
+	struct tcp_conn_opts o = { .syn_retries = 1 };
+
+	assert_int_equal(pkt_listen(t), 0);
+	assert_int_equal(tcp_listener_set_opts(t->ts, PKT_LOCAL_IP, PKT_LOCAL_PORT, &o), 0);
+	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460));
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0));
+	ADVANCE(t, 1000);
+	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .seq = 0));
+	ADVANCE(t, 2000);
+	EXPECT_NOTHING(t);
+	assert_int_equal(tcp_conn_count(t->ts), 0);
+	assert_int_equal(STAT(t, embryos_timed_out), 1);
+	FINISH(t, 0);
+}
+
 /* Fast Open, server side */
 
 static struct pkt_t *start_tfo(enum tcp_profile p)
@@ -352,6 +373,36 @@ static void tfo_accept_trace(enum tcp_profile p)
 	FINISH(t, 1);
 }
 
+/* Linux: a cookie of the previous (backup) key is accepted and replaced
+ * by the current key's, as Linux's tcp_try_fastopen does. */
+static void test_linux_tfo_backup_key_gets_fresh_cookie(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	uint8_t old[TFO_SERVER_COOKIE_LEN], fresh[TFO_SERVER_COOKIE_LEN];
+	struct tfo_opt o;
+	struct pkt_t *t;
+
+	pkt_config_defaults(&cfg);
+	cfg.wscale = cfg.sack = cfg.timestamps = false;
+	cfg.profile = TCP_PROFILE_LINUX;
+	cfg.fastopen_rotate_s = 10;
+	t = pkt_start(&cfg);
+	assert_int_equal(pkt_listen(t), 0);
+	assert_int_equal(tcp_set_fastopen(t->ts, PKT_LOCAL_PORT, 4), 0);
+	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, PKT_LOCAL_IP, old);
+	ADVANCE(t, 10000);
+	assert_int_equal(tcp_stack_tfo_stats(t->ts)->key_rotations, 1);
+	tfo_cookie_make(&t->ts->tfo.keys, PKT_PEER_IP, PKT_LOCAL_IP, fresh);
+	tfo_syn(t, old, sizeof(old));
+	o = EXPECT_TFO(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1011, .len = 0));
+	assert_int_equal(tcp_stack_tfo_stats(t->ts)->srv_accepted, 1);
+	assert_int_equal(o.type, TFO_OPT_COOKIE);
+	assert_memory_equal(o.cookie, fresh, sizeof(fresh));
+	INJECT(t, SEG(.seq = 1011, .ack = 1));
+	FINISH(t, 1);
+}
+
 static void test_linux_tfo_accept_sends_no_cookie(void **state)
 {
 	(void)state;
@@ -430,9 +481,11 @@ int main(void)
 		PKT_TEST(test_rfc_slow_start_abc_l2),
 		PKT_TEST(test_linux_slow_start_stops_at_ssthresh),
 		PKT_TEST(test_synack_retries_default_five),
+		PKT_TEST(test_synack_retries_listener_syncnt_overrides),
 		PKT_TEST(test_linux_tfo_option_kind_first),
 		PKT_TEST(test_rfc_tfo_option_nops_first),
 		PKT_TEST(test_linux_tfo_accept_sends_no_cookie),
+		PKT_TEST(test_linux_tfo_backup_key_gets_fresh_cookie),
 		PKT_TEST(test_rfc_tfo_accept_sends_fresh_cookie),
 		PKT_TEST(test_linux_rst_carries_timestamps),
 		PKT_TEST(test_rfc_rst_without_timestamps),
