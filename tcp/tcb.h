@@ -267,6 +267,7 @@ struct tcp_conn {
 	/* Send policy and idle probing (output.c, tcb_timers.c). */
 	bool nodelay_set, nodelay;      /* per connection, else cfg.nodelay_default */
 	uint32_t snd_sml;               /* end of the last small segment (RFC 9293 A.3) */
+	uint32_t unpushed;              /* new data sent since the last PSH (output.c push_due) */
 	uint32_t max_snd_wnd;           /* largest window the peer offered */
 	unsigned persist_backoff, persist_unanswered;
 	bool keepalive;

@@ -52,7 +52,7 @@ enum tcp_loss_det {
  * choice is one named check (tcp_profile_linux in tcp/tcb.h) at the place
  * it is made:
  *   quick ACKs at the start and after an idle spell (tcb_timers.c),
- *   PSH on the last segment of a burst (output.c),
+ *   PSH every half window of a long write (output.c),
  *   slow start by every SMSS acknowledged, not ABC's L = 2 (cc_newreno.c),
  *   Fast Open options and sendto as Linux writes them (fastopen_tcb.c),
  *   timestamps on RSTs once negotiated (options.c). */

@@ -144,28 +144,33 @@ static void test_linux_quickack_off_delays(void **state)
 
 /* PSH */
 
-/* 12 MSS queued, the initial window (10 MSS) lets 10 go: linux marks the
- * 10th, the end of the burst; rfc marks only the segment that empties the
- * queue (the 12th), as both do. */
+/* 40 MSS queued, the peer's window 65535: linux pushes where the data sent
+ * since the last PSH passes half of it (the 23rd segment: 23 * 1460 >
+ * 32767, Linux's forced_push), rfc only where the queue empties (none of
+ * these).  Neither marks the end of a cwnd-limited burst. */
 static void psh_trace(enum tcp_profile p)
 {
 	struct pkt_t *t = start_established(p);
 	bool linux = p == TCP_PROFILE_LINUX;
+	/* The second burst is cwnd's: 20 MSS (linux) or 12 (rfc), below. */
+	uint32_t end = linux ? 30 : 22, pushed = linux ? 22 : UINT32_MAX;
 
-	assert_int_equal(pkt_app_send(t, 12 * 1460), 12 * 1460);
-	for (uint32_t i = 0; i < 9; i++)
-		EXPECT(t, SEG(.flags = TH_ACK, .seq = 1 + i * 1460, .len = 1460));
-	EXPECT(t, SEG(.flags = linux ? TH_ACK | TH_PSH : TH_ACK, .seq = 1 + 9 * 1460, .len = 1460));
+	assert_int_equal(pkt_app_send(t, 40 * 1460), 40 * 1460);
+	for (uint32_t i = 0; i < end; i++) {
+		if (i == 10) { /* the ACK of the initial window */
+			EXPECT_NOTHING(t);
+			INJECT(t, SEG(.seq = 1001, .ack = 1 + 10 * 1460));
+		}
+		EXPECT(t, SEG(.flags = i == pushed ? TH_ACK | TH_PSH : TH_ACK, .seq = 1 + i * 1460,
+			      .len = 1460));
+	}
 	EXPECT_NOTHING(t);
-	INJECT(t, SEG(.seq = 1001, .ack = 1 + 10 * 1460));
-	EXPECT(t, SEG(.flags = TH_ACK, .seq = 1 + 10 * 1460, .len = 1460));
-	EXPECT(t, SEG(.flags = TH_ACK | TH_PSH, .seq = 1 + 11 * 1460, .len = 1460));
-	INJECT(t, SEG(.seq = 1001, .ack = 1 + 12 * 1460));
-	EXPECT_NOTHING(t);
-	FINISH(t, 1);
+	assert_int_equal(tcp_abort(t->conn), 0);
+	EXPECT(t, SEG(.flags = TH_RST));
+	FINISH(t, 0);
 }
 
-static void test_linux_psh_at_burst_end(void **state)
+static void test_linux_psh_every_half_window(void **state)
 {
 	(void)state;
 	psh_trace(TCP_PROFILE_LINUX);
@@ -475,7 +480,7 @@ int main(void)
 		PKT_TEST(test_linux_quickack_rides_on_answer),
 		PKT_TEST(test_rfc_no_quickacks),
 		PKT_TEST(test_linux_quickack_off_delays),
-		PKT_TEST(test_linux_psh_at_burst_end),
+		PKT_TEST(test_linux_psh_every_half_window),
 		PKT_TEST(test_rfc_psh_at_queue_end),
 		PKT_TEST(test_linux_slow_start_counts_every_smss),
 		PKT_TEST(test_rfc_slow_start_abc_l2),
