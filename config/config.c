@@ -41,7 +41,7 @@ enum cfg_type { CFG_T_U8, CFG_T_U16, CFG_T_U32, CFG_T_STR, CFG_T_HUGEPAGES,
 		CFG_T_CIDR, CFG_T_IPV4, CFG_T_ROUTE, CFG_T_CIDR6, CFG_T_IPV6,
 		CFG_T_ROUTE6, CFG_T_BOOL, CFG_T_CC,
 		CFG_T_TFO, CFG_T_TFO_KEY, CFG_T_SYNCOOKIES,
-		CFG_T_REC, CFG_T_LOSS_DET, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
+		CFG_T_REC, CFG_T_LOSS_DET, CFG_T_PROFILE, CFG_T_IMPAIR, CFG_T_AUTO_OFF };
 
 struct cfg_key {
 	const char *section;
@@ -122,6 +122,7 @@ static const struct cfg_key cfg_keys[] = {
 	 * than 0.5 s. */
 	CFG_TCP(delack_ms, 0, 500),
 	CFG_TCP(syn_retries, 1, 127),
+	CFG_TCP(synack_retries, 1, 127),
 	CFG_TCP(data_retries, 1, 255),
 	CFG_TCP(rcvbuf, 4096, 64 * CFG_MIB),
 	CFG_TCP(rcvbuf_max, 4096, 64 * CFG_MIB),
@@ -163,6 +164,8 @@ static const struct cfg_key cfg_keys[] = {
 	CFG_TCP_BOOL(tlp),
 	CFG_TCP_BOOL(undo),
 	CFG_NUM("tcp", "loss_detection", CFG_T_LOSS_DET, tcp.loss_detection, 0, 0),
+	/* Linux's choice or our old one where the RFCs leave one. */
+	CFG_NUM("tcp", "profile", CFG_T_PROFILE, tcp.profile, 0, 0),
 	/* Idle back-off (stack/engine/idle.h): 0 = busy polling. */
 	CFG_NUM("engine", "idle_sleep_max_us", CFG_T_U32, idle_sleep_max_us, 0, 100000),
 	CFG_NUM("engine", "idle_spin", CFG_T_U32, idle_spin, 0, 100000000),
@@ -455,6 +458,8 @@ static int cfg_parse_value(struct us_config *cfg, const struct cfg_key *k, const
 		return us_cfgp_recovery(v, &cfg->tcp.recovery, why);
 	case CFG_T_LOSS_DET:
 		return us_cfgp_loss_detection(v, &cfg->tcp.loss_detection, why);
+	case CFG_T_PROFILE:
+		return us_cfgp_profile(v, &cfg->tcp.profile, why);
 	case CFG_T_IMPAIR:
 		return cfg_parse_impair(field, k->size, v, why);
 	case CFG_T_CIDR:

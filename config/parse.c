@@ -333,6 +333,16 @@ int us_cfgp_loss_detection(const char *s, enum tcp_loss_det *out, char *why)
 	return 0;
 }
 
+int us_cfgp_profile(const char *s, enum tcp_profile *out, char *why)
+{
+	size_t i;
+
+	if (cfgp_choice(s, tcp_profile_names, TCP_PROFILE_COUNT, &i, why) < 0)
+		return -EINVAL;
+	*out = (enum tcp_profile)i;
+	return 0;
+}
+
 int us_cfgp_auto_off(const char *s, bool *out, char *why)
 {
 	static const char *const names[] = { "off", "auto" };

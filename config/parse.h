@@ -59,6 +59,7 @@ int us_cfgp_fastopen(const char *s, uint8_t *out, char *why);
 /* prr | prr-crb | ... (tcp_rec_alg_names). */
 int us_cfgp_recovery(const char *s, enum tcp_rec_alg *out, char *why);
 int us_cfgp_loss_detection(const char *s, enum tcp_loss_det *out, char *why);
+int us_cfgp_profile(const char *s, enum tcp_profile *out, char *why);
 /* Netmask for a prefix length 0..32, host byte order. */
 uint32_t us_cfgp_mask(uint8_t len);
 /* "a.b.c.d" into buf (at least 16 bytes), from host byte order. */

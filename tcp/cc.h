@@ -16,7 +16,9 @@
  * default, driven by loss.c); the module is not asked.
  *
  * Algorithms (config key tcp.cc):
- *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (L = 2)
+ *   TCP_CC_NEWRENO [newreno] RFC 5681 with RFC 3465 byte counting (slow
+ *                            start L = 2, or unbounded as Linux with
+ *                            profile linux: ss_all_acked)
  *   TCP_CC_CUBIC   [cubic]   RFC 9438 (the default, as in Linux)
  *
  * Units: cwnd and ssthresh are bytes.  CUBIC's window function works in
@@ -46,6 +48,10 @@ struct tcp_cc {
 	uint32_t smss;
 	uint32_t cwnd, ssthresh; /* bytes */
 	uint32_t abc_bytes;      /* RFC 3465 2.1: bytes ACKed in avoidance */
+	/* Slow start grows by every byte acknowledged, up to ssthresh, the
+	 * rest going to avoidance (Linux's tcp_slow_start, profile linux);
+	 * false: RFC 3465 2.2's min(N, L * SMSS). */
+	bool ss_all_acked;
 	/* CUBIC (RFC 9438), segments and seconds. */
 	double w;                /* precise cwnd during congestion avoidance */
 	double w_max;            /* window before the last reduction; 0: none */

@@ -1,6 +1,7 @@
 /* tcp/cc_newreno.c: the congestion-control entry points (tcp/cc.h), slow
- * start shared by both algorithms, and NewReno: RFC 5681 3.1 with
- * Appropriate Byte Counting (RFC 3465, L = 2 SMSS).  Fast recovery's
+ * start shared by both algorithms (RFC 3465's L = 2 SMSS per ACK, or with
+ * profile linux every SMSS acknowledged, as Linux), and NewReno: RFC 5681
+ * 3.1 with Appropriate Byte Counting (RFC 3465).  Fast recovery's
  * per-ACK window moves (RFC 6582) are the engine's (established.c). */
 #include <rte_common.h>
 
@@ -34,17 +35,36 @@ static void reno_avoid(struct tcp_cc *cc, uint32_t acked)
 	}
 }
 
+/* RFC 5681 3.1 slow start with RFC 3465 2.2: cwnd += min(N, L * SMSS),
+ * so a delayed ACK of two segments still doubles cwnd per RTT.  Returns
+ * the acknowledged bytes left for congestion avoidance: none. */
+static uint32_t slow_start_abc(struct tcp_cc *cc, uint32_t acked)
+{
+	cc->cwnd += RTE_MIN(acked, TCP_ABC_L * cc->smss);
+	return 0;
+}
+
+/* Linux's tcp_slow_start: one SMSS per SMSS acknowledged, however many one
+ * ACK covers (a stretch ACK after GRO, an ACK after loss), up to
+ * ssthresh; what is left past ssthresh grows cwnd in avoidance. */
+static uint32_t slow_start_all_acked(struct tcp_cc *cc, uint32_t acked)
+{
+	uint32_t room = cc->ssthresh - cc->cwnd, add = RTE_MIN(acked, room);
+
+	cc->cwnd += add;
+	return acked - add;
+}
+
 void tcp_cc_on_ack(struct tcp_cc *cc, uint32_t acked, uint32_t srtt_us, uint64_t now_ns)
 {
 	if (cc->cwnd < cc->ssthresh) {
-		/* RFC 5681 3.1 slow start with RFC 3465 2.2: cwnd += min(N, L * SMSS),
-		 * so a delayed ACK of two segments still doubles cwnd per RTT. */
-		cc->cwnd += RTE_MIN(acked, TCP_ABC_L * cc->smss);
+		acked = cc->ss_all_acked ? slow_start_all_acked(cc, acked) : slow_start_abc(cc, acked);
 		if (cc->cwnd > UINT32_MAX / 2)
 			cc->cwnd = UINT32_MAX / 2;
 		if (cc->cwnd >= cc->ssthresh && cc->st != NULL)
 			cc->st->cc_ss_exits++;
-		return;
+		if (acked == 0)
+			return;
 	}
 	if (cc->alg == TCP_CC_CUBIC)
 		tcp_cubic_avoid(cc, acked, srtt_us, now_ns);

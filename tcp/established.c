@@ -351,8 +351,13 @@ static bool ack_out_of_range(struct tcp_conn *c, const struct tcp_seg *seg)
 	return true;
 }
 
-/* RFC 9293 3.10.7.4, fifth check: the ACK field; -errno ends processing. */
-static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
+/* RFC 9293 3.10.7.4, fifth check: the ACK field; -errno ends processing.
+ * ts_due: the segment, as it arrived, may set TS.Recent (RFC 7323 4.3);
+ * it does so only once its ACK proved acceptable, as in Linux (tcp_ack's
+ * tcp_replace_ts_recent): a segment dropped for its ACK (one beyond
+ * SND.MAX, say an in-window FIN) must not raise TS.Recent, or the next
+ * good segment fails PAWS.  Set before anything this ACK sends. */
+static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg, bool ts_due)
 {
 	bool dup, sack_dup;
 	uint32_t sacked0, una0 = c->snd_una;
@@ -361,6 +366,8 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg)
 		return -EINVAL;
 	if (ack_out_of_range(c, seg))
 		return -EINVAL;
+	if (ts_due)
+		tcp_ts_take_recent(c, seg);
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */
 	dup = is_dup_ack(c, seg);
@@ -526,9 +533,10 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 			len += tcp_reass_deliver(c, &fin);
 		c->ts->stats.rx_bytes += len;
 		c->bytes_received += len;
-		c->last_data_rcvd_ns = tcp_now(c);
 		c->ev |= TCP_EV_READABLE;
+		/* Before last_data_rcvd_ns moves: quick ACKs after an idle spell. */
 		tcp_ack_received(c, len, gap || (fin && !tcp_ack_may_hold(c)));
+		c->last_data_rcvd_ns = tcp_now(c);
 	} else {
 		rte_pktmbuf_free(m);
 	}
@@ -563,13 +571,14 @@ static void simopen_synack(struct tcp_conn *c, struct tcp_seg *seg)
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 {
 	struct tcp_stats *st = &c->ts->stats;
+	bool ts_due;
 
 	simopen_synack(c, seg);
 	/* RFC 7323 5.3: PAWS before the sequence number check. */
 	if (dup_syn(c, seg) || !tcp_paws_ok(c, seg) || !check_sequence(c, seg))
 		goto drop;
 	tcp_peer_heard(c); /* tcb_timers.c: keepalive restarts, probes answered */
-	tcp_ts_update_recent(c, seg);
+	ts_due = tcp_ts_recent_due(c, seg); /* before trim moves SEG.SEQ */
 	if (seg->flags & TH_RST) {
 		input_rst(c, seg);
 		goto drop;
@@ -583,7 +592,7 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 		goto drop;
 	}
 	trim(c, seg);
-	if (input_ack(c, seg) < 0)
+	if (input_ack(c, seg, ts_due) < 0)
 		goto drop;
 	tcp_input_text(c, m, seg);
 	if (!c->dead)

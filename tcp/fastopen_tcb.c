@@ -158,6 +158,15 @@ static void tfo_take_syn_data(struct tcp_conn *c, struct rte_mbuf *m, const stru
 	c->ev |= TCP_EV_ACCEPT | TCP_EV_READABLE;
 }
 
+/* Profile linux: a SYN-ACK that accepts a cookie made with the primary
+ * key carries no cookie, the client's is current (Linux's tcp_try_fastopen
+ * sends one only for a backup key's); rfc sends a fresh one each time. */
+static bool tfo_cookie_current(const struct tcp_stack *ts, enum tfo_admit a,
+			       enum tfo_cookie_verdict v)
+{
+	return tcp_profile_linux(ts) && a == TFO_ADMIT_ACCEPT && v == TFO_COOKIE_VALID_PRIMARY;
+}
+
 struct rte_mbuf *tcp_tfo_server_syn(struct tcp_conn *l, struct tcp_conn *c, struct rte_mbuf *m,
 				    const struct tcp_seg *seg)
 {
@@ -182,7 +191,7 @@ struct rte_mbuf *tcp_tfo_server_syn(struct tcp_conn *l, struct tcp_conn *c, stru
 				     o->cookie_len);
 	/* Each refusal is counted by name in tfo_server_admit. */
 	a = tfo_server_admit(&l->tfo.lst, v != TFO_COOKIE_INVALID, flood);
-	if (tfo_admit_sends_cookie(a))
+	if (tfo_admit_sends_cookie(a) && !tfo_cookie_current(l->ts, a, v))
 		tfo_grant_cookie(c, seg);
 	if (a != TFO_ADMIT_ACCEPT)
 		return m; /* RFC 7413 4.2.2: ACK only the SYN, drop the data */
@@ -238,6 +247,21 @@ bool tcp_tfo_unlisten_detach(struct tcp_conn *c)
 
 /* Options */
 
+/* The option and pad NOPs to a 32-bit boundary: profile linux writes the
+ * kind first and the NOPs after, as Linux's tcp_options_write; rfc puts
+ * the NOPs first, so that the option itself starts aligned. */
+static bool tfo_opt_write_aligned(uint8_t *o, unsigned room, const struct tfo_opt *t,
+				  unsigned pad, bool nops_after)
+{
+	unsigned at = nops_after ? 0 : pad;
+	int n = tfo_opt_encode(o + at, room - pad, t);
+
+	if (n < 0)
+		return false;
+	memset(nops_after ? o + n : o, TFO_NOP, pad);
+	return true;
+}
+
 unsigned tcp_tfo_write_option(struct tcp_conn *c, uint8_t *o, unsigned room)
 {
 	struct tfo_opt *t = &c->tfo.syn_opt;
@@ -249,8 +273,7 @@ unsigned tcp_tfo_write_option(struct tcp_conn *c, uint8_t *o, unsigned room)
 	pad = (4u - (unsigned)n % 4u) % 4u;
 	if ((unsigned)n + pad > room)
 		return 0;
-	memset(o, TFO_NOP, pad);
-	if (tfo_opt_encode(o + pad, room - pad, t) < 0)
+	if (!tfo_opt_write_aligned(o, room, t, pad, tcp_profile_linux(c->ts)))
 		return 0;
 	/* RFC 7413 4.2.2: a retransmitted SYN-ACK carries no cookie. */
 	if (c->state == TCP_SYN_RECEIVED)
@@ -307,6 +330,11 @@ static void tfo_client_syn_timeout(struct tcp_conn *c)
 	tf->ctr.cli_syn_timeouts++;
 	if (c->tfo.syn_data_sent)
 		tfo_cache_mark_unfriendly(tf->cache, tfo_server_key(c), tcp_now(c));
+}
+
+uint32_t tcp_tfo_syn_data_room(const struct tcp_conn *c)
+{
+	return c->tfo.active && c->tfo.syn_opt.type == TFO_OPT_COOKIE ? c->tfo.syn_data_max : 0;
 }
 
 uint32_t tcp_tfo_syn_data_len(struct tcp_conn *c)

@@ -93,6 +93,9 @@ unsigned tcp_tfo_write_option(struct tcp_conn *c, uint8_t *o, unsigned room);
 
 /* Client (tcp_stack.c, output.c, input.c). */
 void tcp_tfo_client_connect(struct tcp_conn *c, bool asked);
+/* After tcp_tfo_client_connect: the most data the SYN may carry (0: no
+ * cookie to send it with). */
+uint32_t tcp_tfo_syn_data_room(const struct tcp_conn *c);
 uint32_t tcp_tfo_syn_data_len(struct tcp_conn *c);
 void tcp_tfo_syn_data_sent(struct tcp_conn *c, uint32_t len);
 /* The SYN-ACK in SYN-SENT, before the handshake completes. */

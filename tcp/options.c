@@ -279,6 +279,17 @@ static unsigned write_sack(struct tcp_conn *c, uint8_t *o, unsigned room)
 	return n;
 }
 
+/* An RST of a connection (ABORT, data after close): with timestamps
+ * negotiated, profile linux sends TSopt as Linux's tcp_send_active_reset
+ * does (RFC 7323 3.2: once negotiated, TSopt goes on every segment, and a
+ * peer checking PAWS on RSTs then takes it); rfc sends a bare RST. */
+static unsigned rst_options(const struct tcp_conn *c, uint8_t flags, uint8_t *opt)
+{
+	if (!c->ts_ok || !tcp_profile_linux(c->ts))
+		return 0;
+	return write_ts(c, flags, opt, true);
+}
+
 unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint8_t *opt)
 {
 	unsigned n = 0, room;
@@ -289,7 +300,7 @@ unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint
 	uint32_t mtu = c->mss + 40 + (c->ts_ok ? TCP_TS_OPT_SPACE : 0);
 
 	if (flags & TH_RST)
-		return 0;
+		return rst_options(c, flags, opt);
 	if (flags & TH_ACK)
 		c->last_ack_sent = c->rcv_nxt; /* RFC 7323 4.3 */
 	if (flags & TH_SYN)
@@ -336,14 +347,22 @@ bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg)
 }
 
 /* RFC 7323 4.3 (2): TS.Recent follows segments at or left of Last.ACK.sent. */
+bool tcp_ts_recent_due(const struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	return c->ts_ok && seg->has_ts && SEQ_GEQ(seg->ts_val, c->ts_recent) &&
+	       SEQ_LEQ(seg->seq, c->last_ack_sent);
+}
+
+void tcp_ts_take_recent(struct tcp_conn *c, const struct tcp_seg *seg)
+{
+	c->ts_recent = seg->ts_val;
+	c->ts_recent_ns = tcp_now(c);
+}
+
 void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg)
 {
-	if (!c->ts_ok || !seg->has_ts)
-		return;
-	if (SEQ_GEQ(seg->ts_val, c->ts_recent) && SEQ_LEQ(seg->seq, c->last_ack_sent)) {
-		c->ts_recent = seg->ts_val;
-		c->ts_recent_ns = tcp_now(c);
-	}
+	if (tcp_ts_recent_due(c, seg))
+		tcp_ts_take_recent(c, seg);
 }
 
 bool tcp_ts_rtt_sample(struct tcp_conn *c, const struct tcp_seg *seg)

@@ -544,6 +544,20 @@ static uint32_t send_len(const struct tcp_conn *c, bool sws_override, bool *sws_
 	return 0;
 }
 
+/* RFC 9293 3.9.1 leaves PSH to the sender: the segment that empties the
+ * send queue carries it (the end of the application's last write).
+ * Profile linux also pushes every half of the largest window the peer
+ * offered (Linux's forced_push, pushed_seq + max_window / 2), so that a
+ * long write is handed to the receiving application as it arrives, not
+ * only at its end.  New data only: a resend goes as it went. */
+static bool push_due(const struct tcp_conn *c, uint32_t len)
+{
+	if (c->snd_nxt + len == tcp_sndq_end(c))
+		return true;
+	return tcp_profile_linux(c->ts) && SEQ_GEQ(c->snd_nxt, c->snd_max) &&
+	       c->unpushed + len > c->max_snd_wnd / 2;
+}
+
 /* One data (and/or FIN) segment at SND.NXT; false when nothing went. */
 static bool output_one(struct tcp_conn *c, uint32_t len)
 {
@@ -554,10 +568,12 @@ static bool output_one(struct tcp_conn *c, uint32_t len)
 		return false;
 	if (fin)
 		flags |= TH_FIN;
-	if (len > 0 && c->snd_nxt + len == tcp_sndq_end(c))
+	if (len > 0 && push_due(c, len))
 		flags |= TH_PSH;
 	if (tcp_send_segment(c, flags, c->snd_nxt, len) < 0)
 		return false;
+	if (SEQ_GEQ(c->snd_nxt, c->snd_max))
+		c->unpushed = (flags & TH_PSH) ? 0 : c->unpushed + len;
 	if (SEQ_LT(c->snd_nxt, c->snd_max)) /* go-back-N after an RTO */
 		tcp_undo_on_rxt(c, c->snd_nxt, c->snd_nxt + len + fin); /* undo.c */
 	tcp_rack_sent(c, c->snd_nxt, c->snd_nxt + len + fin, SEQ_LT(c->snd_nxt, c->snd_max));

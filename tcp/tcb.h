@@ -267,6 +267,7 @@ struct tcp_conn {
 	/* Send policy and idle probing (output.c, tcb_timers.c). */
 	bool nodelay_set, nodelay;      /* per connection, else cfg.nodelay_default */
 	uint32_t snd_sml;               /* end of the last small segment (RFC 9293 A.3) */
+	uint32_t unpushed;              /* new data sent since the last PSH (output.c push_due) */
 	uint32_t max_snd_wnd;           /* largest window the peer offered */
 	unsigned persist_backoff, persist_unanswered;
 	bool keepalive;
@@ -312,6 +313,9 @@ struct tcp_conn {
 	 * FIN in ESTABLISHED waits for the application's next call (tcb_timers.c
 	 * tcp_ack_hold) instead of leaving alone. */
 	bool ack_hold;
+	/* Profile linux: data segments still to be ACKed at once (Linux's
+	 * icsk_ack.quick, tcb_timers.c quickack_take). */
+	uint8_t quickacks;
 
 	/* The application's settings (tcp_conn_opts, tcp/tcb_opts.c); more:
 	 * MSG_MORE on the send being pushed (output.c holds its tail). */
@@ -475,6 +479,11 @@ uint32_t tcp_rcvbuf_limit(const struct tcp_config *cfg);
 /* RFC 7323 5.3 PAWS and 4.3 TS.Recent; false: drop the segment. */
 bool tcp_paws_ok(struct tcp_conn *c, const struct tcp_seg *seg);
 void tcp_ts_update_recent(struct tcp_conn *c, const struct tcp_seg *seg);
+/* The two halves of tcp_ts_update_recent: whether seg may set TS.Recent,
+ * and setting it (established.c decides on arrival, sets after the ACK
+ * check). */
+bool tcp_ts_recent_due(const struct tcp_conn *c, const struct tcp_seg *seg);
+void tcp_ts_take_recent(struct tcp_conn *c, const struct tcp_seg *seg);
 /* The TSval a segment sent now carries (RFC 7323 3.2). */
 uint32_t tcp_ts_val(const struct tcp_conn *c);
 /* RFC 7323 4.1: an RTT sample from SEG.TSecr on an ACK of new data. */
@@ -676,9 +685,28 @@ void tcp_conn_opts_inherit(struct tcp_conn *c, const struct tcp_conn *l);
 /* An active open takes o (NULL: none) before its MSS is chosen. */
 void tcp_conn_opts_connect(struct tcp_conn *c, const struct tcp_conn_opts *o);
 
-static inline uint32_t tcp_syn_retries(const struct tcp_conn *c)
+/* A passive open in SYN-RECEIVED (an embryo, or a Fast Open child): its
+ * SYN-ACK, not a SYN, is what gets retransmitted. */
+static inline bool tcp_is_passive_open(const struct tcp_conn *c)
 {
-	return c->o.syn_retries ? c->o.syn_retries : c->ts->cfg.syn_retries;
+	return c->listener != NULL || c->tfo.child;
+}
+
+/* Retransmissions of the handshake's SYN or SYN-ACK before giving up:
+ * TCP_SYNCNT, else syn_retries or (passive opens) synack_retries, as
+ * Linux's icsk_syn_retries over its two sysctls. */
+static inline uint32_t tcp_handshake_retries(const struct tcp_conn *c)
+{
+	if (c->o.syn_retries)
+		return c->o.syn_retries;
+	return tcp_is_passive_open(c) ? c->ts->cfg.synack_retries : c->ts->cfg.syn_retries;
+}
+
+/* [tcp] profile = linux: Linux's choice where the RFCs leave one
+ * (tcp_config.h lists the places). */
+static inline bool tcp_profile_linux(const struct tcp_stack *ts)
+{
+	return ts->cfg.profile == TCP_PROFILE_LINUX;
 }
 
 static inline uint32_t tcp_ka_idle_ms(const struct tcp_conn *c)
@@ -740,6 +768,7 @@ static inline struct tcp_cc *tcp_cc_load(struct tcp_conn *c)
 {
 	if (!c->cc.ready)
 		tcp_cc_init(&c->cc, tcp_cc_alg(c), c->mss, c->cwnd, c->ssthresh, &c->ts->stats);
+	c->cc.ss_all_acked = tcp_profile_linux(c->ts);
 	c->cc.smss = c->mss;
 	c->cc.cwnd = c->cwnd;
 	c->cc.ssthresh = c->ssthresh;

@@ -99,17 +99,77 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns)
 	tcp_tlp_on_rtt(c); /* tlp.c: RFC 8985 7.3 condition 2 */
 }
 
+/* Linux's TCP_MAX_QUICKACKS. */
+#define TCP_QUICKACKS_MAX 16u
+
+/* Linux's tcp_incr_quickack: room for a window's worth of quick ACKs,
+ * rcv_wnd / (2 * rcv_mss) (at least 2, at most 16); it only grows. */
+static void quickack_incr(struct tcp_conn *c)
+{
+	uint32_t n = tcp_rcv_window(c) / (2 * RTE_MAX(c->rcv_mss, 1u));
+
+	n = RTE_MIN(RTE_MAX(n, 2u), TCP_QUICKACKS_MAX);
+	if (n > c->quickacks)
+		c->quickacks = (uint8_t)n;
+}
+
+/* Profile linux: Linux's quick-ACK mode (tcp_event_data_recv).  The first
+ * data of a connection, and the first after no data came for more than an
+ * RTO, start a run of quick ACKs, so that the sender's slow start (or its
+ * restart after idle, RFC 5681 4.1) is not slowed by delayed ACKs; RFC
+ * 9293 3.8.6.3 allows ACKing sooner.  Called for every data segment,
+ * before last_data_rcvd_ns moves to now. */
+static void quickack_note(struct tcp_conn *c)
+{
+	uint64_t now = tcp_now(c);
+
+	if (c->last_data_rcvd_ns == 0 || now - c->last_data_rcvd_ns > US_MS(c->rto_ms))
+		quickack_incr(c);
+}
+
+/* One quick ACK of the run, if any is left; TCP_QUICKACK 0 (ack_hold,
+ * Linux's pingpong mode) keeps ACKs delayed. */
+static bool quickack_take(struct tcp_conn *c)
+{
+	if (c->quickacks == 0 || c->ack_hold)
+		return false;
+	c->quickacks--;
+	c->ts->stats.acks_quick++;
+	return true;
+}
+
+/* The engine's next iteration (1 ns on the wheel), after the application
+ * has run on what this one delivered (a socket's epoll wait returns after
+ * one poll; a callback's call is already deferred to the end of input): if
+ * it wrote or closed, its segment carried the ACK and stopped the timer;
+ * if not, the ACK leaves alone by the delayed-ACK timer. */
+static void ack_next_iteration(struct tcp_conn *c)
+{
+	uint64_t at = tcp_now(c) + 1;
+
+	if (c->deadline[TCP_T_DELACK] == 0 || c->deadline[TCP_T_DELACK] > at)
+		tcp_timer_set(c, TCP_T_DELACK, at);
+}
+
 void tcp_ack_received(struct tcp_conn *c, uint32_t seglen, bool now)
 {
 	uint32_t our = tcp_our_mss(c->ts, tcb_is_v6(c));
+	bool linux = tcp_profile_linux(c->ts);
 
 	c->unacked_bytes += seglen;
 	if (seglen > c->rcv_mss)
 		c->rcv_mss = RTE_MIN(seglen, our);
+	if (linux)
+		quickack_note(c);
 	/* RFC 9293 3.8.6.3: at least every second full-sized segment, and
-	 * within delack_ms (< 0.5 s) of the first unacknowledged one. */
+	 * within delack_ms (< 0.5 s) of the first unacknowledged one.  A
+	 * quick ACK goes in this iteration, but after the application had
+	 * its turn, so that an answer carries it (Linux sends it before the
+	 * application runs: one segment more for a request answered at once). */
 	if (now || c->unacked_bytes >= 2 * c->rcv_mss)
 		c->ack_now = true;
+	else if (linux && quickack_take(c))
+		ack_next_iteration(c);
 	else if (c->deadline[TCP_T_DELACK] == 0)
 		tcp_timer_set(c, TCP_T_DELACK, tcp_now(c) + US_MS(c->ts->cfg.delack_ms));
 }
@@ -123,18 +183,12 @@ bool tcp_ack_may_hold(const struct tcp_conn *c)
 }
 
 /* RFC 9293 3.8.6.3 (RFC 1122 4.2.3.2): an ACK may be delayed, for less
- * than 0.5 s.  This one waits 1 ns: the engine's next iteration, after the
- * application has run on what this one delivered (a socket's epoll wait
- * returns after one poll; a callback's call is already deferred to the
- * end of input).  If it wrote or closed, its segment carried the ACK and
- * stopped the timer; if not, the ACK leaves alone as a delayed ACK. */
+ * than 0.5 s.  This one waits for the engine's next iteration
+ * (ack_next_iteration). */
 void tcp_ack_hold(struct tcp_conn *c)
 {
-	uint64_t at = tcp_now(c) + 1;
-
 	c->ts->stats.acks_held++;
-	if (c->deadline[TCP_T_DELACK] == 0 || c->deadline[TCP_T_DELACK] > at)
-		tcp_timer_set(c, TCP_T_DELACK, at);
+	ack_next_iteration(c);
 }
 
 void tcp_enter_time_wait(struct tcp_conn *c)
@@ -315,7 +369,7 @@ static void rto_expired(struct tcp_conn *c)
 	bool handshake = c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED;
 
 	c->ts->stats.rto_fired++;
-	if (handshake ? c->retries >= tcp_syn_retries(c) : tcp_data_timed_out(c)) {
+	if (handshake ? c->retries >= tcp_handshake_retries(c) : tcp_data_timed_out(c)) {
 		if (!handshake && c->o.user_timeout_ms != 0)
 			c->ts->stats.user_timeouts++;
 		give_up(c);

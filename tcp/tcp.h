@@ -152,7 +152,7 @@ struct tcp_callbacks {
 	X(delayed_acks, "ACKs sent by the delayed-ACK timer") \
 	X(dup_syn_rcvd, "duplicate SYN in SYN-RECEIVED (SYN-ACK sent again)") \
 	X(drop_window_trimmed, "segments with payload cut beyond the receive window") \
-	X(embryos_timed_out, "SYN-RECEIVED connections dropped after syn_retries") \
+	X(embryos_timed_out, "SYN-RECEIVED connections dropped after synack_retries") \
 	X(wscale_clamped, "peer window scale shifts above 14 clamped (RFC 7323 2.3)") \
 	X(opt_malformed, "segments whose option parsing stopped at a bad length") \
 	X(drop_paws, "dropped: PAWS, timestamp older than TS.Recent (dup ACK sent)") \
@@ -232,6 +232,7 @@ struct tcp_callbacks {
 	X(exit_resets, "connections reset at shutdown: their close had not finished (us_fini)") \
 	X(closed_in_syn_sent, "connections closed by the application in SYN-SENT (TCB deleted)") \
 	X(acks_held, "ACKs held for the application's next segment (quick ACK off)") \
+	X(acks_quick, "data ACKed at once in quick-ACK mode (profile linux)") \
 	X(tx_gso_segs, "segments of several MSS handed to the port to cut (segmentation offload)") \
 	X(rx_coalesced_segs, "segments received coalesced by the port (several MSS in one)") \
 	X(acks_in_coalesced, "ACKs sent inside coalesced segments (one per 2 full-sized ones)") \
@@ -449,6 +450,9 @@ int tcp_connect(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_
  * the server takes, or asks for a cookie; the rest follows the handshake.
  * Returns bytes queued (<= len, the send buffer) or -errno. */
 #define TCP_CONNECT_FASTOPEN 0x1u
+/* Queue only what the SYN carries (0 without a cookie): Linux's answer to
+ * a non-blocking sendto(MSG_FASTOPEN), the application sends the rest. */
+#define TCP_CONNECT_SYN_ONLY 0x2u
 ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint16_t dst_port,
 			 const void *data, size_t len, unsigned flags,
 			 const struct tcp_conn_opts *o, const struct tcp_callbacks *cb, void *ctx,

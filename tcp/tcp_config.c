@@ -26,11 +26,17 @@ const char *const tcp_loss_det_names[TCP_LOSS_DET_COUNT] = {
 	[TCP_LOSS_RACK] = "rack",
 };
 
+const char *const tcp_profile_names[TCP_PROFILE_COUNT] = {
+	[TCP_PROFILE_LINUX] = "linux",
+	[TCP_PROFILE_RFC] = "rfc",
+};
+
 void tcp_config_defaults(struct tcp_config *cfg)
 {
 	*cfg = (struct tcp_config){
 		.rto_min_ms = 200, .rto_initial_ms = 1000, .rto_max_ms = 120000,
 		.time_wait_ms = 60000, .delack_ms = 40, .syn_retries = 7,
+		.synack_retries = 5,
 		.data_retries = 15, .rcvbuf = 256 * 1024, .sndbuf = 256 * 1024,
 		.rcvbuf_max = TCP_RCVBUF_MAX_DEFAULT,
 		.max_conns = 65536, .backlog = 1024,
@@ -44,6 +50,7 @@ void tcp_config_defaults(struct tcp_config *cfg)
 		.tlp = true,
 		.undo = true,
 		.loss_detection = TCP_LOSS_RACK,
+		.profile = TCP_PROFILE_LINUX,
 		.fastopen = 0, .fastopen_qlen = 16, .fastopen_rotate_s = 3600,
 	};
 }

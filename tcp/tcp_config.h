@@ -47,6 +47,21 @@ enum tcp_loss_det {
 	TCP_LOSS_DET_COUNT
 };
 
+/* Where the RFCs leave a choice (docs/linux-differences.md): linux makes
+ * Linux's, rfc the one userstack made before it followed Linux.  Each
+ * choice is one named check (tcp_profile_linux in tcp/tcb.h) at the place
+ * it is made:
+ *   quick ACKs at the start and after an idle spell (tcb_timers.c),
+ *   PSH every half window of a long write (output.c),
+ *   slow start by every SMSS acknowledged, not ABC's L = 2 (cc_newreno.c),
+ *   Fast Open options and sendto as Linux writes them (fastopen_tcb.c),
+ *   timestamps on RSTs once negotiated (options.c). */
+enum tcp_profile {
+	TCP_PROFILE_LINUX = 0, /* the default */
+	TCP_PROFILE_RFC,
+	TCP_PROFILE_COUNT
+};
+
 #define TCP_FASTOPEN_CLIENT 0x1u
 #define TCP_FASTOPEN_SERVER 0x2u
 
@@ -57,6 +72,11 @@ struct tcp_config {
 	uint32_t time_wait_ms;    /* 2 x MSL, default 60000 */
 	uint32_t delack_ms;       /* default 40 */
 	uint32_t syn_retries;     /* default 7: SYNs for 255 s (RFC 9293 MUST-23: >= 3 min) */
+	/* SYN-ACK retransmissions of a passive open before the embryo goes:
+	 * default 5 (about 63 s), like Linux's tcp_synack_retries, so the
+	 * half-open connections of a SYN flood clear sooner than a SYN gives
+	 * up.  A listener's TCP_SYNCNT overrides it, as in Linux. */
+	uint32_t synack_retries;
 	uint32_t data_retries;    /* default 15 */
 	uint32_t rcvbuf;          /* bytes, default 256 KiB: each connection's first */
 	/* Receive-buffer autotuning (tcp/user.c rcvbuf_autotune): a connection's
@@ -108,6 +128,7 @@ struct tcp_config {
 	bool tlp;                    /* Tail Loss Probe (RFC 8985 7, tcp/tlp.c), default true (Linux) */
 	bool undo;                   /* undo spurious reductions (tcp/undo.h), default true (Linux) */
 	enum tcp_loss_det loss_detection; /* what starts it, default TCP_LOSS_RACK (Linux) */
+	enum tcp_profile profile;    /* default TCP_PROFILE_LINUX */
 };
 
 /* 4 MiB: 10 Gbit/s over 3.3 ms of RTT, more than a LAN or memif needs.
@@ -123,6 +144,7 @@ extern const char *const tcp_cc_names[TCP_CC_ALG_COUNT];
 extern const char *const tcp_syncookies_names[TCP_SYNCOOKIES_MODE_COUNT];
 extern const char *const tcp_rec_alg_names[TCP_REC_ALG_COUNT];
 extern const char *const tcp_loss_det_names[TCP_LOSS_DET_COUNT];
+extern const char *const tcp_profile_names[TCP_PROFILE_COUNT];
 
 /* Prototypes */
 

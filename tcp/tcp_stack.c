@@ -470,6 +470,10 @@ ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 	rc = connect_alloc(ts, dst_ip, dst_port, o, cb, ctx, out);
 	if (rc < 0)
 		return rc;
+	/* RFC 7413 4.1: cookie (and data in the SYN) or a cookie request. */
+	tcp_tfo_client_connect(*out, (flags & TCP_CONNECT_FASTOPEN) != 0);
+	if (flags & TCP_CONNECT_SYN_ONLY)
+		len = RTE_MIN(len, (size_t)tcp_tfo_syn_data_room(*out));
 	/* Queued in SYN-SENT, nothing goes out yet (output.c). */
 	if (len > 0)
 		queued = tcp_send(*out, data, len);
@@ -480,8 +484,6 @@ ssize_t tcp_connect_data(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 		*out = NULL;
 		return queued;
 	}
-	/* RFC 7413 4.1: cookie (and data in the SYN) or a cookie request. */
-	tcp_tfo_client_connect(*out, (flags & TCP_CONNECT_FASTOPEN) != 0);
 	connect_start(*out);
 	return queued;
 }

@@ -87,7 +87,9 @@ extern "C" {
 #define US_TCP_KEEPIDLE 4  /* int s 1..32767 */
 #define US_TCP_KEEPINTVL 5 /* int s 1..32767 */
 #define US_TCP_KEEPCNT 6   /* int 1..127 */
-#define US_TCP_SYNCNT 7    /* int 1..127: SYN (SYN-ACK) retransmissions */
+#define US_TCP_SYNCNT 7    /* int 1..127: SYN (SYN-ACK) retransmissions;
+			    * default [tcp] syn_retries (listeners'
+			    * embryos: synack_retries) */
 #define US_TCP_LINGER2 8   /* int s: FIN-WAIT-2 of a closed connection
 			    * (max 120, 0 default, -1: RST at close) */
 #define US_TCP_DEFER_ACCEPT 9 /* int s, listener: accept once data came
@@ -337,10 +339,12 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags);
  * TCP with US_MSG_FASTOPEN (RFC 7413; us_send with the flag is us_sendto
  * without an address): on a fresh socket, connect to addr and send buf in
  * the SYN, as Linux's sendto(MSG_FASTOPEN) on a non-blocking socket does:
- *   - a cookie cached for the server: returns the bytes queued; the SYN
- *     carries as many as the server's cached MSS allows, the rest follows
- *     the handshake at once (Linux returns only the SYN's share; both are
- *     short writes to an application that loops);
+ *   - a cookie cached for the server: the SYN carries as many bytes as
+ *     the server's cached MSS allows; with [tcp] profile = linux (the
+ *     default) only those are taken and returned, as Linux; with rfc the
+ *     call returns all the send buffer took, the rest following the
+ *     handshake at once (both are short writes to an application that
+ *     loops);
  *   - no cookie, or the server marked TFO-unfriendly (RFC 7413 4.1.3):
  *     the SYN asks for a cookie (or is plain), nothing is queued, and the
  *     call fails with EINPROGRESS: send once US_EPOLLOUT says connected;

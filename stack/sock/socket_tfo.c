@@ -79,11 +79,23 @@ static void tfo_connecting(struct us_sock *s)
 		tcp_set_quickack(s->tc, false);
 }
 
+/* Profile linux: sendto(MSG_FASTOPEN) takes only what its SYN carries,
+ * as Linux's on a non-blocking socket (tcp_sendmsg_fastopen returns the
+ * bytes copied into the SYN); rfc queues all the send buffer takes, the
+ * rest following the handshake. */
+static unsigned tfo_open_flags(const struct us_sock *s)
+{
+	const struct tcp_config *cfg = us_engine_tcp_config(s->tab->e);
+
+	return TCP_CONNECT_FASTOPEN |
+	       (cfg->profile == TCP_PROFILE_LINUX ? TCP_CONNECT_SYN_ONLY : 0u);
+}
+
 /* tcp_connect_data with the socket's callbacks: bytes queued or -errno. */
 static ssize_t tfo_open(struct us_sock *s, const struct us_in6 *ip, uint16_t port,
 			const void *buf, size_t len)
 {
-	ssize_t n = tcp_connect_data(s->tab->ts, ip, port, buf, len, TCP_CONNECT_FASTOPEN,
+	ssize_t n = tcp_connect_data(s->tab->ts, ip, port, buf, len, tfo_open_flags(s),
 				     &s->o, &us_sock_callbacks, s, &s->tc);
 
 	if (n < 0)

@@ -220,6 +220,7 @@ void pkt_config_defaults(struct tcp_config *cfg)
 	cfg->loss_detection = TCP_LOSS_DUPACK;
 	cfg->tlp = false;
 	cfg->undo = false;
+	cfg->profile = TCP_PROFILE_RFC;
 }
 
 struct pkt_t *pkt_start(const struct tcp_config *cfg)
@@ -709,6 +710,19 @@ void pkt_establish_rtt(struct pkt_t *t, uint32_t rtt_ms, bool sack, const char *
 	pkt_inject(t, SEG(.seq = 1001, .ack = 1), file, line);
 	if (t->conn == NULL || t->conn->mss != 1460)
 		PKT_FAIL(file, line, "connection not established with MSS 1460");
+}
+
+void pkt_establish_ts(struct pkt_t *t, const char *file, int line)
+{
+	if (pkt_listen(t) != 0)
+		PKT_FAIL(file, line, "tcp_listen failed");
+	pkt_inject(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ts_val = 100), file, line);
+	pkt_expect(t, SEG(.flags = TH_SYN | TH_ACK, .ts_val = pkt_ts_now(t), .ts_ecr = 100), file,
+		   line);
+	pkt_inject(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101, .ts_ecr = pkt_ts_now(t)), file,
+		   line);
+	if (t->conn == NULL || !t->conn->ts_ok)
+		PKT_FAIL(file, line, "connection not established with timestamps");
 }
 
 struct tfo_opt pkt_tfo_of(struct rte_mbuf *m)

@@ -160,10 +160,12 @@ int pkt_teardown(void **state);
 #define PKT_TEST(fn) cmocka_unit_test_teardown(fn, pkt_teardown)
 
 /* tcp_config_defaults with RFC 5681 / RFC 6675 loss detection: duplicate
- * ACKs (not RACK), no Tail Loss Probe, no undo.  The scripts assert the
- * exact segments of those rules; RACK, TLP and undo have scripts of their
- * own (test_rack.c, test_tlp.c, test_undo.c), and the transfers, the
- * simulator and the interop tests run the defaults. */
+ * ACKs (not RACK), no Tail Loss Probe, no undo, and profile rfc (delayed
+ * ACKs from the first segment, PSH only when the send queue empties, ABC
+ * slow start, bare RSTs).  The scripts assert the exact segments of those
+ * rules; RACK, TLP, undo and profile linux have scripts of their own
+ * (test_rack.c, test_tlp.c, test_undo.c, test_profile.c), and the
+ * transfers, the simulator and the interop tests run the defaults. */
 void pkt_config_defaults(struct tcp_config *cfg);
 /* cfg NULL: pkt_config_defaults with window scaling, SACK and timestamps
  * off (the scripts written before them); pass a config to turn them on. */
@@ -188,6 +190,9 @@ void pkt_establish(struct pkt_t *t, const char *file, int line);
  * checks that we took MSS 1460. */
 void pkt_establish_rtt(struct pkt_t *t, uint32_t rtt_ms, bool sack, const char *file,
 		       int line);
+/* Passive open with timestamps (t's config must allow them): the peer's
+ * TSval 100 on the SYN, 101 on the ACK. */
+void pkt_establish_ts(struct pkt_t *t, const char *file, int line);
 /* tcp_send of n pattern bytes (continuing the stream); its return value. */
 ssize_t pkt_app_send(struct pkt_t *t, size_t n);
 /* Reads everything readable into t->rx (checking the peer's pattern). */
@@ -205,6 +210,7 @@ struct tfo_opt pkt_tfo_of(struct rte_mbuf *m);
 #define FINISH(t, tcbs) pkt_finish((t), (tcbs), __FILE__, __LINE__)
 #define ESTABLISH(t) pkt_establish((t), __FILE__, __LINE__)
 #define ESTABLISH_RTT(t, rtt_ms, sack) pkt_establish_rtt((t), (rtt_ms), (sack), __FILE__, __LINE__)
+#define ESTABLISH_TS(t) pkt_establish_ts((t), __FILE__, __LINE__)
 #define APP_READ(t) pkt_app_read((t), __FILE__, __LINE__)
 
 #define STAT(t, name) (tcp_stack_stats((t)->ts)->name)

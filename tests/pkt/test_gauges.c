@@ -182,7 +182,7 @@ static void test_gauges_active_opens(void **state)
 }
 
 /* Ends that are no transition of the diagram: an embryo reset by the peer,
- * an embryo given up after syn_retries, embryos of a listener that goes,
+ * an embryo given up after synack_retries, embryos of a listener that goes,
  * connections reset at shutdown. */
 static void test_gauges_aborted_embryos_and_shutdown(void **state)
 {
@@ -192,7 +192,7 @@ static void test_gauges_aborted_embryos_and_shutdown(void **state)
 
 	pkt_config_defaults(&cfg);
 	cfg.wscale = cfg.sack = cfg.timestamps = false;
-	cfg.syn_retries = 1;
+	cfg.synack_retries = 1;
 	t = pkt_start(&cfg);
 	assert_int_equal(pkt_listen(t), 0);
 	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460));

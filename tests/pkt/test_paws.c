@@ -10,12 +10,7 @@ static struct pkt_t *start_ts(void)
 
 	pkt_config_defaults(&cfg);
 	t = pkt_start(&cfg);
-	assert_int_equal(pkt_listen(t), 0);
-	INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ts_val = 100));
-	EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ts_val = pkt_ts_now(t), .ts_ecr = 100));
-	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101, .ts_ecr = pkt_ts_now(t)));
-	assert_non_null(t->conn);
-	assert_true(t->conn->ts_ok);
+	ESTABLISH_TS(t);
 	return t;
 }
 

@@ -1,9 +1,10 @@
 /* US_TCP_QUICKACK through the socket API between two engines in virtual
  * time: with 0, a client of one request per connection (connect, send on
  * EPOLLOUT, read the response to its end, close) sends 3 segments (SYN,
- * ACK + request, FIN + ACK) instead of 5; the held ACKs leave with the
- * application's next call (RFC 9293 3.8.6.3, 3.10.7.3; tcp/tcb_timers.c
- * tcp_ack_hold). */
+ * ACK + request, FIN + ACK) instead of 5 (profile linux's quick ACK of
+ * the response, which 0 turns off, rides on the FIN too); the held ACKs
+ * leave with the application's next call (RFC 9293 3.8.6.3, 3.10.7.3;
+ * tcp/tcb_timers.c tcp_ack_hold). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,11 +80,33 @@ static uint64_t one_request(int quickack)
 	return tcp_stack_stats(sp.a.tab->ts)->tx_segs;
 }
 
+static void profile_rfc(struct us_config *cfg)
+{
+	cfg->tcp.profile = TCP_PROFILE_RFC;
+}
+
+/* Profile rfc: SYN, ACK, request, the delayed ACK of the response (with
+ * the client's FIN), the ACK of the server's FIN. */
 static void test_quickack_default_five_segments(void **state)
+{
+	(void)state;
+	sp_teardown();
+	sp_setup(profile_rfc);
+	assert_int_equal(one_request(-1), 5);
+	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->acks_held, 0);
+	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->acks_quick, 0);
+}
+
+/* Profile linux (the default): the response is the connection's first
+ * data, ACKed quickly (quick-ACK mode) but after the application's turn:
+ * the client's close reads the response and its FIN carries the ACK,
+ * still 5 (a Linux client sends the ACK alone first, 6). */
+static void test_quickack_default_linux_five_segments(void **state)
 {
 	(void)state;
 	assert_int_equal(one_request(-1), 5);
 	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->acks_held, 0);
+	assert_int_equal(tcp_stack_stats(sp.a.tab->ts)->acks_quick, 1);
 }
 
 static void test_quickack_off_three_segments(void **state)
@@ -98,6 +121,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		sp_unit_test(test_quickack_default_five_segments),
+		sp_unit_test(test_quickack_default_linux_five_segments),
 		sp_unit_test(test_quickack_off_three_segments),
 	};
 

@@ -356,6 +356,87 @@ static void test_error_paths_connected(void **state)
 	assert_int_equal(ctr(&sp.a)->cli_cookie_requests, 0);
 }
 
+static void profile_rfc(struct us_config *cfg)
+{
+	cfg->tcp.profile = TCP_PROFILE_RFC;
+}
+
+/* A sendto(MSG_FASTOPEN) larger than the SYN takes, with a cookie cached:
+ * the bytes sendto returns and those the SYN carries.  The server reads
+ * what came, all of it in order. */
+static long big_sendto(int *syn_payload)
+{
+	static char big[4000];
+	struct sockaddr_in to = sp_addr(SP_B_IP, PORT);
+	char buf[sizeof(big)];
+	size_t got = 0;
+	struct sp_syn syn;
+	long n;
+	int l, c, s;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	l = b_listen(8);
+	first_connection(l);
+	c = us_socket(AF_INET, SOCK_STREAM, 0);
+	n = us_sendto(c, big, sizeof(big), US_MSG_FASTOPEN, SA(to), sizeof(to));
+	us_engine_poll(sp.a.e, sp.now); /* A's SYN out, B not run yet */
+	syn = sp_syn_waiting(&sp.b);
+	assert_true(syn.found);
+	assert_int_equal(syn.cookie_len, 8);
+	*syn_payload = syn.payload;
+	assert_true(sp_wait_events(&sp.b, l, US_EPOLLIN, 100) & US_EPOLLIN);
+	sp_on(&sp.b);
+	s = us_accept(l, NULL, NULL);
+	assert_true(s > 0);
+	while (got < (size_t)n) {
+		ssize_t r;
+
+		assert_true(sp_wait_events(&sp.b, s, US_EPOLLIN, 100) & US_EPOLLIN);
+		sp_on(&sp.b);
+		r = us_recv(s, buf + got, sizeof(buf) - got, 0);
+		assert_true(r > 0);
+		got += (size_t)r;
+	}
+	assert_int_equal(got, n);
+	assert_memory_equal(buf, big, got);
+	assert_int_equal(us_close(s), 0);
+	assert_int_equal(us_close(l), 0);
+	sp_on(&sp.a);
+	assert_int_equal(us_close(c), 0);
+	return n;
+}
+
+/* Profile linux (the default): sendto returns only what its SYN carried,
+ * as Linux's non-blocking sendto(MSG_FASTOPEN); the application sends the
+ * rest once connected. */
+static void test_linux_sendto_returns_syn_bytes(void **state)
+{
+	int syn_payload;
+	long n;
+
+	(void)state;
+	n = big_sendto(&syn_payload);
+	assert_true(syn_payload > 0);
+	assert_int_equal(n, syn_payload);
+	assert_true(n < 4000);
+}
+
+/* Profile rfc: sendto queues all of it; what the SYN cannot carry follows
+ * the handshake. */
+static void test_rfc_sendto_queues_all(void **state)
+{
+	int syn_payload;
+	long n;
+
+	(void)state;
+	sp_teardown();
+	sp_setup(profile_rfc);
+	n = big_sendto(&syn_payload);
+	assert_int_equal(n, 4000);
+	assert_true(syn_payload > 0 && syn_payload < 4000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +447,8 @@ int main(void)
 		sp_unit_test(test_fallback_server_turned_off),
 		sp_unit_test(test_error_paths),
 		sp_unit_test(test_error_paths_connected),
+		sp_unit_test(test_linux_sendto_returns_syn_bytes),
+		sp_unit_test(test_rfc_sendto_queues_all),
 	};
 
 	h_eal_init("pkt_socket_tfo");

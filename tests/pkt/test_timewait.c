@@ -16,14 +16,10 @@ static struct tcp_conn *tw_tcb(struct pkt_t *t)
  * RCV.NXT 1002 and SND.NXT our ISN + 2.  Returns our ISN. */
 static uint32_t to_time_wait(struct pkt_t *t, bool ts)
 {
-	if (ts) {
-		assert_int_equal(pkt_listen(t), 0);
-		INJECT(t, SEG(.flags = TH_SYN, .seq = 1000, .mss = 1460, .ts_val = 100));
-		EXPECT(t, SEG(.flags = TH_SYN | TH_ACK, .ack = 1001, .ts_ecr = 100));
-		INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 101, .ts_ecr = pkt_ts_now(t)));
-	} else {
+	if (ts)
+		ESTABLISH_TS(t);
+	else
 		ESTABLISH(t);
-	}
 	assert_int_equal(t->n_accept, 1);
 	assert_int_equal(tcp_close(t->conn), 0);
 	t->conn = NULL;

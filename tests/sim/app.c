@@ -251,6 +251,9 @@ static void end_read(struct sim_world *w, unsigned k, unsigned s)
 					 buf[i], pattern(k, !s, e->rcvd + (uint64_t)i));
 		e->rcvd += (uint64_t)n;
 		end_moved(w, k, s);
+		/* The writer's bytes moved too: an end that wrote everything and
+		 * waits for its peer's close is not stuck while they arrive. */
+		end_moved(w, k, !s);
 		w->n.bytes += (uint64_t)n;
 	}
 }

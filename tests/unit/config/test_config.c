@@ -64,6 +64,10 @@ REJECT(rej_recovery_unknown, MIN "[tcp]\nrecovery = prr2\n",
        "t.ini: [tcp] recovery = 'prr2': must be prr, prr-crb, prr-ssrb, rfc6675 or ratehalving")
 REJECT(rej_loss_detection_unknown, MIN "[tcp]\nloss_detection = fack\n",
        "t.ini: [tcp] loss_detection = 'fack': must be dupack or rack")
+REJECT(rej_profile_unknown, MIN "[tcp]\nprofile = bsd\n",
+       "t.ini: [tcp] profile = 'bsd': must be linux or rfc")
+REJECT(rej_synack_retries_zero, MIN "[tcp]\nsynack_retries = 0\n",
+       "t.ini: [tcp] synack_retries = '0': out of range (1..127)")
 REJECT(rej_ip_octet, PORT "[ip]\naddr = 10.77.0.300/24\n",
        "t.ini: [ip] addr = '10.77.0.300/24': not an IPv4 address")
 REJECT(rej_ip_three_parts, PORT "[ip]\naddr = 10.77.0/24\n",
@@ -224,6 +228,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.arp_pending_max, 16);
 	assert_int_equal(cfg.arp_retry_ms, 1000);
 	assert_int_equal(t.rcvbuf_max, 4u << 20);
+	assert_int_equal(t.synack_retries, 5);
+	assert_int_equal(t.profile, TCP_PROFILE_LINUX);
 	assert_memory_equal(&cfg.tcp, &t, sizeof(t));
 }
 
@@ -281,6 +287,7 @@ static const char full_ini[] =
 	"time_wait_ms = 0\n"
 	"delack_ms = 500\n"
 	"syn_retries = 3\n"
+	"synack_retries = 2\n"
 	"data_retries = 8\n"
 	"rcvbuf = 67108864\n"
 	"sndbuf = 4096\n"
@@ -300,7 +307,8 @@ static const char full_ini[] =
 	"challenge_ack_jitter = off\n"
 	"recovery = ratehalving\n"
 	"undo = on\n"
-	"loss_detection = rack\n";
+	"loss_detection = rack\n"
+	"profile = rfc\n";
 
 static void test_full(void **state)
 {
@@ -343,6 +351,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.time_wait_ms, 0);
 	assert_int_equal(cfg.tcp.delack_ms, 500);
 	assert_int_equal(cfg.tcp.syn_retries, 3);
+	assert_int_equal(cfg.tcp.synack_retries, 2);
 	assert_int_equal(cfg.tcp.data_retries, 8);
 	assert_int_equal(cfg.tcp.rcvbuf, 64 * 1024 * 1024);
 	/* Left out, rcvbuf_max follows the bigger rcvbuf (autotuning off). */
@@ -365,6 +374,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg.tcp.recovery, TCP_REC_RATEHALVING);
 	assert_true(cfg.tcp.undo);
 	assert_int_equal(cfg.tcp.loss_detection, TCP_LOSS_RACK);
+	assert_int_equal(cfg.tcp.profile, TCP_PROFILE_RFC);
 }
 
 /* "\#" is a literal '#' (rte_cfgfile then takes no comment on that line);
@@ -566,6 +576,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rej_challenge_ack_limit_zero),
 		cmocka_unit_test(rej_recovery_unknown),
 		cmocka_unit_test(rej_loss_detection_unknown),
+		cmocka_unit_test(rej_profile_unknown),
+		cmocka_unit_test(rej_synack_retries_zero),
 		cmocka_unit_test(rej_ip_octet),
 		cmocka_unit_test(rej_ip_three_parts),
 		cmocka_unit_test(rej_ip_inner_blank),
