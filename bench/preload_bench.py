@@ -82,7 +82,8 @@ class PreloadBench(bench.Bench):
 
     def preload_env(self, name, addr, cpu, role, sock):
         """LD_PRELOAD and USERSTACK_CONFIG of one end of the memif link."""
-        cfg = self.us_config(name, addr, cpu, ours_ini.memif_device(role, sock))
+        cfg = self.us_config(name, addr, cpu, ours_ini.memif_device(role, sock, self.a.mtu),
+                             mtu=self.a.mtu)
         return {"LD_PRELOAD": self.a.preload, "USERSTACK_CONFIG": cfg}
 
     def server(self, kind, cmd, ours):
@@ -151,7 +152,8 @@ class PreloadBench(bench.Bench):
         try:
             if ours:
                 cli = self.us_config("cli", bench.MEMIF_CLI, bench.CLIENT_CPU,
-                                     ours_ini.memif_device("client", sock))
+                                     ours_ini.memif_device("client", sock, self.a.mtu),
+                                     mtu=self.a.mtu)
                 r = self.loadgen("ka-1", cli, secs, path="/" + NGINX_FILE)
                 r["client"] = "us-loadgen"
             else:
@@ -229,14 +231,15 @@ def summary(runs):
     return out
 
 
-def report(s, machine):
+def report(s, machine, mtu):
     lines = ["", "| workload | metric | kernel (median) | ours (median) | ours / kernel "
              "(median of the pairwise ratios) |", "|---|---|---|---|---|"]
     for wl, ms in s.items():
         for m, d in ms.items():
             lines.append(f"| {wl} | {UNITS[m]} | {bench_report.fmt(d['kernel'])} | "
                          f"{bench_report.fmt(d['ours'])} | {bench_report.ratio_text(d['ratio'])} |")
-    lines.append(f"\nload average at the end: {' '.join(machine['loadavg'])}; "
+    lines.append(f"\nMTU: ours (memif) {mtu or ours_ini.MTU_DEFAULT}, kernel (lo) "
+                 f"{bench.link_mtu('lo')}; load average at the end: {' '.join(machine['loadavg'])}; "
                  f"commit {machine['commit']}; {machine['cpu']}, {machine['cpus']} CPUs")
     return "\n".join(lines)
 
@@ -254,12 +257,17 @@ def parse_args():
                     help="redis-benchmark -n at -P 16 (default 1000000)")
     ap.add_argument("--only", default=None,
                     help="comma-separated workloads: " + ",".join(WORKLOADS))
+    ap.add_argument("--mtu", type=int, default=None, metavar="N",
+                    help="ours: [port] mtu = N and memif buffers for the frame, as bench.py's "
+                    "--mtu (default: the stack's 1500; loopback has 65536)")
     ap.add_argument("--json", default=None, metavar="FILE", help="every run and the summary")
     for tool, default in (("redis-server", "redis-server"),
                           ("redis-benchmark", "redis-benchmark"),
                           ("redis-cli", "redis-cli"), ("nginx", "nginx")):
         ap.add_argument("--" + tool, default=default, help=f"(default {default})")
     a = ap.parse_args()
+    if a.mtu is not None and ours_ini.mtu_problem(a.mtu):
+        ap.error(f"--mtu {a.mtu}: {ours_ini.mtu_problem(a.mtu)}")
     a.wls = a.only.split(",") if a.only else list(WORKLOADS)
     for wl in a.wls:
         if wl not in WORKLOADS:
@@ -268,8 +276,8 @@ def parse_args():
         ap.error("--pairs must be at least 1")
     a.preload = os.path.abspath(os.path.join(a.build, "preload", "libuserstack-preload.so"))
     a.loadgen = os.path.join(a.build, "apps", "loadgen", "us-loadgen")
-    # bench.Bench reads these from bench.py's options: ours as bench configures it
-    a.ours_extra_entries, a.mtu = [], None
+    # bench.Bench reads this from bench.py's options: ours as bench configures it
+    a.ours_extra_entries = []
     return a
 
 
@@ -295,7 +303,7 @@ def main():
         b.close()
     machine = bench.machine()
     s = summary(runs)
-    bench.say(report(s, machine))
+    bench.say(report(s, machine, a.mtu))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"machine": machine, "args": {k: v for k, v in vars(a).items()},
