@@ -16,8 +16,8 @@ ours / kernel.
         -P 16 (-n --requests-pipelined), --csv: SET and GET ops/s.
         ours: both under LD_PRELOAD, each with its own USERSTACK_CONFIG,
         bench.py's memif link (server and client roles); kernel: 127.0.0.1.
-  nginx   nginx (master_process off, one worker, access_log off) serving a
-        64-byte file, keep-alive GETs on 32 connections for --secs.
+  nginx   nginx (the interop suite's nginx.conf: master_process off, one
+        worker, access_log off, sendfile on) serving a 64-byte file, keep-alive GETs on 32 connections for --secs.
         ours: nginx under LD_PRELOAD, us-loadgen (userstack's own client,
         native); kernel: wrk -t1 over 127.0.0.1.  THE CLIENTS DIFFER: wrk
         cannot run under the preload library (its main thread's test
@@ -45,9 +45,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "interop"))
 import bench  # noqa: E402
 import bench_report  # noqa: E402
 import ours_ini  # noqa: E402
+# the interop suite's nginx.conf: one process, one worker, access_log off,
+# sendfile and tcp_nopush on (as Debian's own nginx.conf)
+from preload_interop import NGINX_CONF  # noqa: E402
 
 REDIS_PORT = 6379
 KERNEL_ADDR = "127.0.0.1"
@@ -57,23 +61,6 @@ NGINX_FILE_BYTES = 64
 READY = {"redis": "Ready to accept connections",
          # logged once the listening sockets are open (ngx_os_status)
          "nginx": "getrlimit(RLIMIT_NOFILE)"}
-NGINX_CONF = """daemon off;
-master_process off;
-user root;
-worker_processes 1;
-error_log stderr notice;
-pid {dir}/nginx.pid;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    keepalive_requests 1000000;
-    client_body_temp_path {dir}/body;
-    server {{
-        listen {addr}:{port};
-        root {dir}/www;
-    }}
-}}
-"""
 
 
 class PreloadBench(bench.Bench):
@@ -143,7 +130,7 @@ class PreloadBench(bench.Bench):
             f.write(b"x" * (NGINX_FILE_BYTES - 1) + b"\n")
         conf = os.path.join(self.tmp, "nginx.conf")
         with open(conf, "w", encoding="utf-8") as f:
-            f.write(NGINX_CONF.format(dir=self.tmp, addr=addr, port=bench.PORT))
+            f.write(NGINX_CONF.format(dir=self.tmp, ip=addr, port=bench.PORT))
         return [self.a.nginx, "-c", conf, "-p", self.tmp + "/"]
 
     def run_nginx(self, ours):
