@@ -41,7 +41,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -67,11 +66,15 @@ class PreloadBench(bench.Bench):
     """bench.Bench's processes, configs and clean-up, plus the preloaded
     servers and clients."""
 
+    def memif_config(self, name, addr, cpu, role, sock):
+        """The config of one end of the memif link (--mtu sizes its buffers)."""
+        return self.us_config(name, addr, cpu, ours_ini.memif_device(role, sock, self.a.mtu),
+                              mtu=self.a.mtu)
+
     def preload_env(self, name, addr, cpu, role, sock):
         """LD_PRELOAD and USERSTACK_CONFIG of one end of the memif link."""
-        cfg = self.us_config(name, addr, cpu, ours_ini.memif_device(role, sock, self.a.mtu),
-                             mtu=self.a.mtu)
-        return {"LD_PRELOAD": self.a.preload, "USERSTACK_CONFIG": cfg}
+        return {"LD_PRELOAD": self.a.preload,
+                "USERSTACK_CONFIG": self.memif_config(name, addr, cpu, role, sock)}
 
     def server(self, kind, cmd, ours):
         """Starts the server on core 1 (ours: under the preload library on a
@@ -138,13 +141,10 @@ class PreloadBench(bench.Bench):
         srv, addr, sock = self.server("nginx", self.nginx_conf, ours)
         try:
             if ours:
-                cli = self.us_config("cli", bench.MEMIF_CLI, bench.CLIENT_CPU,
-                                     ours_ini.memif_device("client", sock, self.a.mtu),
-                                     mtu=self.a.mtu)
+                cli = self.memif_config("cli", bench.MEMIF_CLI, bench.CLIENT_CPU, "client", sock)
                 r = self.loadgen("ka-1", cli, secs, path="/" + NGINX_FILE)
                 r["client"] = "us-loadgen"
             else:
-                time.sleep(0.3)  # the worker's epoll set: after the sockets
                 out = self.client(["wrk", "-t1", f"-c{bench.WORKLOADS['ka-1'][2]}",
                                    f"-d{max(1, round(secs))}s", "--latency", "--timeout", "5s",
                                    f"http://{addr}:{bench.PORT}/{NGINX_FILE}"], "wrk.log",
