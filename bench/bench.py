@@ -85,12 +85,13 @@ class Bench:
         self.mtus = {"memif": args.mtu or ours_ini.MTU_DEFAULT}
 
     # -- process plumbing ------------------------------------------------
-    def start(self, cmd, log, ns=None):
+    def start(self, cmd, log, ns=None, env=None):
+        """env: variables added to ours (e.g. LD_PRELOAD, preload_bench.py)."""
         if ns:
             cmd = ["ip", "netns", "exec", ns] + cmd
         f = open(os.path.join(self.tmp, log), "wb")
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True)
+                             start_new_session=True, env={**os.environ, **env} if env else None)
         self.procs.append((p, f))
         return p
 
@@ -174,15 +175,18 @@ class Bench:
             f.write(ours_ini.config_text(sections, self.ours_extra))
         return path
 
-    def loadgen(self, wl, cfg, secs, target=MEMIF_SRV, ns=None, idle=None):
+    def loadgen(self, wl, cfg, secs, target=MEMIF_SRV, ns=None, idle=None, path=None):
         """idle: (n, server process, server prefix): n idle connections
-        first, the server's memory sampled around their opening."""
+        first, the server's memory sampled around their opening.  path:
+        GET it (wl's connections and keep-alive) instead of wl's request."""
         body, keepalive, conns, _ = WORKLOADS[wl]
+        if path:
+            body = 0
         out = os.path.join(self.tmp, "lg.json")
         cmd = ["taskset", "-c", CLIENT_CPU, self.a.loadgen, "--config", cfg,
                "--target", f"{target}:{PORT}", "--connections", str(conns),
                "--duration", str(secs), "--delay", "1", "--request-size", str(body),
-               "--quiet", "--stats", "--json", out]
+               "--quiet", "--stats", "--json", out] + (["--path", path] if path else [])
         if not keepalive:
             cmd.append("--close")
         if idle:

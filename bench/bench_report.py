@@ -10,7 +10,7 @@ CEILING_GOAL = 0.5
 METRIC_TEXT = {"rps": "requests/s", "cps": "connections/s", "gbps": "Gbit/s each way"}
 
 
-def _med(xs):
+def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
 
@@ -21,20 +21,20 @@ def _same(xs):
     return xs[0] if len(xs) == 1 else (xs or None)
 
 
-def _pairwise(a_runs, b_runs, ka, kb):
+def pairwise(a_runs, b_runs, ka, kb):
     """Median of a[i][ka] / b[i][kb] over the pairs both have."""
     b_by = {r["pair"]: r[kb] for r in b_runs if r.get(kb)}
     # A run that measured 0 (e.g. flooded to a standstill) is a result, not
     # a missing value: only None is left out.
     ratios = [r[ka] / b_by[r["pair"]] for r in a_runs
               if r["pair"] in b_by and r.get(ka) is not None]
-    return (_med(ratios), len(ratios))
+    return (median(ratios), len(ratios))
 
 
 def summarize(doc):
     runs = doc["runs"]
     ceiling = runs.get("ceiling", [])
-    out = {"ceiling_pps": _med([r["pps"] for r in ceiling]), "workloads": {}}
+    out = {"ceiling_pps": median([r["pps"] for r in ceiling]), "workloads": {}}
     for wl, (_body, _ka, _conns, metric) in doc["workloads"].items():
         w = {"metric": metric, "systems": {}}
         for key, rs in runs.items():
@@ -42,9 +42,9 @@ def summarize(doc):
                 continue
             sysname = key.split("/", 1)[1]
             w["systems"][sysname] = {
-                "median": _med([r[metric] for r in rs]), "runs": len(rs),
-                "p50_us": _med([r.get("p50") for r in rs]),
-                "p99_us": _med([r.get("p99") for r in rs]),
+                "median": median([r[metric] for r in rs]), "runs": len(rs),
+                "p50_us": median([r.get("p50") for r in rs]),
+                "p99_us": median([r.get("p99") for r in rs]),
                 "errors": sum(r.get("errors") or 0 for r in rs),
                 "mtu": _same([r.get("mtu") for r in rs]),
                 "failed": len(runs.get(key + ":failed", [])),
@@ -52,11 +52,11 @@ def summarize(doc):
         ours = runs.get(wl + "/ours", [])
         for k in ("k-lo", "k-veth"):
             if k in w["systems"]:
-                w["vs_" + k.replace("-", "_")] = _pairwise(ours, runs[wl + "/" + k],
+                w["vs_" + k.replace("-", "_")] = pairwise(ours, runs[wl + "/" + k],
                                                           metric, metric)
         if metric != "gbps" and ceiling and wl not in ("idle", "flood"):
-            w["vs_ceiling_pps"] = _pairwise(ours, ceiling, "pps", "pps")
-            w["ours_pps"] = _med([r.get("pps") for r in ours])
+            w["vs_ceiling_pps"] = pairwise(ours, ceiling, "pps", "pps")
+            w["ours_pps"] = median([r.get("pps") for r in ours])
         if wl == "idle":
             _summarize_idle(runs, w)
         if wl == "flood":
@@ -76,12 +76,12 @@ def _summarize_idle(runs, w):
         if not rs or sy not in w["systems"]:
             continue
         w["systems"][sy].update({
-            "vs_no_idle": _pairwise(rs, runs.get("ka-64/" + base, []), "rps", "rps"),
-            "idle_est": _med([r.get("idle_est") for r in rs]),
-            "idle_open_s": _med([r.get("idle_open_s") for r in rs]),
-            "mem_per_idle": _med([r.get("mem_per_idle") for r in rs]),
-            "mbufs_per_idle": _med([r.get("mbufs_per_idle") for r in rs]),
-            "slab_per_idle_both": _med([r.get("slab_per_idle_both") for r in rs]),
+            "vs_no_idle": pairwise(rs, runs.get("ka-64/" + base, []), "rps", "rps"),
+            "idle_est": median([r.get("idle_est") for r in rs]),
+            "idle_open_s": median([r.get("idle_open_s") for r in rs]),
+            "mem_per_idle": median([r.get("mem_per_idle") for r in rs]),
+            "mbufs_per_idle": median([r.get("mbufs_per_idle") for r in rs]),
+            "slab_per_idle_both": median([r.get("slab_per_idle_both") for r in rs]),
         })
     o, k = w["systems"].get("ours", {}), w["systems"].get("k-lo", {})
     if o.get("mem_per_idle") and k.get("mem_per_idle"):
@@ -105,8 +105,8 @@ def _summarize_flood(runs, w):
             for k, v in (r.get("drops") or {}).items():
                 drops[k] = drops.get(k, 0) + v
         w["systems"][sy].update({
-            "vs_clean": _pairwise(rs, runs.get(f"flood/{_clean_of(sy)}", []), "rps", "rps"),
-            "junk_pps": _med([r["junk_sent"] / r["junk_secs"] for r in rs
+            "vs_clean": pairwise(rs, runs.get(f"flood/{_clean_of(sy)}", []), "rps", "rps"),
+            "junk_pps": median([r["junk_sent"] / r["junk_secs"] for r in rs
                               if r.get("junk_secs")]),
             "junk_sent": sum(r.get("junk_sent") or 0 for r in rs),
             "per_pair": [(r["pair"], round(r["rps"])) for r in rs],
@@ -114,7 +114,7 @@ def _summarize_flood(runs, w):
         })
 
 
-def _fmt(x, nd=1):
+def fmt(x, nd=1):
     if x is None:
         return "-"
     if abs(x) >= 1000:
@@ -122,7 +122,7 @@ def _fmt(x, nd=1):
     return f"{x:.{nd}f}" if abs(x) >= 1 else f"{x:.3g}"
 
 
-def _ratio(t):
+def ratio_text(t):
     return "-" if not t or t[0] is None else f"{t[0]:.2f}x (n={t[1]})"
 
 
@@ -139,7 +139,7 @@ def markdown(doc):
              "wrk -t1 -> bench/kserver (epoll) over loopback / a veth pair; 32 connections "
              "(bulk: 1, bulk-4 / bulk-16: 4 / 16, 1 MiB POSTs echoed).",
              ("- ceiling: dpdk-testpmd io-forward fed by testpmd flowgen over memif: "
-              f"{_fmt(s['ceiling_pps'])} packets/s each way (median)." if s["ceiling_pps"]
+              f"{fmt(s['ceiling_pps'])} packets/s each way (median)." if s["ceiling_pps"]
               else "- ceiling: not measured in this run.")]
     lines += _mtu_lines(doc) + [
         "- p50 / p99: latency per request; in the bulk rows, per 1 MiB echo (the whole POST "
@@ -152,24 +152,24 @@ def markdown(doc):
         sy = w["systems"]
 
         def med(k):
-            return _fmt(sy[k]["median"], 2) if k in sy else "-"
+            return fmt(sy[k]["median"], 2) if k in sy else "-"
 
         def lat(k):
-            return (f"{_fmt(sy[k]['p50_us'])} / {_fmt(sy[k]['p99_us'])}" if k in sy else "-")
+            return (f"{fmt(sy[k]['p50_us'])} / {fmt(sy[k]['p99_us'])}" if k in sy else "-")
         def mtu(k):
             return str(sy[k].get("mtu") or "-") if k in sy else "-"
         g = w.get("goal")
         goal = "-" if not g else f"{'met' if g['met'] else 'NOT met'} (>= {g['want']:g}x)"
         lines.append(f"| {wl} | {METRIC_TEXT[w['metric']]} | {med('ours')} | {med('k-lo')} | "
-                     f"{med('k-veth')} | {_ratio(w.get('vs_k_lo'))} | "
-                     f"{_ratio(w.get('vs_k_veth'))} | {_ratio(w.get('vs_ceiling_pps'))} | "
+                     f"{med('k-veth')} | {ratio_text(w.get('vs_k_lo'))} | "
+                     f"{ratio_text(w.get('vs_k_veth'))} | {ratio_text(w.get('vs_ceiling_pps'))} | "
                      f"{lat('ours')} | {lat('k-lo')} | {goal} | "
                      f"{mtu('ours')} / {mtu('k-lo')} / {mtu('k-veth')} |")
     lines += _idle_lines(doc) + _flood_lines(doc)
     wire = doc["runs"].get("ka-64/wire")
     if wire:
         lines += ["", f"testpmd as the wire (OVERSUBSCRIBED: 3 busy pollers on 2 cores), "
-                  f"ka-64: {_fmt(_med([r['rps'] for r in wire]))} requests/s median "
+                  f"ka-64: {fmt(median([r['rps'] for r in wire]))} requests/s median "
                   f"over {len(wire)} runs"]
     failed = {k: len(v) for k, v in doc["runs"].items() if k.endswith(":failed")}
     if failed:
@@ -220,11 +220,11 @@ def _idle_lines(doc):
     for sy, d in w["systems"].items():
         if "idle_est" not in d:
             continue
-        note = how.get(sy, "").format(mb=_fmt(d.get("mbufs_per_idle"), 2),
-                                      sb=_fmt(d.get("slab_per_idle_both"), 0))
-        lines.append(f"| {sy} | {_fmt(d['idle_est'])} | {_fmt(d['idle_open_s'])} | "
-                     f"{_fmt(d['median'])} | {_ratio(d.get('vs_no_idle'))} | "
-                     f"{_fmt(d.get('mem_per_idle'), 0)}: {note} |")
+        note = how.get(sy, "").format(mb=fmt(d.get("mbufs_per_idle"), 2),
+                                      sb=fmt(d.get("slab_per_idle_both"), 0))
+        lines.append(f"| {sy} | {fmt(d['idle_est'])} | {fmt(d['idle_open_s'])} | "
+                     f"{fmt(d['median'])} | {ratio_text(d.get('vs_no_idle'))} | "
+                     f"{fmt(d.get('mem_per_idle'), 0)}: {note} |")
     if w.get("mem_ratio_ours_k"):
         lines.append(f"\nMemory per idle connection, ours / kernel: {w['mem_ratio_ours_k']:.2f}x")
     return lines
@@ -247,10 +247,10 @@ def _flood_lines(doc):
             continue
         drops = ", ".join(f"{k} {v:,}" for k, v in sorted(d.get("drops", {}).items()))
         clean = sy.get(_clean_of(name), {}).get("median")
-        lines.append(f"| {name} | {_fmt(clean)} | {_fmt(d['median'])} | "
-                     f"{_ratio(d.get('vs_clean'))} | "
+        lines.append(f"| {name} | {fmt(clean)} | {fmt(d['median'])} | "
+                     f"{ratio_text(d.get('vs_clean'))} | "
                      f"{' '.join(f'{v:,}' for _p, v in d.get('per_pair', []))} | "
-                     f"{_fmt(d.get('junk_pps'))} | "
+                     f"{fmt(d.get('junk_pps'))} | "
                      f"{drops or '-'}; sent {d.get('junk_sent', 0):,} |")
     return lines
 

@@ -3,8 +3,9 @@
 
     python3 bench/test_bench.py
 
-ours' configs (ours_ini: --mtu, --ours-extra) and the report (which plot
-panels a run gets, the MTU in the table).
+ours' configs (ours_ini: --mtu, --ours-extra), the report (which plot
+panels a run gets, the MTU in the table) and preload_bench.py's reading of
+redis-benchmark and of the server's command counts, and its summary.
 """
 
 import os
@@ -14,6 +15,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402
 import ours_ini  # noqa: E402
+import preload_bench  # noqa: E402
 
 
 def sections(mtu=None, tcp=None):
@@ -150,6 +152,46 @@ class MtuInTheReport(unittest.TestCase):
     def test_results_from_before_mtus_still_render(self):
         doc = doc_of(["bulk"], {"bulk/ours": [run(3.0)]})
         self.assertNotIn("- MTU:", bench_report.markdown(doc))
+
+
+REDIS_CSV = """"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+"SET","26990.55","1.736","0.032","0.119","8.743","12.495","27.295"
+"GET","24894.20","1.904","0.040","0.111","16.175","20.015","36.351"
+"""
+
+
+class PreloadBench(unittest.TestCase):
+    def test_redis_benchmark_csv(self):
+        r = preload_bench.parse_redis_benchmark(REDIS_CSV)
+        self.assertEqual(r["set"], 26990.55)
+        self.assertEqual(r["get"], 24894.20)
+        self.assertAlmostEqual(r["get_p50"], 111.0)
+        self.assertAlmostEqual(r["set_p99"], 12495.0)
+
+    def test_redis_benchmark_without_both_rows_fails(self):
+        only_set = "\n".join(REDIS_CSV.splitlines()[:2])
+        with self.assertRaisesRegex(RuntimeError, "no SET and GET"):
+            preload_bench.parse_redis_benchmark(only_set)
+        with self.assertRaisesRegex(RuntimeError, "error"):
+            preload_bench.parse_redis_benchmark(REDIS_CSV + "Error: Connection reset by peer\n")
+
+    def test_server_must_count_every_command(self):
+        info = "# Commandstats\r\ncmdstat_set:calls=100000,usec=1\r\n" \
+               "cmdstat_get:calls=99999,usec=1\r\ncmdstat_config:calls=2,usec=1\r\n"
+        preload_bench.check_redis_calls(info, 99999)
+        with self.assertRaisesRegex(RuntimeError, "counted"):
+            preload_bench.check_redis_calls(info, 100000)
+
+    def test_summary_pairs_ours_with_the_kernel(self):
+        def runs(vals):
+            return [{"set": v, "get": v, "pair": i} for i, v in enumerate(vals)]
+        s = preload_bench.summary({"redis-P1/kernel": runs([10, 20, 40]),
+                                   "redis-P1/ours": runs([30, 100, 80])})
+        self.assertEqual(list(s), ["redis-P1"])
+        self.assertEqual(s["redis-P1"]["get"]["kernel"], 20)
+        self.assertEqual(s["redis-P1"]["get"]["ours"], 80)
+        # pairwise 3, 5, 2: the median of the ratios, not the ratio of the medians (4)
+        self.assertEqual(s["redis-P1"]["get"]["ratio"], (3, 3))
 
 
 if __name__ == "__main__":
