@@ -15,14 +15,14 @@
 #include "preload/stack.h"
 #include "userstack.h"
 
-/* What userstack's epoll knows; EPOLLPRI, EPOLLEXCLUSIVE and EPOLLWAKEUP
- * have no meaning for its sockets. */
+/* What userstack's epoll knows (EPOLLPRI: TCP urgent data); EPOLLEXCLUSIVE
+ * and EPOLLWAKEUP have no meaning for its sockets. */
 #define PL_EP_KNOWN                                                                           \
-	(EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLRDHUP | EPOLLONESHOT | EPOLLET)
+	(EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLRDHUP | EPOLLONESHOT | EPOLLET)
 /* Events taken from the userstack side per turn. */
 #define PL_EP_BATCH 64
 
-_Static_assert(EPOLLIN == US_EPOLLIN && EPOLLOUT == US_EPOLLOUT && EPOLLERR == US_EPOLLERR &&
+_Static_assert(EPOLLIN == US_EPOLLIN && EPOLLPRI == US_EPOLLPRI && EPOLLOUT == US_EPOLLOUT && EPOLLERR == US_EPOLLERR &&
 		       EPOLLHUP == US_EPOLLHUP && EPOLLRDHUP == US_EPOLLRDHUP &&
 		       EPOLLONESHOT == US_EPOLLONESHOT && (uint32_t)EPOLLET == US_EPOLLET,
 	       "userstack's epoll bits are Linux's");

@@ -572,6 +572,7 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 {
 	struct tcp_stats *st = &c->ts->stats;
 	bool ts_due;
+	struct tcp_urg_seg urg;
 
 	simopen_synack(c, seg);
 	/* RFC 7323 5.3: PAWS before the sequence number check. */
@@ -591,12 +592,20 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 		st->drop_no_ack++;
 		goto drop;
 	}
+	urg = (struct tcp_urg_seg){ .seq = seg->seq, .skip = seg->skip, .len = seg->len,
+				    .urp = seg->urp, .flags = seg->flags };
 	trim(c, seg);
 	if (input_ack(c, seg, ts_due) < 0)
 		goto drop;
+	/* RFC 9293 3.10.7.4, sixth check (MUST-66: even with a zero window). */
+	if (unlikely((seg->flags & TH_URG) || c->urg.rcv == TCP_URG_NOTYET))
+		tcp_urg_input(c, m, &urg);
 	tcp_input_text(c, m, seg);
-	if (!c->dead)
+	if (!c->dead) {
+		if (unlikely(c->urg.rcv != TCP_URG_NONE))
+			tcp_urg_deliver(c);
 		tcp_output(c);
+	}
 	return;
 drop:
 	rte_pktmbuf_free(m);

@@ -50,6 +50,7 @@ static int parse(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *
 	seg->seq = rte_be_to_cpu_32(th->sent_seq);
 	seg->ack = rte_be_to_cpu_32(th->recv_ack);
 	seg->wnd = rte_be_to_cpu_16(th->rx_win);
+	seg->urp = rte_be_to_cpu_16(th->tcp_urp);
 	seg->flags = th->tcp_flags & (TH_FIN | TH_SYN | TH_RST | TH_PSH | TH_ACK | TH_URG);
 	seg->skip = hlen;
 	seg->len = tcp_len - hlen;

@@ -191,6 +191,7 @@ struct seg_spec {
 	uint32_t seq, ack;
 	uint8_t flags;
 	uint16_t wnd;
+	uint16_t urp;       /* with TH_URG (tcp/urgent.c) */
 	const uint8_t *opt;
 	unsigned optlen;
 	uint16_t tso_segsz; /* > 0: a segment of several MSS, the port cuts it */
@@ -218,7 +219,7 @@ static struct rte_mbuf *build_header(struct tcp_stack *ts, const struct seg_spec
 	th->tcp_flags = sp->flags;
 	th->rx_win = rte_cpu_to_be_16(sp->wnd);
 	th->cksum = 0;
-	th->tcp_urp = 0;
+	th->tcp_urp = rte_cpu_to_be_16(sp->urp);
 	if (sp->optlen > 0)
 		memcpy(th + 1, sp->opt, sp->optlen);
 	h->l4_len = (uint8_t)hlen;
@@ -273,6 +274,8 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	};
 	struct rte_mbuf *h;
 
+	if (unlikely(c->urg.snd_on) && !(flags & (TH_SYN | TH_RST)))
+		sp.flags |= tcp_urg_out(c, seq, &sp.urp); /* RFC 9293 3.8.5 */
 	/* A segment of several MSS leaves as MSS-sized frames with its options. */
 	if (unlikely(len > c->mss))
 		sp.tso_segsz = (uint16_t)c->mss;
@@ -499,8 +502,9 @@ static uint32_t gso_len(const struct tcp_conn *c, uint32_t avail)
 {
 	uint32_t max = c->ts->env.gso_max;
 
+	/* Urgent mode too: each cut frame would repeat the first's pointer. */
 	if (likely(max <= c->mss) || tcb_is_v6(c) || c->loss.dupacks != 0 || c->loss.in_recovery ||
-	    c->snd_nxt != c->snd_max)
+	    c->snd_nxt != c->snd_max || c->urg.snd_on)
 		return c->mss;
 	avail = RTE_MIN(avail, max);
 	return avail - avail % c->mss;

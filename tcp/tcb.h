@@ -199,6 +199,34 @@ struct tcp_seg {
 	struct us_in6 src_ip, dst_ip; /* IPv4 v4-mapped */
 	uint16_t sport, dport;
 	struct tfo_opt tfo;  /* RFC 7413 Fast Open option (SYNs only) */
+	uint16_t urp;        /* the urgent pointer field (meaningful with URG) */
+};
+
+/* Urgent data (RFC 9293 3.8.5; tcp/urgent.c). */
+enum tcp_urg_rcv {
+	TCP_URG_NONE,   /* no urgent byte pending */
+	TCP_URG_NOTYET, /* the pointer came, its byte not yet */
+	TCP_URG_VALID,  /* the byte is here, for recv(MSG_OOB) */
+	TCP_URG_READ,   /* ... and was read */
+};
+
+struct tcp_urg {
+	uint32_t snd_up;       /* SND.UP: the octet after our urgent byte */
+	bool snd_on;           /* SND.UP ahead of SND.UNA: segments carry URG */
+	uint8_t rcv;           /* enum tcp_urg_rcv */
+	uint8_t byte;          /* the urgent byte (VALID, READ) */
+	bool marked;           /* the byte is in order: mark is known */
+	uint32_t rcv_up;       /* RCV.UP: the peer's urgent byte's sequence number */
+	uint32_t mark;         /* the read position of the urgent byte */
+	uint32_t pulled_bytes; /* urgent bytes ever taken out of the stream */
+};
+
+/* A segment's text as it arrived, before trimming: where an urgent byte
+ * is looked for (a zero window cuts the text, not the pointer). */
+struct tcp_urg_seg {
+	uint32_t seq, skip, len;
+	uint16_t urp;
+	uint8_t flags;
 };
 
 struct tcp_conn {
@@ -308,6 +336,7 @@ struct tcp_conn {
 	uint64_t deadline[TCP_T_COUNT]; /* 0 = off */
 
 	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/fastopen_tcb.c) */
+	struct tcp_urg urg;             /* urgent data (tcp/urgent.c) */
 
 	/* Quick ACK off (tcp_set_quickack): the ACK of the SYN-ACK and of a
 	 * FIN in ESTABLISHED waits for the application's next call (tcb_timers.c
@@ -733,6 +762,18 @@ static inline enum tcp_cc_alg tcp_cc_alg(const struct tcp_conn *c)
 {
 	return c->o.cc_set ? c->o.cc : c->ts->cfg.cc;
 }
+
+/* urgent.c */
+/* The URG flag (and *urp) for a segment of ours at seq; 0 when none. */
+uint8_t tcp_urg_out(struct tcp_conn *c, uint32_t seq, uint16_t *urp);
+/* An acceptable segment in a synchronized state (RFC 9293 3.10.7.4, sixth
+ * check): its pointer, and the urgent byte if its text holds it. */
+void tcp_urg_input(struct tcp_conn *c, const struct rte_mbuf *m, const struct tcp_urg_seg *u);
+/* After text was queued: an urgent byte now in order gets its mark and
+ * leaves the stream (unless SO_OOBINLINE). */
+void tcp_urg_deliver(struct tcp_conn *c);
+/* tcp_recv's length cut at the urgent mark (a read stops there). */
+size_t tcp_urg_read_limit(const struct tcp_conn *c, size_t len);
 
 /* tcb_chrono.c: the chronograph that fits c's state now starts (the
  * running one stops); after every output. */

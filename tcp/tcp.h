@@ -137,6 +137,11 @@ struct tcp_callbacks {
 	X(drop_rcvbuf_full, "dropped: receive buffer full") \
 	X(rcvbuf_grown, "receive buffers grown by autotuning ([tcp] rcvbuf_max)") \
 	X(drop_bad_flags, "dropped: invalid flag combination") \
+	X(urg_sent, "urgent sends (MSG_OOB): SND.UP set, RFC 9293 3.8.5") \
+	X(urg_rcvd, "urgent pointers taken from the peer (RCV.UP moved)") \
+	X(urg_ignored_old, "urgent pointers ignored: not beyond RCV.NXT or the current one") \
+	X(urg_pulled, "urgent bytes taken out of the stream for recv(MSG_OOB)") \
+	X(urg_inline_no_mbuf, "urgent bytes left in the stream: no mbuf to split the queue") \
 	X(drop_out_of_order, "dropped: out-of-order segment (no queue yet)") \
 	X(conns_timed_out, "connections aborted by retransmission timeout") \
 	X(drop_split_header, "dropped: TCP header not within the first mbuf segment") \
@@ -367,6 +372,7 @@ struct tcp_conn_opts {
 	 * unsent (0: no such bound). */
 	uint32_t notsent_lowat;
 	uint8_t tos, ttl;         /* IP_TOS, IP_TTL of IPv4 segments (ttl 0: the stack's) */
+	bool oobinline;           /* SO_OOBINLINE: the urgent byte stays in the stream */
 	bool cork;                /* TCP_CORK: partial segments wait (200 ms at most) */
 	bool cc_set;              /* TCP_CONGESTION: cc below, else cfg.cc */
 	enum tcp_cc_alg cc;
@@ -480,6 +486,18 @@ void tcp_conn_set_ctx(struct tcp_conn *c, void *ctx);
 ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len);
 /* Copies into the send queue; bytes taken, or -EAGAIN (full), -EPIPE, -ENOTCONN. */
 ssize_t tcp_send(struct tcp_conn *c, const void *buf, size_t len);
+/* MSG_OOB (tcp/urgent.c): tcp_send whose last byte is urgent data
+ * (RFC 9293 3.8.5); pushed at once, Nagle aside. */
+ssize_t tcp_send_oob(struct tcp_conn *c, const void *buf, size_t len);
+/* recv(MSG_OOB) as Linux's: 1 and the urgent byte (0 with len 0), -EINVAL
+ * when there is none, it was read or SO_OOBINLINE is on, -EAGAIN when the
+ * pointer came but not its byte, 0 at the end of the stream; peek leaves
+ * it unread. */
+ssize_t tcp_recv_urg(struct tcp_conn *c, void *buf, size_t len, bool peek);
+/* SIOCATMARK: the next read starts at the urgent byte's place. */
+bool tcp_urg_at_mark(const struct tcp_conn *c);
+/* EPOLLPRI: an urgent byte waits to be read. */
+bool tcp_urg_waiting(const struct tcp_conn *c);
 /* Free space in the send queue, in bytes. */
 size_t tcp_send_space(const struct tcp_conn *c);
 int tcp_shutdown_write(struct tcp_conn *c);

@@ -76,6 +76,8 @@ ssize_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
 			return 0;
 		return c->dead ? -ENOTCONN : -EAGAIN;
 	}
+	if (unlikely(c->urg.rcv != TCP_URG_NONE))
+		len = tcp_urg_read_limit(c, len); /* a read stops at the mark */
 	while (done < len && q->head != NULL) {
 		struct rte_mbuf *m = q->head;
 		uint32_t n = (uint32_t)RTE_MIN(len - done, (size_t)m->data_len);

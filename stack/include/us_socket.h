@@ -64,6 +64,8 @@ extern "C" {
 			    * the value set, as Linux's); unset, get reports
 			    * the connection's (autotuned) buffer */
 #define US_SO_KEEPALIVE 9  /* int: RFC 9293 3.8.4 probes (TCP_KEEP* or [tcp]) */
+#define US_SO_OOBINLINE 10 /* int: TCP urgent data stays in the stream
+			     * (us_recv reads it; MSG_OOB is EINVAL) */
 #define US_SO_LINGER 13    /* struct linger: {1, 0} makes us_close send RST;
 			    * a non-zero time is a graceful close (never blocks) */
 #define US_SO_REUSEPORT 15 /* int, before bind: TCP listeners that all set it
@@ -134,6 +136,10 @@ extern "C" {
 #define US_IPV6_V6ONLY 26
 
 /* send/recv flags */
+#define US_MSG_OOB 0x01           /* TCP: us_send's last byte is urgent data
+				   * (RFC 9293 3.8.5); us_recv reads the one
+				   * urgent byte (EINVAL: none or read,
+				   * EAGAIN: its pointer came, not the byte) */
 #define US_MSG_PEEK 0x02          /* us_recv/us_recvfrom: leave the data queued */
 #define US_MSG_TRUNC 0x20         /* UDP: return the datagram's whole length;
 				   * TCP: drop len bytes, not copied */
@@ -149,6 +155,8 @@ extern "C" {
 #define US_SIOCINQ US_FIONREAD
 #define US_SIOCOUTQ 0x5411        /* TCP: bytes queued, not yet acknowledged */
 #define US_SIOCOUTQNSD 0x894B     /* TCP: bytes queued, not yet sent */
+#define US_SIOCATMARK 0x8905      /* TCP: 1 when the next read starts at the
+				   * urgent mark */
 
 /* us_shutdown */
 #define US_SHUT_RD 0
@@ -161,6 +169,7 @@ extern "C" {
 
 /* epoll */
 #define US_EPOLLIN 0x001u
+#define US_EPOLLPRI 0x002u   /* TCP: an urgent byte waits (us_recv MSG_OOB) */
 #define US_EPOLLOUT 0x004u
 #define US_EPOLLERR 0x008u   /* always reported */
 #define US_EPOLLHUP 0x010u   /* always reported */
@@ -364,7 +373,7 @@ int us_shutdown(int fd, int how);
  * connections of a listener are reset. */
 int us_close(int fd);
 int us_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
-/* US_FIONREAD/US_SIOCINQ, US_SIOCOUTQ, US_SIOCOUTQNSD into *arg, as
+/* US_FIONREAD/US_SIOCINQ, US_SIOCOUTQ, US_SIOCOUTQNSD, US_SIOCATMARK into *arg, as
  * Linux's tcp_ioctl/udp_ioctl: EINVAL on a listener, 0 before the
  * handshake is done, ENOTTY for another request (and SIOCOUTQNSD on UDP),
  * EFAULT for arg NULL. */

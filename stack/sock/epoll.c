@@ -13,7 +13,7 @@
 #include "stack/sock/socket_priv.h"
 
 #define EP_ALWAYS (US_EPOLLERR | US_EPOLLHUP)
-#define EP_KNOWN (US_EPOLLIN | US_EPOLLOUT | US_EPOLLRDHUP | EP_ALWAYS | US_EPOLLET | \
+#define EP_KNOWN (US_EPOLLIN | US_EPOLLPRI | US_EPOLLOUT | US_EPOLLRDHUP | EP_ALWAYS | US_EPOLLET | \
 		  US_EPOLLONESHOT)
 
 static void ep_ready(struct us_epitem *it)

@@ -213,6 +213,8 @@ uint32_t us_sock_poll(struct us_sock *s)
 		m |= US_EPOLLIN;
 	if (st.fin_rcvd || s->shut_rd)
 		m |= US_EPOLLIN | US_EPOLLRDHUP;
+	if (tcp_urg_waiting(s->tc))
+		m |= US_EPOLLPRI; /* RFC 9293 3.8.5 MUST-32 */
 	/* TCP_NOTSENT_LOWAT: writable while little waits unsent; when too
 	 * much does, tcp/ says when it has gone (on_writable). */
 	if (s->shut_wr ||

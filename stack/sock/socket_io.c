@@ -10,11 +10,11 @@
 
 #include "stack/sock/socket_priv.h"
 
-#define SOCK_SEND_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_MORE)
+#define SOCK_SEND_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_MORE | US_MSG_OOB)
 /* MSG_WAITALL on a socket that never blocks returns what is there, as on
  * a Linux O_NONBLOCK socket. */
 #define SOCK_RECV_FLAGS (US_MSG_DONTWAIT | US_MSG_NOSIGNAL | US_MSG_PEEK | US_MSG_WAITALL | \
-			 US_MSG_TRUNC)
+			 US_MSG_TRUNC | US_MSG_OOB)
 
 static int sock_take_error(struct us_sock *s)
 {
@@ -45,8 +45,8 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if (flags & ~SOCK_SEND_FLAGS)
 		return us_sock_fail(-EOPNOTSUPP);
 	if (s->kind == US_SK_UDP) {
-		if (flags & US_MSG_MORE)
-			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams */
+		if (flags & (US_MSG_MORE | US_MSG_OOB))
+			return us_sock_fail(-EOPNOTSUPP); /* no corked datagrams, no urgent data */
 		n = us_udp_sendto(s, buf, len, NULL, 0);
 		return n < 0 ? us_sock_fail((int)n) : n;
 	}
@@ -74,7 +74,7 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 		return us_sock_fail(-EAGAIN); /* Linux's tcp_stream_memory_free */
 	}
 	tcp_send_more(s->tc, (flags & US_MSG_MORE) != 0);
-	n = tcp_send(s->tc, buf, len);
+	n = (flags & US_MSG_OOB) ? tcp_send_oob(s->tc, buf, len) : tcp_send(s->tc, buf, len);
 	if (n < 0)
 		return us_sock_fail(n == -ENOTCONN ? -EPIPE : (int)n);
 	/* A short write leaves no room: ask tcp/ to say when room opens, as a
@@ -82,6 +82,18 @@ ssize_t us_send(int fd, const void *buf, size_t len, int flags)
 	if ((size_t)n < len || tcp_send_space(s->tc) == 0)
 		tcp_conn_want_writable(s->tc);
 	return n;
+}
+
+/* MSG_OOB (Linux's tcp_recv_urg): the urgent byte, before any pending
+ * error is looked at; once the connection ended there is none. */
+static ssize_t sock_recv_oob(struct us_sock *s, void *buf, size_t len, int flags)
+{
+	ssize_t n;
+
+	if (s->tc == NULL)
+		return us_sock_fail(-EINVAL);
+	n = tcp_recv_urg(s->tc, buf, len, (flags & US_MSG_PEEK) != 0);
+	return n < 0 ? us_sock_fail((int)n) : n;
 }
 
 /* Copies the data kept after both FINs without consuming it (MSG_PEEK). */
@@ -167,6 +179,8 @@ ssize_t us_recv(int fd, void *buf, size_t len, int flags)
 	default:
 		break;
 	}
+	if (flags & US_MSG_OOB)
+		return sock_recv_oob(s, buf, len, flags);
 	if (s->rest != NULL && !s->shut_rd && buf == NULL && len > 0)
 		return us_sock_fail(-EFAULT);
 	if (s->rest != NULL && !s->shut_rd)
@@ -242,7 +256,7 @@ ssize_t us_recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *a
 	return n;
 }
 
-/* FIONREAD/SIOCINQ, SIOCOUTQ, SIOCOUTQNSD on TCP (Linux's tcp_ioctl):
+/* FIONREAD/SIOCINQ, SIOCOUTQ, SIOCOUTQNSD, SIOCATMARK on TCP (Linux's tcp_ioctl):
  * EINVAL on a listener, 0 before the handshake is done. */
 static int sock_tcp_ioctl(struct us_sock *s, unsigned long request, int *arg)
 {
@@ -259,7 +273,9 @@ static int sock_tcp_ioctl(struct us_sock *s, unsigned long request, int *arg)
 	} else if (s->rest != NULL) {
 		st.readable += s->rest->pkt_len - s->rest_off;
 	}
-	if (request == US_FIONREAD)
+	if (request == US_SIOCATMARK)
+		*arg = s->tc != NULL && tcp_urg_at_mark(s->tc);
+	else if (request == US_FIONREAD)
 		*arg = (int)st.readable;
 	else
 		*arg = (int)(request == US_SIOCOUTQ ? st.unacked : st.unsent);
@@ -273,14 +289,15 @@ int us_ioctl(int fd, unsigned long request, int *arg)
 
 	if (rc < 0)
 		return us_sock_fail(rc);
-	if (request != US_FIONREAD && request != US_SIOCOUTQ && request != US_SIOCOUTQNSD)
+	if (request != US_FIONREAD && request != US_SIOCOUTQ && request != US_SIOCOUTQNSD &&
+	    request != US_SIOCATMARK)
 		return us_sock_fail(-ENOTTY);
 	if (arg == NULL)
 		return us_sock_fail(-EFAULT);
 	if (s->kind == US_SK_UDP) {
 		/* Linux's udp_ioctl: the next datagram's length; nothing waits
 		 * to be sent; no SIOCOUTQNSD. */
-		if (request == US_SIOCOUTQNSD)
+		if (request == US_SIOCOUTQNSD || request == US_SIOCATMARK)
 			return us_sock_fail(-ENOTTY);
 		*arg = request == US_FIONREAD ? (int)us_udp_next_len(s) : 0;
 		return 0;

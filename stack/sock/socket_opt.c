@@ -156,6 +156,9 @@ static int opt_set_socket(struct us_sock *s, int name, const void *val, socklen_
 	case US_SO_RCVLOWAT:
 		opt_set_rcvlowat(s, v);
 		return 0;
+	case US_SO_OOBINLINE:
+		s->o.oobinline = v != 0;
+		return us_sock_opts_push(s);
 	default:
 		return -ENOPROTOOPT; /* SO_TYPE, SO_ERROR, ...: get only, as Linux */
 	}
@@ -287,6 +290,9 @@ static int opt_get_socket(struct us_sock *s, int name, int *v)
 		return 0;
 	case US_SO_RCVLOWAT:
 		*v = s->rcvlowat ? (int)s->rcvlowat : 1;
+		return 0;
+	case US_SO_OOBINLINE:
+		*v = s->o.oobinline;
 		return 0;
 	case US_SO_TYPE:
 		*v = s->kind == US_SK_UDP ? SOCK_DGRAM : SOCK_STREAM;

@@ -366,6 +366,7 @@ static size_t build_flat(struct pkt_t *t, const struct pkt_seg *s, uint8_t *buf,
 	th[12] = (uint8_t)((s->doff == PKT_ANY ? (int)(hlen / 4) : s->doff) << 4);
 	th[13] = flags;
 	*(uint16_t *)(th + 14) = rte_cpu_to_be_16(win);
+	*(uint16_t *)(th + 18) = rte_cpu_to_be_16((uint16_t)(s->urp == PKT_ANY ? 0 : s->urp));
 	memcpy(th + 20, opt, optlen);
 	for (uint32_t i = 0; i < plen; i++)
 		th[hlen + i] = s->data ? (uint8_t)s->data[i] : pkt_pattern(data_off + i);
@@ -444,7 +445,7 @@ void pkt_inject(struct pkt_t *t, struct pkt_seg s, const char *file, int line)
 
 struct pkt_out {
 	uint32_t seq, rel, ack, plen;
-	uint16_t sport, dport, win;
+	uint16_t sport, dport, win, urp;
 	uint8_t flags;
 	int mss; /* 0 absent */
 	int ws;  /* PKT_ABSENT when absent */
@@ -530,6 +531,7 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, const struct p
 	o->ack = rte_be_to_cpu_32(*(uint32_t *)(buf + 8));
 	o->flags = buf[13];
 	o->win = rte_be_to_cpu_16(*(uint16_t *)(buf + 14));
+	o->urp = rte_be_to_cpu_16(*(uint16_t *)(buf + 18));
 	o->plen = (uint32_t)(n - hlen);
 	o->payload = buf + hlen;
 	o->mss = 0;
@@ -604,6 +606,8 @@ static void check_out(struct pkt_t *t, const struct pkt_seg *s, const struct pkt
 		PKT_FAIL(file, line, "window %u, want %d: %s", o->win, s->win, d);
 	if (s->mss != PKT_ANY && o->mss != s->mss)
 		PKT_FAIL(file, line, "mss %d, want %d: %s", o->mss, s->mss, d);
+	if (s->urp != PKT_ANY && o->urp != (uint16_t)s->urp)
+		PKT_FAIL(file, line, "urgent pointer %u, want %d: %s", o->urp, s->urp, d);
 	check_opts(s, o, d, file, line);
 	if (s->len != PKT_ANY && o->plen != (uint32_t)s->len)
 		PKT_FAIL(file, line, "payload %u bytes, want %d: %s", o->plen, s->len, d);

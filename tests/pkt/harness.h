@@ -76,6 +76,7 @@ struct pkt_seg {
 	int32_t win;
 	int32_t mss;          /* INJECT: option value; EXPECT: 0 = must be absent */
 	int32_t len;          /* payload bytes */
+	int32_t urp;          /* urgent pointer field: INJECT PKT_ANY = 0 */
 	const char *data;     /* explicit payload instead of the pattern */
 	bool abs;             /* our side's numbers absolute */
 	uint32_t sport, dport; /* 0: the defaults */
@@ -103,7 +104,7 @@ struct pkt_seg {
 };
 
 #define SEG(...) ((struct pkt_seg){ .seq = PKT_ANY, .ack = PKT_ANY, .flags = PKT_ANY, \
-				    .win = PKT_ANY, .mss = PKT_ANY, .len = PKT_ANY, \
+				    .win = PKT_ANY, .mss = PKT_ANY, .len = PKT_ANY, .urp = PKT_ANY, \
 				    .doff = PKT_ANY, .ws = PKT_ANY, .sack_perm = PKT_ANY, \
 				    .ts_val = PKT_ANY, .ts_ecr = PKT_ANY, .nsack = PKT_ANY, \
 				    __VA_ARGS__ })

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <linux/tcp.h>
+#include <sys/ioctl.h>
 
 #include "us_socket.h"
 
@@ -112,6 +113,9 @@ static void test_constants(void **state)
 	assert_int_equal(US_MSG_DONTWAIT, MSG_DONTWAIT);
 	assert_int_equal(US_MSG_NOSIGNAL, MSG_NOSIGNAL);
 	assert_int_equal(US_MSG_FASTOPEN, MSG_FASTOPEN);
+	assert_int_equal(US_MSG_OOB, MSG_OOB);
+	assert_int_equal(US_SO_OOBINLINE, SO_OOBINLINE);
+	assert_int_equal(US_SIOCATMARK, SIOCATMARK);
 }
 
 int main(void)
