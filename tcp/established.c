@@ -267,6 +267,7 @@ static void ack_new_data(struct tcp_conn *c, const struct tcp_seg *seg)
 		c->snd_nxt = ack;
 	c->retries = 0;
 	c->ut_start_ns = 0;
+	c->soft_err = 0; /* something got through: the error is stale */
 	/* RFC 7323 4.1: with timestamps every ACK of new data is a sample. */
 	if (tcp_ts_rtt_sample(c, seg)) {
 		c->rtt_active = false;

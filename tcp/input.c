@@ -111,6 +111,14 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *sr
 		rte_pktmbuf_free(m);
 		goto out;
 	}
+	/* RFC 9293 3.9.2.3 (MUST-57, MUST-63): TCP is between two hosts; a
+	 * segment to or from a group is discarded without a word (an RST to
+	 * a group would be an amplifier). */
+	if (unlikely(tcp_addr_is_group(&seg.dst_ip) || tcp_addr_is_group(&seg.src_ip))) {
+		ts->stats.drop_group_addr++;
+		rte_pktmbuf_free(m);
+		goto out;
+	}
 	c = tcp_table_lookup(ts, &seg.dst_ip, seg.dport, &seg.src_ip, seg.sport);
 	/* TIME-WAIT reuse (RFC 6191): see input_time_wait_syn. */
 	if (c != NULL && c->state == TCP_TIME_WAIT && input_time_wait_syn(ts, c, m, &seg))

@@ -337,6 +337,11 @@ struct tcp_conn {
 
 	struct tcp_tfo_conn tfo;        /* RFC 7413 Fast Open (tcp/fastopen_tcb.c) */
 	struct tcp_urg urg;             /* urgent data (tcp/urgent.c) */
+	/* RFC 9293 3.9.1.8: the last soft ICMP error (Linux's sk_err_soft),
+	 * forgotten when new data is acknowledged; a timeout reports it
+	 * instead of ETIMEDOUT.  soft_errors counts them (tcp_conn_info). */
+	int soft_err;
+	uint32_t soft_errors;
 
 	/* Quick ACK off (tcp_set_quickack): the ACK of the SYN-ACK and of a
 	 * FIN in ESTABLISHED waits for the application's next call (tcb_timers.c
@@ -458,6 +463,20 @@ uint32_t tcp_flow_label(const struct tcp_stack *ts, const struct us_in6 *lip, ui
 static inline bool tcb_is_v6(const struct tcp_conn *c)
 {
 	return !us_in6_is_v4mapped(&c->remote_ip);
+}
+
+/* RFC 9293 3.9.2.3 (MUST-57, 63) and 3.9.1.1 (MUST-46): an address that
+ * names a group, never one host: IPv4's limited broadcast and 224/4,
+ * IPv6's ff00::/8.  The subnet's directed broadcast is the network layer's
+ * to know (stack/net/ip.c). */
+static inline bool tcp_addr_is_group(const struct us_in6 *a)
+{
+	uint32_t v4;
+
+	if (!us_in6_is_v4mapped(a))
+		return us_in6_is_mcast(a);
+	v4 = us_in6_v4(a);
+	return v4 == UINT32_MAX || (v4 >> 28) == 0xe;
 }
 
 /* The MSS to assume of a peer whose SYN carries none. */

@@ -243,6 +243,17 @@ uint32_t tcp_time_wait_reuse(struct tcp_conn *c)
 	return iss;
 }
 
+/* What a timeout reports (Linux's tcp_write_err): the last soft ICMP
+ * error if one came (RFC 9293 3.9.1.8, MUST-47: host unreachable says
+ * more than "timed out"), else ETIMEDOUT. */
+static int timeout_err(struct tcp_conn *c)
+{
+	if (c->soft_err == 0)
+		return ETIMEDOUT;
+	c->ts->stats.soft_err_reported++;
+	return c->soft_err;
+}
+
 static void give_up(struct tcp_conn *c)
 {
 	struct tcp_stats *st = &c->ts->stats;
@@ -251,16 +262,17 @@ static void give_up(struct tcp_conn *c)
 		st->embryos_timed_out++; /* the application never saw it */
 	} else {
 		st->conns_timed_out++;
-		tcb_set_closed(c, ETIMEDOUT);
+		tcb_set_closed(c, timeout_err(c));
 	}
 	tcb_drop(c);
 }
 
-/* The connection is gone for lack of answers: on_closed(ETIMEDOUT). */
+/* The connection is gone for lack of answers: on_closed(ETIMEDOUT, or the
+ * soft error that explains it). */
 static void timed_out(struct tcp_conn *c, uint64_t *counter)
 {
 	(*counter)++;
-	tcb_set_closed(c, ETIMEDOUT);
+	tcb_set_closed(c, timeout_err(c));
 	tcb_drop(c);
 }
 

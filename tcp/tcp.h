@@ -137,6 +137,8 @@ struct tcp_callbacks {
 	X(drop_rcvbuf_full, "dropped: receive buffer full") \
 	X(rcvbuf_grown, "receive buffers grown by autotuning ([tcp] rcvbuf_max)") \
 	X(drop_bad_flags, "dropped: invalid flag combination") \
+	X(drop_group_addr, "dropped: to or from a broadcast or multicast address (RFC 9293 3.9.2.3)") \
+	X(connect_group_refused, "connects refused: to a broadcast or multicast address (ENETUNREACH)") \
 	X(urg_sent, "urgent sends (MSG_OOB): SND.UP set, RFC 9293 3.8.5") \
 	X(urg_rcvd, "urgent pointers taken from the peer (RCV.UP moved)") \
 	X(urg_ignored_old, "urgent pointers ignored: not beyond RCV.NXT or the current one") \
@@ -206,6 +208,7 @@ struct tcp_callbacks {
 	X(pmtu_df_cleared, "IPv4 connections sending without DF: frag-needed reported an MTU below [tcp] min_pmtu") \
 	X(pmtu_followed, "MSS lowered to a path MTU the network layer learned since (a too big about another flow to the peer)") \
 	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
+	X(soft_err_reported, "timeouts reported with the last soft ICMP error, not ETIMEDOUT") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \
 	X(rec_enter_lost, "recoveries entered by RFC 6675 IsLost(SND.UNA) before 3 dup ACKs") \
 	X(rec_rxt_lost, "recovery retransmissions of lost holes (RFC 6675 NextSeg rule 1)") \
@@ -352,6 +355,10 @@ struct tcp_conn_info {
 	uint64_t bytes_sent, bytes_retrans; /* payload sent, and resent, bytes */
 	uint32_t rcv_ooopack;    /* segments received out of order */
 	uint64_t busy_ns, rwnd_limited_ns, sndbuf_limited_ns; /* Linux's chronographs */
+	/* RFC 9293 3.9.1.8: soft ICMP errors about this connection, and the
+	 * last one's errno while it stands (0: none, or data got through). */
+	uint32_t soft_errors;
+	int soft_err;
 };
 
 /* Per-connection settings of the application (the socket options of
@@ -401,8 +408,10 @@ enum tcp_icmp_kind {
 /* An ICMP error quoting a segment we sent: qsrc and qdst are the quoted
  * header's addresses (ours and the peer's), l4 the quoted TCP bytes (at
  * least 8).  The quoted sequence number must be in flight (RFC 5927).
+ * err: the errno it means (Linux's icmp_err_convert; 0: EHOSTUNREACH),
+ * which a soft error leaves for the application (RFC 9293 3.9.1.8).
  * True if it was: the error is about a live connection of ours. */
-bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, int err, uint32_t mtu,
 		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
 		    size_t quoted_len);
 const struct tcp_stats *tcp_stack_stats(const struct tcp_stack *ts);

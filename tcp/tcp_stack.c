@@ -212,7 +212,7 @@ void tcp_pmtu_follow(struct tcp_conn *c)
  * layer sorts the types (stack/net/icmp.c, icmp6.c): source quench is
  * discarded (MUST-55), time exceeded and parameter problem never abort
  * (MUST-56; RFC 4443 3.3/3.4 for ICMPv6). */
-bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
+bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, int err, uint32_t mtu,
 		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
 		    size_t quoted_len)
 {
@@ -258,7 +258,11 @@ bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, uint32_t mtu,
 		tcb_drop(c);
 		tcb_notify(c);
 	} else {
+		/* RFC 9293 3.9.1.8 (MUST-47), as Linux's tcp_v4_err: kept for
+		 * the application, reported if the connection times out. */
 		ts->stats.icmp_soft_errors++;
+		c->soft_err = err != 0 ? err : EHOSTUNREACH;
+		c->soft_errors++;
 	}
 	tcp_leave(ts);
 	return true;
@@ -398,6 +402,11 @@ static int connect_alloc(struct tcp_stack *ts, const struct us_in6 *dst_ip, uint
 	if (cb == NULL || out == NULL || dst_ip == NULL || dst_port == 0 ||
 	    (o != NULL && o->cc_set && (unsigned)o->cc >= TCP_CC_ALG_COUNT))
 		return -EINVAL;
+	/* RFC 9293 3.9.1.1 (MUST-46): no OPEN to a group; Linux's error. */
+	if (tcp_addr_is_group(dst_ip)) {
+		ts->stats.connect_group_refused++;
+		return -ENETUNREACH;
+	}
 	rc = tcp_connect_src(ts, dst_ip, &src);
 	if (rc < 0)
 		return rc;
@@ -535,6 +544,8 @@ static void conn_info_more(const struct tcp_conn *c, struct tcp_conn_info *info)
 	info->bytes_sent = c->bytes_sent;
 	info->bytes_retrans = c->bytes_retrans;
 	info->rcv_ooopack = c->rcv_ooopack;
+	info->soft_errors = c->soft_errors;
+	info->soft_err = c->soft_err;
 	info->busy_ns = chrono[TCP_CHRONO_BUSY] + chrono[TCP_CHRONO_RWND] +
 			chrono[TCP_CHRONO_SNDBUF];
 	info->rwnd_limited_ns = chrono[TCP_CHRONO_RWND];

@@ -1,6 +1,7 @@
 /* stack/net/icmp.c: ICMP (RFC 792, RFC 1122 3.2.2): echo replies, destination
  * unreachable out (rate limited), errors quoting our TCP segments passed to
  * tcp/ (RFC 1122 4.2.3.9, RFC 1191 path MTU). */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -145,6 +146,27 @@ static enum tcp_icmp_kind icmp_tcp_kind(uint8_t type, uint8_t code)
 	return code == 2 || code == 3 ? TCP_ICMP_HARD : TCP_ICMP_SOFT; /* protocol, port */
 }
 
+/* The errno a destination unreachable means (Linux's icmp_err_convert),
+ * which tcp/ leaves for the application when the error is soft. */
+static int icmp_unreach_errno(uint8_t code)
+{
+	switch (code) {
+	case 0:  /* net unreachable */
+	case 6:  /* net unknown */
+	case 9:  /* net administratively prohibited */
+	case 11: /* net unreachable for TOS */
+		return ENETUNREACH;
+	case 5: /* source route failed */
+		return EOPNOTSUPP;
+	case 7: /* host unknown */
+		return EHOSTDOWN;
+	case 8: /* host isolated */
+		return ENONET;
+	default:
+		return EHOSTUNREACH;
+	}
+}
+
 /* Errors about our own datagrams: TCP's go to tcp/, the rest are noted. */
 static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 {
@@ -173,7 +195,7 @@ static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 	qsrc = us_in6_of_v4(rte_be_to_cpu_32(qip->src_addr));
 	qdst = us_in6_of_v4(rte_be_to_cpu_32(qip->dst_addr));
 	tcp_icmp_error(n->tcp, icmp_tcp_kind(ih->icmp_type, ih->icmp_code),
-		       rte_be_to_cpu_16(ih->icmp_seq_nb), &qsrc, &qdst, (const uint8_t *)qip + qhl,
+		       icmp_unreach_errno(ih->icmp_code), rte_be_to_cpu_16(ih->icmp_seq_nb), &qsrc, &qdst, (const uint8_t *)qip + qhl,
 		       qlen - qhl);
 out:
 	rte_pktmbuf_free(m);

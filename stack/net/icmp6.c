@@ -236,6 +236,24 @@ static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
 	}
 }
 
+/* The errno an ICMPv6 error means (Linux's icmpv6_err_convert), which
+ * tcp/ leaves for the application when the error is soft. */
+static int icmp6_errno(uint8_t type, uint8_t code)
+{
+	if (type != ICMP6_DST_UNREACH)
+		return EPROTO;
+	switch (code) {
+	case ICMP6_DST_UNREACH_NOROUTE:
+		return ENETUNREACH;
+	case ICMP6_DST_UNREACH_ADMIN:
+	case 5: /* source address failed ingress/egress policy */
+	case 6: /* reject route to destination */
+		return EACCES;
+	default:
+		return EHOSTUNREACH;
+	}
+}
+
 /* An error quoting a TCP segment from one of our addresses goes to tcp/
  * (m at the ICMPv6 header, not consumed): the quoted chain is walked to
  * the TCP header, of which 8 bytes (ports and sequence number) are read.
@@ -260,8 +278,8 @@ static int icmp6_error_to_tcp(struct us_net *n, const struct rte_mbuf *m, uint32
 	if (!us_ip6_is_local(n, &qsrc))
 		goto unhandled;
 	US_NET_STAT_INC(n, icmp6_errors_to_tcp);
-	return tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), mtu, &qsrc, &qdst, l4,
-			      sizeof(l4buf));
+	return tcp_icmp_error(n->tcp, icmp6_tcp_kind(h[0], h[1]), icmp6_errno(h[0], h[1]), mtu,
+			      &qsrc, &qdst, l4, sizeof(l4buf));
 unhandled:
 	US_NET_STAT_INC(n, icmp6_error_unhandled);
 	return -1;

@@ -171,6 +171,13 @@ static void ip_tcp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_
 	struct us_in6 src = us_in6_of_v4(rte_be_to_cpu_32(ip->src_addr));
 	struct us_in6 dst = us_in6_of_v4(rte_be_to_cpu_32(ip->dst_addr));
 
+	/* RFC 9293 3.9.2.3 (MUST-57): a segment to a broadcast address (the
+	 * subnet's, which only this layer knows) is silently discarded. */
+	if (us_ip_is_bcast(n, us_in6_v4(&dst))) {
+		US_NET_STAT_INC(n, ip_drop_tcp_bcast);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	tcp_input(n->tcp, m, &src, &dst);
 }
 

@@ -548,6 +548,19 @@ static int sock_connect_state(struct us_sock *s)
 	}
 }
 
+/* RFC 9293 3.9.1.1 (MUST-46): no OPEN to the subnet's broadcast address,
+ * which only the network layer knows (tcp/ refuses the other group
+ * addresses); ENETUNREACH as Linux's tcp_v4_connect. */
+static int sock_connect_bcast(struct us_sock *s, const struct us_in6 *ip)
+{
+	struct us_net *n = us_engine_net(s->tab->e);
+
+	if (!us_in6_is_v4mapped(ip) || !us_ip_is_bcast(n, us_in6_v4(ip)))
+		return 0;
+	US_NET_STAT_INC(n, ip_tcp_connect_bcast);
+	return -ENETUNREACH;
+}
+
 int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct us_sock *s;
@@ -571,6 +584,9 @@ int us_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return us_sock_fail(rc);
 	if (port == 0 || us_sock_addr_is_any(&ip))
 		return us_sock_fail(-EADDRNOTAVAIL);
+	rc = sock_connect_bcast(s, &ip);
+	if (rc < 0)
+		return us_sock_fail(rc);
 	if (s->bound && s->lport != 0)
 		return us_sock_fail(-EOPNOTSUPP); /* tcp/ picks the source port */
 	if (s->tfo_connect) {

@@ -217,9 +217,9 @@ static void test_ptb_below_1280_ignored(void **state)
 	seq = t->our_isn + 1;
 	l4[4] = (uint8_t)(seq >> 24), l4[5] = (uint8_t)(seq >> 16);
 	l4[6] = (uint8_t)(seq >> 8), l4[7] = (uint8_t)seq;
-	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 1200, V6_LOCAL, V6_PEER, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 0, 1200, V6_LOCAL, V6_PEER, l4, sizeof(l4));
 	assert_int_equal(t->conn->mss, 1460);
-	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 1280, V6_LOCAL, V6_PEER, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 0, 1280, V6_LOCAL, V6_PEER, l4, sizeof(l4));
 	assert_int_equal(t->conn->mss, 1220);
 	EXPECT(t, SEG(.seq = 1, .len = 1000, .peer_ip = V6_PEER, .local_ip = V6_LOCAL));
 	INJECT(t, SEG(.seq = 1001, .ack = 1001, .peer_ip = V6_PEER, .local_ip = V6_LOCAL));

@@ -242,7 +242,7 @@ static void test_rfc7413_4_1_3_icmp_error_negative_cache(void **state)
 	l4[2] = (uint8_t)(PKT_PEER_PORT >> 8), l4[3] = (uint8_t)PKT_PEER_PORT;
 	l4[4] = (uint8_t)(t->our_isn >> 24), l4[5] = (uint8_t)(t->our_isn >> 16);
 	l4[6] = (uint8_t)(t->our_isn >> 8), l4[7] = (uint8_t)t->our_isn;
-	tcp_icmp_error(t->ts, TCP_ICMP_SOFT, 0, PKT_LOCAL_IP, PKT_PEER_IP, l4,
+	tcp_icmp_error(t->ts, TCP_ICMP_SOFT, EHOSTUNREACH, 0, PKT_LOCAL_IP, PKT_PEER_IP, l4,
 		       sizeof(l4)); /* host unreachable */
 	assert_int_equal(ctr(t)->cli_marked_unfriendly, 1);
 	assert_int_equal(tcp_abort(c), 0);

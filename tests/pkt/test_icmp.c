@@ -37,7 +37,7 @@ static void icmp(struct pkt_t *t, enum tcp_icmp_kind kind, uint32_t mtu, uint16_
 			  (uint8_t)(seq >> 24), (uint8_t)(seq >> 16), (uint8_t)(seq >> 8),
 			  (uint8_t)seq };
 
-	tcp_icmp_error(t->ts, kind, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, kind, EHOSTUNREACH, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
 }
 
 /* RFC 5927 4.1: only SND.UNA =< seq < SND.MAX is in flight; anything else
@@ -242,6 +242,71 @@ static void test_soft_errors_do_not_kill_established(void **state)
 	FINISH(t, 1);
 }
 
+/* ESTABLISHED with data_retries 3, 10 bytes sent and a soft error about
+ * them; the connection carries on and counts it (tcp_conn_info). */
+static struct pkt_t *soft_error_in_flight(void)
+{
+	struct tcp_config cfg;
+	struct pkt_t *t;
+	struct tcp_conn_info info;
+
+	pkt_config_defaults(&cfg);
+	cfg.data_retries = 3;
+	t = pkt_start(&cfg);
+	ESTABLISH(t);
+	assert_int_equal(pkt_app_send(t, 10), 10);
+	EXPECT(t, SEG(.seq = 1, .len = 10));
+	icmp(t, TCP_ICMP_SOFT, 0, PKT_LOCAL_PORT, t->our_isn + 1);
+	assert_int_equal(t->n_closed, 0);
+	tcp_conn_get_info(t->conn, &info);
+	assert_int_equal(info.soft_errors, 1);
+	assert_int_equal(info.soft_err, EHOSTUNREACH);
+	return t;
+}
+
+/* RFC 9293 3.9.1.8 (MUST-47), as Linux's tcp_write_err: a connection
+ * that times out after a soft error reports that error (here host
+ * unreachable), not ETIMEDOUT. */
+static void test_soft_error_reported_at_timeout(void **state)
+{
+	(void)state;
+	struct pkt_t *t = soft_error_in_flight();
+
+	for (uint32_t rto = 200; rto <= 800; rto *= 2) {
+		ADVANCE(t, rto);
+		EXPECT(t, SEG(.seq = 1, .len = 10));
+	}
+	ADVANCE(t, 1600);
+	EXPECT_NOTHING(t);
+	assert_int_equal(t->n_closed, 1);
+	assert_int_equal(t->closed_err, EHOSTUNREACH);
+	assert_int_equal(STAT(t, soft_err_reported), 1);
+	FINISH(t, 0);
+}
+
+/* Linux forgets the soft error once data is acknowledged: a later
+ * timeout is ETIMEDOUT again. */
+static void test_soft_error_forgotten_after_ack(void **state)
+{
+	(void)state;
+	struct pkt_t *t = soft_error_in_flight();
+	struct tcp_conn_info info;
+
+	INJECT(t, SEG(.seq = 1001, .ack = 11));
+	tcp_conn_get_info(t->conn, &info);
+	assert_int_equal(info.soft_err, 0);
+	assert_int_equal(info.soft_errors, 1);
+	assert_int_equal(pkt_app_send(t, 10), 10);
+	EXPECT(t, SEG(.seq = 11, .len = 10));
+	ADVANCE(t, 200 + 400 + 800 + 1600);
+	while (t->ncap > 0)
+		EXPECT(t, SEG(.seq = 11, .len = 10));
+	assert_int_equal(t->n_closed, 1);
+	assert_int_equal(t->closed_err, ETIMEDOUT);
+	assert_int_equal(STAT(t, soft_err_reported), 0);
+	FINISH(t, 0);
+}
+
 static struct tcp_conn *connect_peer(struct pkt_t *t)
 {
 	struct tcp_conn *c = NULL;
@@ -297,6 +362,8 @@ int main(void)
 		PKT_TEST(test_frag_needed_below_floor_clears_df),
 		PKT_TEST(test_frag_needed_at_floor_keeps_df),
 		PKT_TEST(test_soft_errors_do_not_kill_established),
+		PKT_TEST(test_soft_error_reported_at_timeout),
+		PKT_TEST(test_soft_error_forgotten_after_ack),
 		PKT_TEST(test_syn_sent_port_unreachable_refused),
 		PKT_TEST(test_syn_sent_host_unreachable_is_soft),
 	};

@@ -171,13 +171,13 @@ static void test_icmp_frag_needed_lowers_mss(void **state)
 	seq = t->our_isn + 5000; /* never sent */
 	l4[4] = (uint8_t)(seq >> 24), l4[5] = (uint8_t)(seq >> 16);
 	l4[6] = (uint8_t)(seq >> 8), l4[7] = (uint8_t)seq;
-	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 0, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
 	tcp_conn_get_info(t->conn, &info);
 	assert_int_equal(info.mss, 1460);
 	seq = t->our_isn + 1;
 	l4[4] = (uint8_t)(seq >> 24), l4[5] = (uint8_t)(seq >> 16);
 	l4[6] = (uint8_t)(seq >> 8), l4[7] = (uint8_t)seq;
-	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
+	tcp_icmp_error(t->ts, TCP_ICMP_TOO_BIG, 0, mtu, PKT_LOCAL_IP, PKT_PEER_IP, l4, sizeof(l4));
 	tcp_conn_get_info(t->conn, &info);
 	assert_int_equal(info.mss, mss);
 	/* Resent at the new MSS at once, not at the RTO (tcp/tcp_stack.c pmtu_resend). */

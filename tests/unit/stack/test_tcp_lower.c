@@ -1,0 +1,148 @@
+/* TCP over IPv4 through one engine, RFC 9293 3.9.2 (the TCP/lower-level
+ * interface): a segment carrying IP options TCP does not know still
+ * reaches TCP and is answered (MUST-50); a segment to a broadcast address,
+ * the subnet's included, is silently discarded (MUST-57), and one from a
+ * broadcast or multicast source too (MUST-63).  Each rejection sits next
+ * to the accepted baseline, so it cannot pass by accident. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_tcp.h>
+
+#include "stack/engine/engine_priv.h"
+#include "tcp/tcp.h"
+#include "tests/unit/stack/harness.h"
+
+#define PORT 81
+#define H_BCAST H_IP(10, 0, 0, 255) /* the harness's /24 */
+
+static const struct rte_ether_addr zero_mac;
+
+static void on_closed(void *ctx, struct tcp_conn *c, int err)
+{
+	(void)ctx;
+	(void)c;
+	(void)err;
+}
+
+static const struct tcp_callbacks cbs = { .on_closed = on_closed };
+
+/* An engine that knows the peer's MAC, with a listener on 0.0.0.0:81. */
+static int setup(void **state)
+{
+	static struct harness h;
+	struct us_in6 any = us_in6_of_v4(0);
+
+	h_prepare(&h);
+	h_start(&h);
+	us_engine_input(h.e, h_arp(RTE_ARP_OP_REQUEST, &h_peer_mac, H_PEER_IP, &zero_mac,
+				   H_OUR_IP, &h_bcast_mac));
+	us_engine_flush(h.e);
+	h_clear_tx(&h);
+	assert_int_equal(tcp_listen(us_engine_tcp(h.e), &any, PORT, 0, &cbs, NULL), 0);
+	*state = &h;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	h_teardown(*state);
+	return 0;
+}
+
+static int64_t ctr(struct harness *h, const char *name)
+{
+	return us_engine_counter(h->e, name);
+}
+
+/* A SYN from src to dst (with the MAC of ours), in one flush; frames sent. */
+static unsigned syn(struct harness *h, uint32_t src, uint32_t dst, uint16_t sport)
+{
+	us_engine_input(h->e, h_tcp(src, sport, dst, PORT, RTE_TCP_SYN_FLAG, 1000, 0, 0, 0));
+	us_engine_flush(h->e);
+	return h->port.ntx;
+}
+
+/* The flags of our frame i (a TCP segment over IPv4). */
+static uint8_t tx_flags(struct harness *h, unsigned i)
+{
+	const struct rte_ipv4_hdr *ip = h_iph(h->port.tx[i]);
+
+	assert_int_equal(ip->next_proto_id, IPPROTO_TCP);
+	return ((const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip)))
+		->tcp_flags;
+}
+
+/* MUST-50: a SYN behind IP options (Router Alert, RFC 2113, and a NOP
+ * before an EOL) opens as one without them would. */
+static void test_ip_options_ignored(void **state)
+{
+	struct harness *h = *state;
+	static const uint8_t opts[8] = { 0x94, 4, 0, 0, 1, 0, 0, 0 };
+	struct rte_mbuf *t = h_tcp(H_PEER_IP, 40000, H_OUR_IP, PORT, RTE_TCP_SYN_FLAG, 1000, 0,
+				   0, 0);
+	uint8_t frame[256], pkt[128];
+	size_t n = h_bytes(t, frame, sizeof(frame)), l4 = n - RTE_ETHER_HDR_LEN - 20;
+	struct rte_mbuf *m;
+
+	rte_pktmbuf_free(t);
+	memcpy(pkt, opts, sizeof(opts));
+	memcpy(pkt + sizeof(opts), frame + RTE_ETHER_HDR_LEN + 20, l4);
+	m = h_ipv4(H_PEER_IP, H_OUR_IP, IPPROTO_TCP, 1, 0, pkt, sizeof(opts) + l4);
+	h_iph(m)->version_ihl = 0x47; /* 28 bytes: the options are IP's */
+	h_fix_ip_csum(m);
+	us_engine_input(h->e, m);
+	us_engine_flush(h->e);
+	assert_int_equal(ctr(h, "ip_rx_options"), 1);
+	assert_int_equal(h->port.ntx, 1);
+	assert_int_equal(tx_flags(h, 0), RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+	assert_int_equal(ctr(h, "tcp_drop_bad_csum"), 0);
+}
+
+/* MUST-57: a SYN to the subnet's broadcast address or the limited one
+ * opens nothing and is answered by nothing, even by a listener on every
+ * address; to our address it opens. */
+static void test_syn_to_broadcast_discarded(void **state)
+{
+	struct harness *h = *state;
+
+	assert_int_equal(syn(h, H_PEER_IP, H_BCAST, 40001), 0);
+	assert_int_equal(syn(h, H_PEER_IP, 0xffffffffu, 40002), 0);
+	assert_int_equal(ctr(h, "ip_drop_tcp_bcast"), 2);
+	assert_int_equal(ctr(h, "tcp_rx_segs"), 0);
+	assert_int_equal(syn(h, H_PEER_IP, H_OUR_IP, 40003), 1);
+	assert_int_equal(tx_flags(h, 0), RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
+}
+
+/* MUST-63: a SYN from a multicast or broadcast source is discarded before
+ * TCP (no SYN-ACK, no RST). */
+static void test_syn_from_group_discarded(void **state)
+{
+	struct harness *h = *state;
+
+	assert_int_equal(syn(h, H_IP(224, 0, 0, 9), H_OUR_IP, 40001), 0);
+	assert_int_equal(syn(h, H_BCAST, H_OUR_IP, 40002), 0);
+	assert_int_equal(ctr(h, "ip_drop_bad_src"), 2);
+	assert_int_equal(ctr(h, "tcp_rx_segs"), 0);
+	assert_int_equal(syn(h, H_PEER_IP, H_OUR_IP, 40003), 1);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_ip_options_ignored),
+		T(test_syn_to_broadcast_discarded),
+		T(test_syn_from_group_discarded),
+	};
+
+	h_eal_init("us_test_tcp_lower");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
