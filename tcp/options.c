@@ -314,6 +314,12 @@ unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint
 			room = mtu > 40 + len + n ? RTE_MIN(room, mtu - 40 - len - n) : 0;
 		n += write_sack(c, opt + n, room);
 	}
+	return tcp_options_pad(opt, n);
+}
+
+unsigned tcp_options_pad(uint8_t *opt, unsigned n)
+{
+	/* RFC 9293 3.1 (MUST-69): EOL, then zeros, which EOL is. */
 	while (n % 4)
 		opt[n++] = TCPOPT_EOL;
 	return n;

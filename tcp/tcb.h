@@ -513,6 +513,9 @@ void tcp_options_parse(struct tcp_stack *ts, const struct rte_tcp_hdr *th, unsig
 /* Writes the options for a segment with these flags carrying len payload
  * bytes (records Last.ACK.sent); returns bytes (x4). */
 unsigned tcp_options_write(struct tcp_conn *c, uint8_t flags, uint32_t len, uint8_t *opt);
+/* n option bytes padded with zeros (EOL) to a 32-bit boundary: the
+ * header length used. */
+unsigned tcp_options_pad(uint8_t *opt, unsigned n);
 /* RFC 7323 2.2: the largest window we may offer (65535 << Rcv.Wind.Shift
  * once synchronized, 65535 before). */
 uint32_t tcp_max_rcv_wnd(const struct tcp_conn *c);

@@ -45,7 +45,7 @@
 	X(ip_drop_not_for_us, "dropped: destination not ours (hosts do not forward)") \
 	X(ip_drop_bad_src, "dropped: source address broadcast/multicast") \
 	X(ip_drop_tcp_bcast, "dropped: TCP segment to a broadcast address (RFC 9293 MUST-57)") \
-	X(ip_tcp_connect_bcast, "TCP connects refused: to the subnet's broadcast address (ENETUNREACH)") \
+	X(ip_tcp_connect_bcast, "TCP connects refused: to a broadcast address (ENETUNREACH)") \
 	X(ip_rx_ttl_zero, "accepted with TTL 0 (RFC 1122 3.2.1.7)") \
 	X(ip_rx_options, "received with IP options (skipped)") \
 	X(ip_frag_in, "fragments received") \

@@ -548,9 +548,10 @@ static int sock_connect_state(struct us_sock *s)
 	}
 }
 
-/* RFC 9293 3.9.1.1 (MUST-46): no OPEN to the subnet's broadcast address,
- * which only the network layer knows (tcp/ refuses the other group
- * addresses); ENETUNREACH as Linux's tcp_v4_connect. */
+/* RFC 9293 3.9.1.1 (MUST-46): no OPEN to a broadcast address, the
+ * subnet's being one only the network layer knows (tcp/ refuses the
+ * multicast groups too, for the callback API); ENETUNREACH as Linux's
+ * tcp_v4_connect. */
 static int sock_connect_bcast(struct us_sock *s, const struct us_in6 *ip)
 {
 	struct us_net *n = us_engine_net(s->tab->e);

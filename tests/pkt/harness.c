@@ -540,8 +540,13 @@ static void parse_out(struct pkt_t *t, const struct pkt_cap *cap, const struct p
 	o->has_ts = false;
 	o->nsack = 0;
 	for (size_t i = 20; i < hlen;) {
-		if (buf[i] == 0)
+		if (buf[i] == 0) {
+			/* RFC 9293 3.1 (MUST-69): what follows EOL is zero padding. */
+			for (size_t k = i; k < hlen; k++)
+				if (buf[k] != 0)
+					PKT_FAIL(file, line, "option byte %zu after EOL not zero", k);
 			break;
+		}
 		if (buf[i] == 1) {
 			i++;
 			continue;

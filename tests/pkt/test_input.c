@@ -1,6 +1,8 @@
 /* Packet scripts: header validation and options (RFC 9293 3.1, 3.7.1). */
 #include "tests/pkt/harness.h"
 
+#include <string.h>
+
 #include <errno.h>
 
 #include <rte_byteorder.h>
@@ -138,6 +140,40 @@ static void test_option_past_header_end_ignored(void **state)
 	FINISH(t, 1);
 }
 
+/* RFC 9293 3.1 and 3.2 (MUST-4): EOL ends the list; the bytes after it
+ * are padding, even when they look like an MSS option (256 here), and are
+ * never parsed: the peer's MSS stays the default. */
+static void test_eol_ends_option_list(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	const uint8_t opts[] = { 1, 0, 2, 4, 0x01, 0x00, 3, 3 };
+
+	assert_int_equal(first_segment_len(t, opts, sizeof(opts)), pkt_default_mss());
+	assert_int_equal(STAT(t, opt_malformed), 0);
+	FINISH(t, 1);
+}
+
+/* RFC 9293 3.1 (MUST-69): an option list that does not end on a 32-bit
+ * boundary is padded with zeros (EOL).  Every list we send happens to end
+ * on one (the harness checks that whatever follows an EOL we send is
+ * zero); the padding itself, for each odd length: */
+static void test_option_padding_is_zeros(void **state)
+{
+	(void)state;
+	uint8_t opt[8];
+
+	for (unsigned n = 1; n <= 4; n++) {
+		memset(opt, 0xa5, sizeof(opt));
+		assert_int_equal(tcp_options_pad(opt, n), 4);
+		for (unsigned i = n; i < 4; i++)
+			assert_int_equal(opt[i], 0);
+		assert_int_equal(opt[0], 0xa5); /* the options stay */
+		assert_int_equal(opt[4], 0xa5); /* nothing past the word */
+	}
+	assert_int_equal(tcp_options_pad(opt, 0), 0);
+}
+
 /* RFC 9293 3.7.1: our MSS is bounded by the peer's larger offer. */
 static void test_peer_mss_above_ours_is_capped(void **state)
 {
@@ -200,6 +236,8 @@ int main(void)
 		PKT_TEST(test_unknown_option_skipped),
 		PKT_TEST(test_option_bad_length_stops_parsing),
 		PKT_TEST(test_option_past_header_end_ignored),
+		PKT_TEST(test_eol_ends_option_list),
+		cmocka_unit_test(test_option_padding_is_zeros),
 		PKT_TEST(test_peer_mss_above_ours_is_capped),
 		PKT_TEST(test_icmp_frag_needed_lowers_mss),
 	};
