@@ -166,6 +166,9 @@ enum tcp_timer_kind {
 #define TCP_EPHEMERAL_LO 32768u /* like Linux ip_local_port_range */
 #define TCP_EPHEMERAL_HI 60999u
 #define TCP_SYN_FALLBACK_RTO_MS 3000u /* RFC 6298 5.7 */
+/* RFC 9293 3.8.3 R1: retransmissions of one segment after which IP gets
+ * negative advice (at least 3, MUST-20; Linux's tcp_retries1). */
+#define TCP_R1_RETRIES 3u
 
 /* A queue of single-segment mbufs linked through m->next.  cur/cur_off:
  * the mbuf the last seek ended in and the queue offset of its first byte

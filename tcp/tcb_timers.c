@@ -379,6 +379,20 @@ int tcp_set_keepalive(struct tcp_conn *c, bool on)
 	return 0;
 }
 
+/* RFC 9293 3.8.3 (MUST-20): from the R1-th retransmission on, every RTO
+ * tells the network layer its way to the peer is in doubt (Linux's
+ * __dst_negative_advice in tcp_write_timeout), before the resend that may
+ * then go the new way. */
+static void negative_advice(struct tcp_conn *c)
+{
+	const struct tcp_env *env = &c->ts->env;
+
+	if (c->retries < TCP_R1_RETRIES || env->negative_advice == NULL)
+		return;
+	c->ts->stats.negative_advice++;
+	env->negative_advice(env->ctx, &c->remote_ip);
+}
+
 /* RFC 6298 5.4-5.6: retransmit the earliest unacknowledged segment, back
  * off, restart the timer.  Go-back-N from snd_una with cwnd one segment
  * (RFC 5681 3.1, eq. 4 for ssthresh). */
@@ -396,6 +410,7 @@ static void rto_expired(struct tcp_conn *c)
 	c->retries++;
 	c->backoff++;
 	c->rtt_active = false; /* Karn: never time a retransmitted segment */
+	negative_advice(c);
 	tcp_sb_on_rto(c);
 	if (handshake) {
 		c->syn_retransmitted = true;

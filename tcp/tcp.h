@@ -90,6 +90,11 @@ struct tcp_env {
 	 * network layer knows it now (IPv6's Packet Too Big cache, RFC 8201),
 	 * which caps a new connection's MSS. */
 	uint32_t (*path_mtu)(void *ctx, const struct us_in6 *dst);
+	/* Optional: RFC 9293 3.8.3 (MUST-20) negative advice, R1 reached: a
+	 * connection to dst retransmitted R1 times without an answer, so the
+	 * network layer should doubt its way there (re-resolve the next
+	 * hop's link address).  Must not call back into tcp/. */
+	void (*negative_advice)(void *ctx, const struct us_in6 *dst);
 	/* Optional: the Fast Open server secret rotated on this stack (the
 	 * writer, see tcp_tfo_follow); the engine publishes it to the others.
 	 * Must not call back into tcp/. */
@@ -208,6 +213,7 @@ struct tcp_callbacks {
 	X(pmtu_df_cleared, "IPv4 connections sending without DF: frag-needed reported an MTU below [tcp] min_pmtu") \
 	X(pmtu_followed, "MSS lowered to a path MTU the network layer learned since (a too big about another flow to the peer)") \
 	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
+	X(negative_advice, "RTOs at or past R1 (3 retransmissions): the network layer told (RFC 9293 3.8.3)") \
 	X(soft_err_reported, "timeouts reported with the last soft ICMP error, not ETIMEDOUT") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \
 	X(rec_enter_lost, "recoveries entered by RFC 6675 IsLost(SND.UNA) before 3 dup ACKs") \

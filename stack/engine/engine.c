@@ -77,6 +77,13 @@ static uint32_t engine_path_mtu(void *ctx, const struct us_in6 *dst)
 	return us_in6_is_v4mapped(dst) || !e->net.ip6_on ? 0 : us_ip6_path_mtu(&e->net, dst);
 }
 
+static void engine_negative_advice(void *ctx, const struct us_in6 *dst)
+{
+	struct us_engine *e = ctx;
+
+	us_net_negative_advice(&e->net, dst);
+}
+
 static void engine_tfo_rotated(void *ctx, const struct tfo_keys *k)
 {
 	us_publish_tfo_rotated(ctx, k);
@@ -96,6 +103,7 @@ static int engine_tcp_create(struct us_engine *e)
 		.port_ok = engine_port_ok,
 		.conn_event = engine_conn_event,
 		.path_mtu = engine_path_mtu,
+		.negative_advice = engine_negative_advice,
 		.tfo_keys_rotated = engine_tfo_rotated,
 	};
 

@@ -308,6 +308,16 @@ int us_arp_lookup(const struct us_net *n, uint32_t ip, struct rte_ether_addr *ma
 	return 0;
 }
 
+bool us_arp_forget(struct us_net *n, uint32_t ip)
+{
+	struct us_arp_entry *ent = arp_find(&n->arp, ip);
+
+	if (ent == NULL || ent->state != US_ARP_REACHABLE)
+		return false;
+	arp_remove(n, ent);
+	return true;
+}
+
 int us_arp_pending(const struct us_net *n, uint32_t ip)
 {
 	const struct us_arp_entry *ent = arp_find(&n->arp, ip);

@@ -644,6 +644,16 @@ void us_nd6_confirm(struct us_net *n, const struct us_in6 *ip)
 		nd6_enter(n, ent, US_ND6_REACHABLE);
 }
 
+bool us_nd6_unconfirm(struct us_net *n, const struct us_in6 *ip)
+{
+	struct us_nd6_entry *ent = nd6_find(&n->nd6, ip);
+
+	if (ent == NULL || ent->state != US_ND6_REACHABLE)
+		return false;
+	nd6_enter(n, ent, US_ND6_STALE); /* the next packet probes (7.3.3) */
+	return true;
+}
+
 int us_nd6_state(const struct us_net *n, const struct us_in6 *ip)
 {
 	const struct us_nd6_entry *ent = nd6_find(&n->nd6, ip);

@@ -8,6 +8,7 @@
 #include <rte_mempool.h>
 
 #include "stack/net/net.h"
+#include "stack/net/net6.h"
 
 /* Fragmentation and segmentation (gso.c) output attach the payload through
  * indirect mbufs, which carry no data room of their own. */
@@ -101,4 +102,21 @@ void us_net_fini(struct us_net *n)
 	if (n->indirect_pool != NULL)
 		rte_mempool_free(n->indirect_pool);
 	n->indirect_pool = NULL;
+}
+
+void us_net_negative_advice(struct us_net *n, const struct us_in6 *dst)
+{
+	struct us_in6 nh6;
+	uint32_t nh;
+	bool done;
+
+	if (us_in6_is_v4mapped(dst))
+		done = us_route_lookup(&n->routes, us_in6_v4(dst), &nh) == 0 && us_arp_forget(n, nh);
+	else
+		done = n->ip6_on && us_route6_lookup(n, dst, &nh6) == 0 &&
+		       us_nd6_unconfirm(n, &nh6);
+	if (done)
+		US_NET_STAT_INC(n, net_negative_advice);
+	else
+		US_NET_STAT_INC(n, net_negative_advice_none);
 }

@@ -232,6 +232,12 @@ void us_arp_announce(struct us_net *n);
 int us_arp_lookup(const struct us_net *n, uint32_t ip, struct rte_ether_addr *mac);
 /* Packets waiting for ip's resolution (-ENOENT if no entry). */
 int us_arp_pending(const struct us_net *n, uint32_t ip);
+/* A resolved entry for ip is forgotten, so the next packet resolves it
+ * again (negative advice from TCP); true if there was one. */
+bool us_arp_forget(struct us_net *n, uint32_t ip);
+/* RFC 9293 3.8.3 (MUST-20): TCP's negative advice about dst (either
+ * family): the next hop's link address is resolved again. */
+void us_net_negative_advice(struct us_net *n, const struct us_in6 *dst);
 
 /* Prototypes: route.c */
 

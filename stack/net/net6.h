@@ -375,6 +375,10 @@ int us_nd6_lookup(const struct us_net *n, const struct us_in6 *ip, struct rte_et
 /* An upper layer saw forward progress with ip (RFC 4861 7.3.1: a TCP ACK
  * of new data): REACHABLE again without a probe. */
 void us_nd6_confirm(struct us_net *n, const struct us_in6 *ip);
+/* RFC 4861 7.3.1: upper-layer doubt (TCP's negative advice): a REACHABLE
+ * entry becomes STALE, so the next packet starts unreachability detection;
+ * true if it was REACHABLE. */
+bool us_nd6_unconfirm(struct us_net *n, const struct us_in6 *ip);
 /* ip's entry state (enum us_nd6_state), or -ENOENT (tests, listings). */
 int us_nd6_state(const struct us_net *n, const struct us_in6 *ip);
 /* Packets waiting for ip's resolution (-ENOENT if no entry). */

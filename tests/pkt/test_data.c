@@ -164,6 +164,40 @@ static void test_window_follows_receive_buffer(void **state)
 	FINISH(t, 1);
 }
 
+/* RFC 9293 3.8.6.2.2 (MUST-39), receiver-side SWS avoidance: after a
+ * zero window, reads that free less than min(rcvbuf / 2, MSS) (1460 here)
+ * announce nothing, and an ACK sent meanwhile (to a window probe) keeps
+ * the right edge where it was; once 1460 bytes are free, the update goes. */
+static void test_receiver_sws_small_opening_withheld(void **state)
+{
+	(void)state;
+	struct tcp_config cfg;
+	struct pkt_t *t;
+	char buf[1500];
+
+	pkt_config_defaults(&cfg);
+	cfg.rcvbuf = 4000;
+	cfg.rcvbuf_max = 4000; /* no autotuning */
+	t = pkt_start(&cfg);
+	ESTABLISH(t);
+	INJECT(t, SEG(.seq = 1001, .len = 1460));
+	INJECT(t, SEG(.seq = 2461, .len = 1460));
+	EXPECT(t, SEG(.flags = TH_ACK, .ack = 3921, .win = 1080));
+	INJECT(t, SEG(.seq = 3921, .len = 1080));
+	ADVANCE(t, 500);
+	EXPECT(t, SEG(.flags = TH_ACK, .ack = 5001, .win = 0));
+	assert_int_equal(tcp_recv(t->conn, buf, 100), 100);
+	EXPECT_NOTHING(t);
+	INJECT(t, SEG(.seq = 5001, .len = 1)); /* a probe: answered, edge kept */
+	EXPECT(t, SEG(.flags = TH_ACK, .ack = 5001, .win = 0));
+	assert_int_equal(tcp_recv(t->conn, buf, 1359), 1359);
+	ADVANCE(t, 500);
+	EXPECT_NOTHING(t); /* 1459 free: still silly */
+	assert_int_equal(tcp_recv(t->conn, buf, 1), 1);
+	EXPECT(t, SEG(.flags = TH_ACK, .ack = 5001, .win = 1460));
+	FINISH(t, 1);
+}
+
 /* Send-side segmentation at the MSS; PSH on the last piece. */
 static void test_send_segments_at_mss(void **state)
 {
@@ -526,6 +560,7 @@ int main(void)
 		PKT_TEST(test_out_of_order_gets_dup_ack),
 		PKT_TEST(test_overlapping_retransmission_is_trimmed),
 		PKT_TEST(test_window_follows_receive_buffer),
+		PKT_TEST(test_receiver_sws_small_opening_withheld),
 		PKT_TEST(test_send_segments_at_mss),
 		PKT_TEST(test_checksum_over_send_queue_split_at_odd_offset),
 		PKT_TEST(test_initial_window_is_ten_segments),

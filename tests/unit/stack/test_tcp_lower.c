@@ -2,14 +2,17 @@
  * interface): a segment carrying IP options TCP does not know still
  * reaches TCP and is answered (MUST-50); a segment to a broadcast address,
  * the subnet's included, is silently discarded (MUST-57), and one from a
- * broadcast or multicast source too (MUST-63).  Each rejection sits next
- * to the accepted baseline, so it cannot pass by accident. */
+ * broadcast or multicast source too (MUST-63); TCP's negative advice at R1
+ * retransmissions makes IP resolve the next hop again (MUST-20).  Each
+ * rejection sits next to the accepted baseline, so it cannot pass by
+ * accident. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -133,6 +136,68 @@ static void test_syn_from_group_discarded(void **state)
 	assert_int_equal(syn(h, H_PEER_IP, H_OUR_IP, 40003), 1);
 }
 
+/* Frames of ours that are ARP requests, among those sent since the last
+ * h_clear_tx; clears them. */
+static unsigned arp_requests_sent(struct harness *h)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < h->port.ntx; i++)
+		n += rte_be_to_cpu_16(h_eth(h->port.tx[i])->ether_type) == RTE_ETHER_TYPE_ARP;
+	h_clear_tx(h);
+	return n;
+}
+
+/* RFC 9293 3.8.3 (MUST-20): from the R1-th (3rd) retransmission on, TCP
+ * gives IP negative advice: the next hop's ARP entry is forgotten, so that
+ * retransmission waits for a fresh resolution; the 1st and 2nd leave it. */
+static void test_r1_negative_advice_reresolves_next_hop(void **state)
+{
+	struct harness *h = *state;
+	struct tcp_stack *ts = us_engine_tcp(h->e);
+	struct us_net *n = us_engine_net(h->e);
+	struct us_in6 peer = us_in6_of_v4(H_PEER_IP);
+	struct tcp_conn *c = NULL;
+	struct rte_ether_addr mac;
+	const struct rte_tcp_hdr *th;
+	uint32_t iss;
+
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), 0);
+	assert_int_equal(tcp_connect(ts, &peer, 80, &cbs, NULL, &c), 0);
+	us_engine_flush(h->e);
+	assert_int_equal(h->port.ntx, 1);
+	th = (const struct rte_tcp_hdr *)(h_iph(h->port.tx[0]) + 1);
+	iss = rte_be_to_cpu_32(th->sent_seq);
+	h_clear_tx(h);
+	us_engine_input(h->e, h_tcp(H_PEER_IP, 80, H_OUR_IP, rte_be_to_cpu_16(th->src_port),
+				    RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, 7000, iss + 1, 0, 0));
+	us_engine_flush(h->e);
+	h_clear_tx(h);
+	assert_int_equal(tcp_send(c, "data", 4), 4);
+	us_engine_flush(h->e);
+	h_clear_tx(h);
+	/* Nothing answers: RTOs 1 and 2 resend to the known MAC. */
+	while (ctr(h, "tcp_rto_fired") < 2)
+		h_advance(h, US_MS(10));
+	assert_int_equal(ctr(h, "tcp_negative_advice"), 0);
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), 0);
+	assert_int_equal(arp_requests_sent(h), 0);
+	while (ctr(h, "tcp_rto_fired") < 3)
+		h_advance(h, US_MS(10));
+	assert_int_equal(ctr(h, "tcp_negative_advice"), 1);
+	assert_int_equal(ctr(h, "net_negative_advice"), 1);
+	/* The 3rd resend waits for the next hop's new resolution. */
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), -EAGAIN);
+	assert_int_equal(us_arp_pending(n, H_PEER_IP), 1);
+	assert_int_equal(arp_requests_sent(h), 1);
+	us_engine_input(h->e, h_arp(RTE_ARP_OP_REPLY, &h_peer_mac, H_PEER_IP, &h_our_mac,
+				    H_OUR_IP, &h_our_mac));
+	us_engine_flush(h->e);
+	assert_int_equal(h->port.ntx, 1);
+	assert_int_equal(tx_flags(h, 0) & RTE_TCP_ACK_FLAG, RTE_TCP_ACK_FLAG);
+	assert_int_equal(tcp_abort(c), 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -141,6 +206,7 @@ int main(void)
 		T(test_ip_options_ignored),
 		T(test_syn_to_broadcast_discarded),
 		T(test_syn_from_group_discarded),
+		T(test_r1_negative_advice_reresolves_next_hop),
 	};
 
 	h_eal_init("us_test_tcp_lower");
