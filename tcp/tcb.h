@@ -25,7 +25,7 @@
  *   socket_calls.c (what only the socket layer asks: poll status, zero-copy
  *   hand-overs), tcb_opts.c (the application's per-connection settings,
  *   struct tcp_conn_opts, and the rules that consult them), tcb_migrate.c (moving a TCB between engines), walk.c
- *   (read-only walks for tooling).
+ *   (read-only walks for tooling), urgent.c (urgent data, RFC 9293 3.8.5).
  *
  * - One us_timer per TCB, multiplexed: each timer kind (RTO, delayed ACK,
  *   2MSL, persist, keepalive, SWS override, TLP's probe timeout, RACK) has

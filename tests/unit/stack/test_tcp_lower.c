@@ -3,7 +3,9 @@
  * reaches TCP and is answered (MUST-50); a segment to a broadcast address,
  * the subnet's included, is silently discarded (MUST-57), and one from a
  * broadcast or multicast source too (MUST-63); TCP's negative advice at R1
- * retransmissions makes IP resolve the next hop again (MUST-20).  Each
+ * retransmissions makes IP resolve the next hop again (MUST-20); segments
+ * queued in one receive burst are all processed before an ACK leaves
+ * (MUST-59).  Each
  * rejection sits next to the accepted baseline, so it cannot pass by
  * accident. */
 #include <setjmp.h>
@@ -198,6 +200,62 @@ static void test_r1_negative_advice_reresolves_next_hop(void **state)
 	assert_int_equal(tcp_abort(c), 0);
 }
 
+/* The port's transmit, spied on: how many segments TCP had taken in when
+ * each TX burst left. */
+static struct harness *spy_h;
+static uint16_t (*spy_orig)(void *ctx, struct rte_mbuf **pkts, uint16_t n);
+static int64_t spy_rx_at[8];
+static unsigned spy_calls;
+
+static uint16_t spy_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (spy_calls < RTE_DIM(spy_rx_at))
+		spy_rx_at[spy_calls] = ctr(spy_h, "tcp_rx_segs");
+	spy_calls++;
+	return spy_orig(ctx, pkts, n);
+}
+
+/* RFC 9293 3.10.7.4 (MUST-58, MUST-59): eight full-sized segments queued
+ * on the port and taken in one poll are all processed before any ACK
+ * leaves (the engine runs the burst to completion, then sends), and the
+ * ACKs are aggregated: one per two full-sized segments (RFC 5681 4.2, the
+ * rate our sender's byte counting is built on), never one per segment,
+ * the last acknowledging all eight. */
+static void test_queued_segments_processed_before_ack(void **state)
+{
+	struct harness *h = *state;
+	const struct rte_tcp_hdr *th;
+	uint32_t iss, rx0;
+
+	assert_int_equal(syn(h, H_PEER_IP, H_OUR_IP, 40000), 1);
+	th = (const struct rte_tcp_hdr *)(h_iph(h->port.tx[0]) + 1);
+	iss = rte_be_to_cpu_32(th->sent_seq);
+	h_clear_tx(h);
+	us_engine_input(h->e, h_tcp(H_PEER_IP, 40000, H_OUR_IP, PORT, RTE_TCP_ACK_FLAG, 1001,
+				    iss + 1, 0, 0));
+	us_engine_flush(h->e);
+	assert_int_equal(h->port.ntx, 0);
+	rx0 = (uint32_t)ctr(h, "tcp_rx_segs");
+	for (uint32_t i = 0; i < 8; i++)
+		h->port.rx[h->port.nrx++] = h_tcp(H_PEER_IP, 40000, H_OUR_IP, PORT,
+						  RTE_TCP_ACK_FLAG, 1001 + i * 1460, iss + 1,
+						  (uint8_t)i, 1460);
+	spy_h = h;
+	spy_orig = h->e->port.tx;
+	spy_calls = 0;
+	h->e->port.tx = spy_tx;
+	us_engine_poll(h->e, h->now);
+	h->e->port.tx = spy_orig;
+	assert_int_equal(spy_calls, 1);
+	assert_int_equal(spy_rx_at[0], rx0 + 8);
+	assert_int_equal(h->port.ntx, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		th = (const struct rte_tcp_hdr *)(h_iph(h->port.tx[i]) + 1);
+		assert_int_equal(th->tcp_flags, RTE_TCP_ACK_FLAG);
+		assert_int_equal(rte_be_to_cpu_32(th->recv_ack), 1001 + (i + 1) * 2 * 1460);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -207,6 +265,7 @@ int main(void)
 		T(test_syn_to_broadcast_discarded),
 		T(test_syn_from_group_discarded),
 		T(test_r1_negative_advice_reresolves_next_hop),
+		T(test_queued_segments_processed_before_ack),
 	};
 
 	h_eal_init("us_test_tcp_lower");
