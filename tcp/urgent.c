@@ -124,15 +124,37 @@ void tcp_urg_input(struct tcp_conn *c, const struct rte_mbuf *m, const struct tc
 	c->ev |= TCP_EV_READABLE;
 }
 
+/* A copy of the bytes of m after off, in a fresh mbuf (payload only, no
+ * headroom, as the send queue's); NULL without one large enough. */
+static struct rte_mbuf *split_after(struct tcp_conn *c, const struct rte_mbuf *m, uint32_t off)
+{
+	uint32_t rest = m->data_len - off - 1u;
+	struct rte_mbuf *n = rte_pktmbuf_alloc(c->ts->env.pool);
+
+	if (n == NULL)
+		return NULL;
+	n->data_off = 0;
+	if (rte_pktmbuf_tailroom(n) < rest) {
+		rte_pktmbuf_free(n);
+		return NULL;
+	}
+	memcpy(rte_pktmbuf_mtod(n, char *), rte_pktmbuf_mtod_offset(m, const char *, off + 1u),
+	       rest);
+	n->data_len = (uint16_t)rest;
+	n->pkt_len = rest;
+	return n;
+}
+
 /* Takes the byte at offset off out of the receive queue: trims an end of
- * its mbuf, or splits the mbuf around it (a copy of what follows it). */
+ * its mbuf (freeing one left empty), or splits the mbuf around it. */
 static bool rcvq_cut_byte(struct tcp_conn *c, uint32_t off)
 {
 	struct tcp_mq *q = &c->rcvq;
-	struct rte_mbuf *m = q->head, *n;
+	struct rte_mbuf *m = q->head, *prev = NULL, *n;
 
 	while (m != NULL && off >= m->data_len) {
 		off -= m->data_len;
+		prev = m;
 		m = m->next;
 	}
 	if (m == NULL)
@@ -140,17 +162,8 @@ static bool rcvq_cut_byte(struct tcp_conn *c, uint32_t off)
 	if (off == 0) {
 		m->data_off++;
 	} else if (off + 1u < m->data_len) {
-		uint32_t rest = m->data_len - off - 1u;
-
-		n = rte_pktmbuf_alloc(c->ts->env.pool);
-		if (n == NULL || rte_pktmbuf_tailroom(n) < rest) {
-			rte_pktmbuf_free(n);
+		if ((n = split_after(c, m, off)) == NULL)
 			return false;
-		}
-		memcpy(rte_pktmbuf_mtod(n, char *), rte_pktmbuf_mtod_offset(m, char *, off + 1u),
-		       rest);
-		n->data_len = (uint16_t)rest;
-		n->pkt_len = rest;
 		n->next = m->next;
 		m->next = n;
 		if (q->tail == m)
@@ -160,6 +173,16 @@ static bool rcvq_cut_byte(struct tcp_conn *c, uint32_t off)
 	m->data_len--;
 	m->pkt_len = m->data_len;
 	q->bytes--;
+	if (m->data_len == 0) {
+		if (prev != NULL)
+			prev->next = m->next;
+		else
+			q->head = m->next;
+		if (q->tail == m)
+			q->tail = prev;
+		m->next = NULL;
+		rte_pktmbuf_free_seg(m);
+	}
 	return true;
 }
 

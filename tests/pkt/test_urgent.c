@@ -110,6 +110,49 @@ static void test_recv_urgent_byte_out_of_band(void **state)
 	FINISH(t, 1);
 }
 
+/* The urgent byte is taken out wherever it lies in its segment: in the
+ * middle (the segment split around it), first, or alone (its segment
+ * gone); each time the stream reads on without it. */
+static void test_recv_urgent_byte_anywhere_in_segment(void **state)
+{
+	(void)state;
+	struct pkt_t *t = pkt_start(NULL);
+	static const struct {
+		const char *data;
+		int urp;
+		const char *before, *after;
+	} cases[] = { { "ab!cd", 3, "ab", "cd" }, { "!ef", 1, "", "ef" }, { "?", 1, "", "" } };
+	uint32_t seq = 1001;
+	char buf[16];
+
+	ESTABLISH(t);
+	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
+		size_t len = strlen(cases[i].data), nb = strlen(cases[i].before);
+		size_t na = strlen(cases[i].after);
+
+		INJECT(t, SEG(.flags = TH_ACK | TH_URG, .seq = seq, .ack = 1, .len = (int)len,
+			      .data = cases[i].data, .urp = cases[i].urp));
+		seq += (uint32_t)len;
+		if (nb > 0) {
+			assert_int_equal(tcp_recv(t->conn, buf, sizeof(buf)), nb);
+			assert_memory_equal(buf, cases[i].before, nb);
+		}
+		assert_true(tcp_urg_at_mark(t->conn));
+		assert_int_equal(tcp_recv_urg(t->conn, buf, 1, false), 1);
+		assert_int_equal(buf[0], cases[i].data[cases[i].urp - 1]);
+		if (na > 0) {
+			assert_int_equal(tcp_recv(t->conn, buf, sizeof(buf)), na);
+			assert_memory_equal(buf, cases[i].after, na);
+		} else {
+			assert_int_equal(tcp_recv(t->conn, buf, sizeof(buf)), -EAGAIN);
+		}
+	}
+	assert_int_equal(STAT(t, urg_pulled), 3);
+	assert_int_equal(STAT(t, urg_inline_no_mbuf), 0);
+	drain_acks(t, seq);
+	FINISH(t, 1);
+}
+
 /* Linux's tcp_recv_urg: -EINVAL with no urgent data, -EAGAIN when the
  * pointer came ahead of its byte (MUST-31: any distance), which a later
  * segment brings. */
@@ -199,6 +242,7 @@ int main(void)
 		PKT_TEST(test_send_oob_pointer_spans_segments),
 		PKT_TEST(test_recv_urgent_byte_out_of_band),
 		PKT_TEST(test_recv_urg_pointer_ahead_of_byte),
+		PKT_TEST(test_recv_urgent_byte_anywhere_in_segment),
 		PKT_TEST(test_oobinline_keeps_byte_in_stream),
 		PKT_TEST(test_zero_window_urgent_still_processed),
 	};
