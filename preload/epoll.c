@@ -22,8 +22,8 @@
 /* Events taken from the userstack side per turn. */
 #define PL_EP_BATCH 64
 
-_Static_assert(EPOLLIN == US_EPOLLIN && EPOLLPRI == US_EPOLLPRI && EPOLLOUT == US_EPOLLOUT && EPOLLERR == US_EPOLLERR &&
-		       EPOLLHUP == US_EPOLLHUP && EPOLLRDHUP == US_EPOLLRDHUP &&
+_Static_assert(EPOLLIN == US_EPOLLIN && EPOLLPRI == US_EPOLLPRI && EPOLLOUT == US_EPOLLOUT &&
+		       EPOLLERR == US_EPOLLERR && EPOLLHUP == US_EPOLLHUP && EPOLLRDHUP == US_EPOLLRDHUP &&
 		       EPOLLONESHOT == US_EPOLLONESHOT && (uint32_t)EPOLLET == US_EPOLLET,
 	       "userstack's epoll bits are Linux's");
 
