@@ -613,6 +613,31 @@ static void test_too_big_followed_by_other_connections(void **state)
 	assert_int_equal(ctr(f, "tcp_pmtu_followed"), 1);
 }
 
+/* RFC 9293 3.8.3 (MUST-20) over IPv6: at the R1-th (3rd) retransmission
+ * TCP's negative advice turns the peer's REACHABLE neighbour entry STALE
+ * (RFC 4861 7.3.1), so the resend that follows starts unreachability
+ * detection (DELAY); the 1st and 2nd leave it REACHABLE.  IPv4's ARP side
+ * is tests/unit/stack/test_tcp_lower.c's. */
+static void test_r1_negative_advice_makes_neighbour_stale(void **state)
+{
+	struct fx *f = *state;
+	struct us_net *n = h6_net(&f->h);
+
+	rte_pktmbuf_free(data_in_flight(f));
+	us_nd6_confirm(n, &h6_peer);
+	assert_int_equal(us_nd6_state(n, &h6_peer), US_ND6_REACHABLE);
+	while (ctr(f, "tcp_rto_fired") < 2)
+		h_advance(&f->h, US_MS(10));
+	assert_int_equal(us_nd6_state(n, &h6_peer), US_ND6_REACHABLE);
+	assert_int_equal(ctr(f, "tcp_negative_advice"), 0);
+	while (ctr(f, "tcp_rto_fired") < 3)
+		h_advance(&f->h, US_MS(10));
+	assert_int_equal(ctr(f, "tcp_negative_advice"), 1);
+	assert_int_equal(ctr(f, "net_negative_advice"), 1);
+	assert_int_equal(us_nd6_state(n, &h6_peer), US_ND6_DELAY);
+	h_clear_tx(&f->h);
+}
+
 /* Each test once per family, named for it. */
 #define T4(fn) { #fn " (IPv4)", fn, setup, teardown, &fx4 }
 #define T6(fn) { #fn " (IPv6)", fn, setup, teardown, &fx6 }
@@ -636,6 +661,7 @@ int main(void)
 		T4(test_frag_needed_below_floor_sends_without_df),
 		T6(test_too_big_not_in_flight_lowers_nothing),
 		T6(test_too_big_followed_by_other_connections),
+		T6(test_r1_negative_advice_makes_neighbour_stale),
 	};
 
 	h_eal_init("us_test_tcp_net");
