@@ -62,6 +62,7 @@ static struct us_arp_entry *arp_new(struct us_net *n, uint32_t ip)
 	LIST_REMOVE(ent, link);
 	ent->ip = ip;
 	ent->tries = 0;
+	ent->polling = false;
 	ent->npending = 0;
 	LIST_INSERT_HEAD(&n->arp.buckets[arp_hash(ip)], ent, link);
 	n->stats.arp_entries++;
@@ -130,6 +131,7 @@ static void arp_resolved(struct us_net *n, struct us_arp_entry *ent,
 	rte_ether_addr_copy(mac, &ent->mac);
 	ent->state = US_ARP_REACHABLE;
 	ent->tries = 0;
+	ent->polling = false;
 	us_timer_arm(n->wheel, &ent->timer,
 		     us_timer_now(n->wheel) + US_SEC(n->arp.timeout_s));
 	for (uint16_t i = 0; i < ent->npending; i++)
@@ -308,13 +310,25 @@ int us_arp_lookup(const struct us_net *n, uint32_t ip, struct rte_ether_addr *ma
 	return 0;
 }
 
-bool us_arp_forget(struct us_net *n, uint32_t ip)
+/* RFC 1122 2.3.2.1 "unicast poll", as Linux's NUD_PROBE: the entry
+ * stays in use (every connection through this next hop keeps sending), a
+ * request goes to the MAC it holds, and its lifetime shrinks to the
+ * resolution's retries: an answer renews it (arp_resolved), silence lets
+ * it expire so that the next frame resolves afresh.  One poll at a time:
+ * many connections' timeouts through one next hop send one request. */
+bool us_arp_poll(struct us_net *n, uint32_t ip)
 {
 	struct us_arp_entry *ent = arp_find(&n->arp, ip);
 
 	if (ent == NULL || ent->state != US_ARP_REACHABLE)
 		return false;
-	arp_remove(n, ent);
+	if (ent->polling)
+		return true;
+	ent->polling = true;
+	if (arp_send(n, RTE_ARP_OP_REQUEST, &ent->mac, ent->ip, n->addr, &ent->mac) == 0)
+		US_NET_STAT_INC(n, arp_tx_requests);
+	us_timer_arm(n->wheel, &ent->timer,
+		     us_timer_now(n->wheel) + US_MS(n->arp.retry_ms) * US_ARP_MAX_TRIES);
 	return true;
 }
 

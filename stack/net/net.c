@@ -111,7 +111,7 @@ void us_net_negative_advice(struct us_net *n, const struct us_in6 *dst)
 	bool done;
 
 	if (us_in6_is_v4mapped(dst))
-		done = us_route_lookup(&n->routes, us_in6_v4(dst), &nh) == 0 && us_arp_forget(n, nh);
+		done = us_route_lookup(&n->routes, us_in6_v4(dst), &nh) == 0 && us_arp_poll(n, nh);
 	else
 		done = n->ip6_on && us_route6_lookup(n, dst, &nh6) == 0 &&
 		       us_nd6_unconfirm(n, &nh6);

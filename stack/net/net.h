@@ -110,6 +110,7 @@ struct us_arp_entry {
 	uint32_t ip; /* host byte order */
 	uint8_t state;
 	uint8_t tries;
+	bool polling;             /* a unicast poll is out (us_arp_poll) */
 	uint16_t npending;
 	struct rte_ether_addr mac;
 	struct us_timer timer;    /* retry (INCOMPLETE) or expiry (REACHABLE) */
@@ -232,11 +233,12 @@ void us_arp_announce(struct us_net *n);
 int us_arp_lookup(const struct us_net *n, uint32_t ip, struct rte_ether_addr *mac);
 /* Packets waiting for ip's resolution (-ENOENT if no entry). */
 int us_arp_pending(const struct us_net *n, uint32_t ip);
-/* A resolved entry for ip is forgotten, so the next packet resolves it
- * again (negative advice from TCP); true if there was one. */
-bool us_arp_forget(struct us_net *n, uint32_t ip);
+/* A resolved entry for ip is polled (RFC 1122 2.3.2.1: a request to the
+ * MAC it holds, the entry kept in use until it expires unanswered):
+ * negative advice from TCP; true if there was one. */
+bool us_arp_poll(struct us_net *n, uint32_t ip);
 /* RFC 9293 3.8.3 (MUST-20): TCP's negative advice about dst (either
- * family): the next hop's link address is resolved again. */
+ * family): the next hop's link address is verified again. */
 void us_net_negative_advice(struct us_net *n, const struct us_in6 *dst);
 
 /* Prototypes: route.c */

@@ -33,7 +33,7 @@
 	X(arp_drop_unresolved, "dropped: queued for a next hop that never answered") \
 	X(arp_drop_no_mbuf, "ARP requests/replies not sent: mbuf pool empty") \
 	X(arp_timeouts, "next hops given up after ARP retries") \
-	X(net_negative_advice, "TCP's negative advice: a next hop's ARP entry forgotten, ND entry made STALE") \
+	X(net_negative_advice, "TCP's negative advice: a next hop's ARP entry polled, ND entry made STALE") \
 	X(net_negative_advice_none, "TCP's negative advice with no resolved next hop to doubt") \
 	X(arp_expired, "ARP cache entries expired") \
 	X(arp_entries, "ARP cache entries now (gauge)") \

@@ -151,9 +151,13 @@ static unsigned arp_requests_sent(struct harness *h)
 }
 
 /* RFC 9293 3.8.3 (MUST-20): from the R1-th (3rd) retransmission on, TCP
- * gives IP negative advice: the next hop's ARP entry is forgotten, so that
- * retransmission waits for a fresh resolution; the 1st and 2nd leave it. */
-static void test_r1_negative_advice_reresolves_next_hop(void **state)
+ * gives IP negative advice: the next hop's ARP entry is polled (RFC 1122
+ * 2.3.2.1: a request to the MAC it holds) and stays in use, so the resend
+ * and every other connection through it still go; unanswered, the entry
+ * expires after the resolution's retries and the next frame resolves
+ * afresh.  The 1st and 2nd retransmissions leave it; a 4th while the
+ * poll is out sends no second request. */
+static void test_r1_negative_advice_polls_next_hop(void **state)
 {
 	struct harness *h = *state;
 	struct tcp_stack *ts = us_engine_tcp(h->e);
@@ -188,16 +192,47 @@ static void test_r1_negative_advice_reresolves_next_hop(void **state)
 		h_advance(h, US_MS(10));
 	assert_int_equal(ctr(h, "tcp_negative_advice"), 1);
 	assert_int_equal(ctr(h, "net_negative_advice"), 1);
-	/* The 3rd resend waits for the next hop's new resolution. */
-	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), -EAGAIN);
-	assert_int_equal(us_arp_pending(n, H_PEER_IP), 1);
+	/* The 3rd resend went to the known MAC, and one request with it, to
+	 * that MAC (a unicast poll, not a broadcast). */
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), 0);
+	assert_int_equal(h->port.ntx, 2);
+	for (unsigned i = 0; i < 2; i++)
+		assert_memory_equal(&h_eth(h->port.tx[i])->dst_addr, &h_peer_mac, sizeof(mac));
 	assert_int_equal(arp_requests_sent(h), 1);
+	/* The 4th timeout, the poll still out: no second request. */
+	while (ctr(h, "tcp_rto_fired") < 4)
+		h_advance(h, US_MS(10));
+	assert_int_equal(ctr(h, "tcp_negative_advice"), 2);
+	assert_int_equal(arp_requests_sent(h), 0);
+	/* The answer renews the entry; the next advice polls again. */
 	us_engine_input(h->e, h_arp(RTE_ARP_OP_REPLY, &h_peer_mac, H_PEER_IP, &h_our_mac,
 				    H_OUR_IP, &h_our_mac));
 	us_engine_flush(h->e);
-	assert_int_equal(h->port.ntx, 1);
-	assert_int_equal(tx_flags(h, 0) & RTE_TCP_ACK_FLAG, RTE_TCP_ACK_FLAG);
+	h_clear_tx(h);
+	while (ctr(h, "tcp_rto_fired") < 5)
+		h_advance(h, US_MS(10));
+	assert_int_equal(arp_requests_sent(h), 1);
 	assert_int_equal(tcp_abort(c), 0);
+}
+
+/* A poll nobody answers: the entry expires after the resolution's
+ * retries, and the next frame to that address resolves it by broadcast. */
+static void test_r1_unanswered_poll_expires_entry(void **state)
+{
+	struct harness *h = *state;
+	struct us_net *n = us_engine_net(h->e);
+	struct rte_ether_addr mac;
+
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), 0);
+	assert_true(us_arp_poll(n, H_PEER_IP));
+	us_engine_flush(h->e);
+	assert_int_equal(arp_requests_sent(h), 1);
+	h_advance(h, US_MS(1000) * US_ARP_MAX_TRIES - US_MS(10));
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), 0);
+	h_advance(h, US_MS(20));
+	assert_int_equal(us_arp_lookup(n, H_PEER_IP, &mac), -ENOENT);
+	assert_false(us_arp_poll(n, H_PEER_IP));
+	h_clear_tx(h);
 }
 
 /* The port's transmit, spied on: how many segments TCP had taken in when
@@ -264,7 +299,8 @@ int main(void)
 		T(test_ip_options_ignored),
 		T(test_syn_to_broadcast_discarded),
 		T(test_syn_from_group_discarded),
-		T(test_r1_negative_advice_reresolves_next_hop),
+		T(test_r1_negative_advice_polls_next_hop),
+		T(test_r1_unanswered_poll_expires_entry),
 		T(test_queued_segments_processed_before_ack),
 	};
 
