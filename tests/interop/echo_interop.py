@@ -116,6 +116,24 @@ def case_names(ap, given, cases, allow_all=True):
     return names
 
 
+def run_cases(args, names, cases):
+    """Each named case as cases[name](args), root only: the exit status
+    (0 all passed, 1 one failed, SKIP without root)."""
+    if os.geteuid() != 0:
+        say("SKIP: interop tests need root (network namespaces)")
+        return SKIP
+    trap_signals()
+    failed = 0
+    for name in names:
+        try:
+            cases[name](args)
+            say(f"PASS {name}")
+        except CaseFailed as e:
+            say(f"FAIL {name}: {e}")
+            failed += 1
+    return 1 if failed else 0
+
+
 def run_main(main):
     """Exits with main()'s code; interrupted (Ctrl-C, SIGTERM, SIGHUP): 130,
     each case having torn down what it made."""

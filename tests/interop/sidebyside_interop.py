@@ -40,7 +40,6 @@ import socket
 import subprocess
 import sys
 import time
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import echo_interop as ei  # noqa: E402
@@ -459,19 +458,7 @@ def main():
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
     names = ei.case_names(ap, args.cases, CASES, allow_all=False)
-    if os.geteuid() != 0:
-        say("SKIP: interop tests need root (network namespaces)")
-        return ei.SKIP
-    ei.trap_signals()
-    failed = 0
-    for name in names:
-        try:
-            CASES[name](args)
-            say(f"PASS {name}")
-        except ei.CaseFailed as e:
-            say(f"FAIL {name}: {e}")
-            failed += 1
-    return 1 if failed else 0
+    return ei.run_cases(args, names, CASES)
 
 
 if __name__ == "__main__":

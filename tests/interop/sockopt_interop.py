@@ -241,19 +241,7 @@ def main():
     ap.add_argument("cases", nargs="+", help="case names: " + " ".join(CASES))
     args = ap.parse_args()
     names = ei.case_names(ap, args.cases, CASES, allow_all=False)
-    if os.geteuid() != 0:
-        ei.say("SKIP: interop tests need root (network namespaces)")
-        return ei.SKIP
-    ei.trap_signals()
-    failed = 0
-    for name in names:
-        try:
-            CASES[name](args)
-            ei.say(f"PASS {name}")
-        except ei.CaseFailed as e:
-            ei.say(f"FAIL {name}: {e}")
-            failed += 1
-    return 1 if failed else 0
+    return ei.run_cases(args, names, CASES)
 
 
 if __name__ == "__main__":
