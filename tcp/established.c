@@ -572,7 +572,7 @@ static void simopen_synack(struct tcp_conn *c, struct tcp_seg *seg)
 void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 {
 	struct tcp_stats *st = &c->ts->stats;
-	bool ts_due;
+	bool ts_due, urg_due;
 	struct tcp_urg_seg urg;
 
 	simopen_synack(c, seg);
@@ -593,13 +593,16 @@ void tcp_input_synchronized(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_s
 		st->drop_no_ack++;
 		goto drop;
 	}
-	urg = (struct tcp_urg_seg){ .seq = seg->seq, .skip = seg->skip, .len = seg->len,
-				    .urp = seg->urp, .flags = seg->flags };
+	/* RFC 9293 3.10.7.4, sixth check (MUST-66: even with a zero window),
+	 * on the segment as it came, before trim moves SEG.SEQ. */
+	urg_due = unlikely((seg->flags & TH_URG) || c->urg.rcv == TCP_URG_NOTYET);
+	if (urg_due)
+		urg = (struct tcp_urg_seg){ .seq = seg->seq, .skip = seg->skip, .len = seg->len,
+					    .urp = seg->urp, .flags = seg->flags };
 	trim(c, seg);
 	if (input_ack(c, seg, ts_due) < 0)
 		goto drop;
-	/* RFC 9293 3.10.7.4, sixth check (MUST-66: even with a zero window). */
-	if (unlikely((seg->flags & TH_URG) || c->urg.rcv == TCP_URG_NOTYET))
+	if (urg_due)
 		tcp_urg_input(c, m, &urg);
 	tcp_input_text(c, m, seg);
 	if (!c->dead) {

@@ -116,6 +116,25 @@ def case_names(ap, given, cases, allow_all=True):
     return names
 
 
+def kernel_peer_ns(env, nsk, ifaces, addrs, mtu=None, peer_opts=()):
+    """A second namespace nsk for a kernel peer, joined to env's namespace
+    by a veth pair (ifaces: env's end, nsk's end; addrs: their /24
+    addresses), both ends at mtu if given, peer_opts on nsk's end only
+    (e.g. gso_max_segs 1), loopback up there.  Returns the command prefix
+    that runs in nsk; the caller deletes nsk, pass or fail."""
+    mtu_opts = ["mtu", str(mtu)] if mtu else []
+    run([env.ip, "netns", "add", nsk])
+    run([env.ip, "link", "add", ifaces[0], "netns", env.ns, "type", "veth",
+         "peer", "name", ifaces[1], "netns", nsk])
+    kcmd = [env.ip, "netns", "exec", nsk]
+    env.ns_run(["ip", "addr", "add", f"{addrs[0]}/24", "dev", ifaces[0]])
+    env.ns_run(["ip", "link", "set", ifaces[0]] + mtu_opts + ["up"])
+    run(kcmd + ["ip", "addr", "add", f"{addrs[1]}/24", "dev", ifaces[1]])
+    run(kcmd + ["ip", "link", "set", ifaces[1]] + mtu_opts + list(peer_opts) + ["up"])
+    run(kcmd + ["ip", "link", "set", "lo", "up"])
+    return kcmd
+
+
 def run_cases(args, names, cases):
     """Each named case as cases[name](args), root only: the exit status
     (0 all passed, 1 one failed, SKIP without root)."""

@@ -367,17 +367,9 @@ class PyServerEnv(pi.PreloadEnv):
 def kernel_side(env, nsk):
     """The veth pair to a second namespace and SERVER there, under the
     kernel; returns the server process."""
-    ei.run([env.ip, "netns", "add", nsk])
-    ei.run([env.ip, "link", "add", "vs0", "netns", env.ns, "type", "veth",
-            "peer", "name", "vs1", "netns", nsk])
-    kcmd = [env.ip, "netns", "exec", nsk]
     mtu = env.ns_run(["cat", f"/sys/class/net/{env.iface}/mtu"]).stdout.strip()
-    env.ns_run(["ip", "addr", "add", f"{KERNEL_NET[0]}/24", "dev", "vs0"])
-    env.ns_run(["ip", "link", "set", "vs0", "mtu", mtu, "up"])
-    ei.run(kcmd + ["ip", "link", "set", "vs1", "mtu", mtu, "gso_max_segs", "1"])
-    ei.run(kcmd + ["ip", "addr", "add", f"{KERNEL_NET[1]}/24", "dev", "vs1"])
-    ei.run(kcmd + ["ip", "link", "set", "vs1", "up"])
-    ei.run(kcmd + ["ip", "link", "set", "lo", "up"])
+    kcmd = ei.kernel_peer_ns(env, nsk, ("vs0", "vs1"), KERNEL_NET, mtu=mtu,
+                             peer_opts=("gso_max_segs", "1"))
     ei.run(kcmd + ["sysctl", "-qw", "net.ipv4.tcp_fastopen=3"])
     srv = subprocess.Popen(kcmd + [sys.executable, "-c", SERVER, KERNEL_NET[1], str(PORT)],
                            stdout=subprocess.PIPE, text=True)

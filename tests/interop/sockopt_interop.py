@@ -197,15 +197,7 @@ def case_sockopt_linux(args):
         nsk = env.ns + "k"
         srv = None
         try:
-            ei.run([env.ip, "netns", "add", nsk])
-            ei.run([env.ip, "link", "add", "vk0", "netns", env.ns, "type", "veth",
-                    "peer", "name", "vk1", "netns", nsk])
-            env.ns_run(["ip", "addr", "add", f"{KERNEL_NET[0]}/24", "dev", "vk0"])
-            env.ns_run(["ip", "link", "set", "vk0", "up"])
-            kcmd = [env.ip, "netns", "exec", nsk]
-            ei.run(kcmd + ["ip", "addr", "add", f"{KERNEL_NET[1]}/24", "dev", "vk1"])
-            ei.run(kcmd + ["ip", "link", "set", "vk1", "up"])
-            ei.run(kcmd + ["ip", "link", "set", "lo", "up"])
+            kcmd = ei.kernel_peer_ns(env, nsk, ("vk0", "vk1"), KERNEL_NET)
             srv = subprocess.Popen(kcmd + [sys.executable, "-c", KERNEL_SERVER, str(PORT)],
                                    stdout=subprocess.PIPE, text=True)
             ei.check(srv.stdout.readline().strip() == "listening", "the kernel server did not start")
