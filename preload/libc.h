@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -48,6 +49,9 @@
 	X(ioctl, int, (int, unsigned long, ...))                                             \
 	X(poll, int, (struct pollfd *, nfds_t, int))                                         \
 	X(ppoll, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *))  \
+	X(select, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *))               \
+	X(pselect, int, (int, fd_set *, fd_set *, fd_set *, const struct timespec *,         \
+			 const sigset_t *))                                                  \
 	X(epoll_create, int, (int))                                                          \
 	X(epoll_create1, int, (int))                                                         \
 	X(epoll_ctl, int, (int, int, int, struct epoll_event *))                             \

@@ -5,6 +5,7 @@
  * masked out (a negative fd is skipped by poll(2)).  Both are asked
  * without blocking until something is ready or the time is up. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -15,20 +16,22 @@
 #include "preload/files.h"
 #include "preload/libc.h"
 #include "preload/interrupt.h"
+#include "preload/wait.h"
 #include "preload/stack.h"
 #include "userstack.h"
 
 extern void __chk_fail(void) __attribute__((noreturn));
 
-#define PL_POLL_BITS (POLLIN | POLLOUT | POLLRDHUP)
+#define PL_POLL_BITS (POLLIN | POLLPRI | POLLOUT | POLLRDHUP)
 
-_Static_assert(POLLIN == US_EPOLLIN && POLLOUT == US_EPOLLOUT && POLLERR == US_EPOLLERR &&
-		       POLLHUP == US_EPOLLHUP && POLLRDHUP == US_EPOLLRDHUP,
+_Static_assert(POLLIN == US_EPOLLIN && POLLPRI == US_EPOLLPRI && POLLOUT == US_EPOLLOUT &&
+		       POLLERR == US_EPOLLERR && POLLHUP == US_EPOLLHUP &&
+		       POLLRDHUP == US_EPOLLRDHUP,
 	       "poll's bits are epoll's");
 
 static __thread int pl_poll_ep = -1;
 
-static bool pl_any_ours(const struct pollfd *fds, nfds_t n)
+bool pl_poll_any_ours(const struct pollfd *fds, nfds_t n)
 {
 	struct pl_file *f;
 
@@ -101,7 +104,7 @@ static int pl_poll_once(struct pollfd *fds, nfds_t n, struct pollfd *k,
 	return ready;
 }
 
-static int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
+int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
 	struct pollfd *k = malloc(sizeof(*k) * (n ? n : 1));
 	struct us_epoll_event *ev = malloc(sizeof(*ev) * (n ? n : 1));
@@ -127,7 +130,7 @@ static int pl_poll_mixed(struct pollfd *fds, nfds_t n, int timeout_ms)
 
 int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
-	if (pl_inside() || !pl_any_ours(fds, n))
+	if (pl_inside() || !pl_poll_any_ours(fds, n))
 		return pl_libc()->poll(fds, n, timeout_ms);
 	return pl_poll_mixed(fds, n, timeout_ms);
 }
@@ -139,21 +142,40 @@ int __poll_chk(struct pollfd *fds, nfds_t n, int timeout_ms, size_t fdslen)
 	return poll(fds, n, timeout_ms);
 }
 
-int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+int pl_timespec_ms(const struct timespec *ts)
+{
+	if (ts == NULL)
+		return -1;
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		return pl_fail(EINVAL) - 1;
+	if (ts->tv_sec >= INT_MAX / 1000 - 1)
+		return INT_MAX;
+	return (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000);
+}
+
+int pl_poll_masked(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 {
 	sigset_t old;
-	int ready, err, ms = -1;
+	int ready, err;
 
-	if (pl_inside() || !pl_any_ours(fds, n))
-		return pl_libc()->ppoll(fds, n, ts, mask);
-	if (ts != NULL)
-		ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000);
 	if (mask != NULL)
 		pthread_sigmask(SIG_SETMASK, mask, &old);
-	ready = pl_poll_mixed(fds, n, ms);
+	ready = pl_poll_mixed(fds, n, timeout_ms);
 	err = errno;
 	if (mask != NULL)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return ready;
+}
+
+int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	int ms;
+
+	if (pl_inside() || !pl_poll_any_ours(fds, n))
+		return pl_libc()->ppoll(fds, n, ts, mask);
+	ms = pl_timespec_ms(ts);
+	if (ms < -1)
+		return -1;
+	return pl_poll_masked(fds, n, ms, mask);
 }

@@ -15,6 +15,7 @@ sockets belong to the thread that started the stack.
 import fcntl
 import hashlib
 import os
+import select
 import signal
 import socket
 import sys
@@ -99,6 +100,31 @@ def check_udp():
     u.close()
 
 
+def check_select():
+    """select.select over a userstack connection and a kernel pipe."""
+    s = socket.create_connection((K, ECHO))
+    r, w = os.pipe()
+    try:
+        t = time.monotonic()
+        ready = select.select([s, r], [], [], 0.2)
+        assert ready == ([], [], []), ready
+        assert 0.15 < time.monotonic() - t < 3, "select's timeout was not kept"
+        assert select.select([r], [s], [], 5) == ([], [s], []), "connected, not writable"
+        s.sendall(b"select me")
+        ready = select.select([s, r], [], [], 5)
+        assert ready == ([s], [], []), ready
+        os.write(w, b"k")
+        ready = select.select([r, s], [], [], 5)
+        assert sorted(map(id, ready[0])) == sorted(map(id, [r, s])), ready
+        assert s.recv(100) == b"select me"
+        assert os.read(r, 1) == b"k"
+        assert select.select([s, r], [], [], 0) == ([], [], [])
+    finally:
+        os.close(r)
+        os.close(w)
+        s.close()
+
+
 def check_dup_and_fork():
     s = socket.create_connection((K, ECHO))
     d = s.dup()
@@ -154,7 +180,7 @@ def check_sigpipe():
         signal.signal(signal.SIGPIPE, old)
 
 
-CHECKS = [check_blocking_echo, check_timeout_echo, check_sendfile, check_udp,
+CHECKS = [check_blocking_echo, check_timeout_echo, check_sendfile, check_udp, check_select,
           check_dup_and_fork, check_sigpipe]
 
 

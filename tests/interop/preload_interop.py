@@ -28,7 +28,7 @@ Cases:
   redis-shutdown    SHUTDOWN NOSAVE: the server exits 0 on its own.
   redis-benchmark   redis-benchmark -P 16 -n 20000 -t set,get: no error,
                     every command counted by the server, values right.
-  python-client     Python's socket module as an unmodified client
+  python-client     Python's socket and select modules as an unmodified client
                     (preload_client.py) against kernel servers: blocking and
                     poll-based (timeout) TCP echo of 1 MB, socket.sendfile
                     with an offset, UDP echo, dup and a fork child that
@@ -558,7 +558,7 @@ def case_python_client(env):
     lines = [ln for ln in env.log_text().splitlines() if ln.startswith("check ")]
     for ln in lines:
         say(ln)
-    check(len(lines) == 6, f"{len(lines)} checks reported (want 6)")
+    check(len(lines) == 7, f"{len(lines)} checks reported (want 7)")
     check(code == 0 and all(ln.endswith(" ok") for ln in lines),
           f"the client exited {code}: {[ln for ln in lines if not ln.endswith(' ok')]}")
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -275,6 +276,71 @@ static void test_poll_mixed(void **state)
 	assert_int_equal(pl_fd_count(), 0);
 }
 
+/* select and pselect over both kinds: each set keeps only the numbers
+ * ready in it, the count is the bits set, the timeval the time left. */
+static void test_select_mixed(void **state)
+{
+	int sock = udp_socket(), p[2], nfds;
+	fd_set rd, wr, ex;
+	struct timeval tv = { .tv_usec = 50000 };
+	struct timespec ts = { .tv_nsec = 20000000 };
+	sigset_t none;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	nfds = (p[0] > sock ? p[0] : sock) + 1;
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	FD_SET(sock, &rd);
+	assert_int_equal(select(nfds, &rd, NULL, NULL, &tv), 0); /* the timeout */
+	assert_false(FD_ISSET(p[0], &rd) || FD_ISSET(sock, &rd));
+	assert_int_equal(tv.tv_sec, 0);
+	assert_int_equal(tv.tv_usec, 0);
+	assert_int_equal(write(p[1], "s", 1), 1);
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	FD_SET(p[0], &rd);
+	FD_SET(sock, &rd);
+	FD_SET(sock, &wr);
+	FD_SET(p[0], &wr); /* the read end of a pipe is never writable */
+	FD_SET(sock, &ex);
+	tv = (struct timeval){ .tv_sec = 5 };
+	assert_int_equal(select(nfds, &rd, &wr, &ex, &tv), 2);
+	assert_true(FD_ISSET(p[0], &rd));
+	assert_false(FD_ISSET(sock, &rd));
+	assert_true(FD_ISSET(sock, &wr));
+	assert_false(FD_ISSET(p[0], &wr));
+	assert_false(FD_ISSET(sock, &ex));
+	assert_true(tv.tv_sec == 4 || tv.tv_sec == 5); /* time left, not 0 */
+	assert_int_equal(read(p[0], &c, 1), 1);
+	/* pselect: the same wait with a mask; the timespec is not written */
+	sigemptyset(&none);
+	FD_ZERO(&rd);
+	FD_SET(sock, &rd);
+	FD_SET(p[0], &rd);
+	assert_int_equal(pselect(nfds, &rd, NULL, NULL, &ts, &none), 0);
+	assert_int_equal(ts.tv_nsec, 20000000);
+	FD_ZERO(&wr);
+	FD_SET(sock, &wr);
+	assert_int_equal(pselect(nfds, NULL, &wr, NULL, NULL, &none), 1);
+	assert_true(FD_ISSET(sock, &wr));
+	/* a closed number in a set: EBADF, as the kernel */
+	close(p[1]);
+	FD_ZERO(&wr);
+	FD_SET(sock, &wr);
+	FD_SET(p[1], &wr);
+	assert_int_equal(select(nfds > p[1] ? nfds : p[1] + 1, NULL, &wr, NULL, NULL), -1);
+	assert_int_equal(errno, EBADF);
+	tv = (struct timeval){ .tv_sec = -1 };
+	assert_int_equal(select(nfds, NULL, &wr, NULL, &tv), -1);
+	assert_int_equal(errno, EINVAL);
+	close(p[0]);
+	close(sock);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -283,14 +349,16 @@ static void on_alarm(int sig)
 	alarms++;
 }
 
-/* A handler cuts a wait without a timeout short, as in the kernel: the
- * way nginx learns of SIGTERM while nothing else happens. */
+/* A handler cuts a wait without a timeout short (epoll_wait, poll,
+ * select), as in the kernel: the way nginx learns of SIGTERM while
+ * nothing else happens. */
 static void test_signal_interrupts_wait(void **state)
 {
 	struct sigaction act = { .sa_handler = on_alarm }, old;
 	struct itimerval t = { .it_value = { .tv_usec = 100000 } };
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	struct pollfd pfd;
+	fd_set rd;
 	int sock = udp_socket(), ep = epoll_create1(0);
 
 	(void)state;
@@ -310,6 +378,12 @@ static void test_signal_interrupts_wait(void **state)
 	assert_int_equal(poll(&pfd, 1, -1), -1);
 	assert_int_equal(errno, EINTR);
 	assert_int_equal(alarms, 2);
+	FD_ZERO(&rd);
+	FD_SET(sock, &rd);
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(select(sock + 1, &rd, NULL, NULL, NULL), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 3);
 	signal(SIGALRM, SIG_DFL);
 	close(ep);
 	close(sock);
@@ -355,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_mixed_edge),
 		cmocka_unit_test(test_mixed_oneshot),
 		cmocka_unit_test(test_poll_mixed),
+		cmocka_unit_test(test_select_mixed),
 		cmocka_unit_test(test_signal_interrupts_wait),
 		cmocka_unit_test(test_fork_child_inert),
 	};
