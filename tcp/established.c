@@ -471,11 +471,16 @@ static void input_fin(struct tcp_conn *c)
 	}
 }
 
-/* Data nobody will ever read: tell the peer (like Linux); consumes m. */
-static void text_after_close(struct tcp_conn *c, struct rte_mbuf *m)
+/* Data nobody will ever read: tell the peer (like Linux); consumes m.
+ * Linux answers the segment itself (tcp_v4_send_reset: <SEQ=SEG.ACK>
+ * <CTL=RST>, no options), not from the connection as an ABORT would. */
+static void text_after_close(struct tcp_conn *c, struct rte_mbuf *m, const struct tcp_seg *seg)
 {
 	c->ts->stats.drop_after_close++;
-	tcp_send_rst(c);
+	if (tcp_profile_linux(c->ts))
+		tcp_send_rst_for(c->ts, seg);
+	else
+		tcp_send_rst(c);
 	tcb_drop(c);
 	rte_pktmbuf_free(m);
 }
@@ -498,7 +503,7 @@ static void text_out_of_order(struct tcp_conn *c, struct rte_mbuf *m, struct tcp
 		return;
 	}
 	if (seg->len > 0 && c->app_closed) {
-		text_after_close(c, m);
+		text_after_close(c, m, seg);
 		return;
 	}
 	c->ts->stats.ooo_queued++;
@@ -521,7 +526,7 @@ void tcp_input_text(struct tcp_conn *c, struct rte_mbuf *m, struct tcp_seg *seg)
 	if (!takes_data && seg->len > 0)
 		c->ts->stats.drop_unacceptable++; /* text after the peer's FIN */
 	if (len > 0 && c->app_closed) {
-		text_after_close(c, m);
+		text_after_close(c, m, seg);
 		return;
 	}
 	if (len > 0) {

@@ -280,7 +280,8 @@ static __rte_always_inline int send_segment(struct tcp_conn *c, uint8_t flags, u
 	if (unlikely(len > c->mss))
 		sp.tso_segsz = (uint16_t)c->mss;
 	sp.optlen = tcp_options_write(c, flags, RTE_MIN(len, c->mss), opt);
-	sp.wnd = (flags & TH_RST) ? 0 : tcp_wnd_field(c, flags); /* options.c */
+	/* a bare RST's window means nothing; an RST with an ACK carries one */
+	sp.wnd = (flags & (TH_RST | TH_ACK)) == TH_RST ? 0 : tcp_wnd_field(c, flags); /* options.c */
 	h = build_header(ts, &sp);
 	if (h == NULL) {
 		ts->stats.drop_no_mbuf++;
@@ -375,10 +376,15 @@ int tcp_send_syn(struct tcp_conn *c)
 	return rc;
 }
 
-/* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>, SND.NXT as for an ACK. */
+/* RFC 9293 3.10.5 (ABORT): <SEQ=SND.NXT><CTL=RST>, SND.NXT as for an ACK.
+ * Linux's active reset (tcp_send_active_reset) also sets the ACK bit,
+ * acknowledging RCV.NXT, so that its timestamps echo TS.Recent and a
+ * window goes with it: profile linux does the same. */
 int tcp_send_rst(struct tcp_conn *c)
 {
-	return tcp_send_segment(c, TH_RST, acceptable_seq(c), 0);
+	uint8_t flags = tcp_profile_linux(c->ts) ? TH_RST | TH_ACK : TH_RST;
+
+	return tcp_send_segment(c, flags, acceptable_seq(c), 0);
 }
 
 /* RFC 9293 3.10.7.1: if the ACK bit is off, <SEQ=0><ACK=SEG.SEQ+SEG.LEN>

@@ -6,7 +6,7 @@ twice: under the kernel in a second namespace over a veth pair (offloads
 that merge segments off, gso_max_segs 1, so the capture shows the wire's
 segments), and under libuserstack-preload.so on our stack (tap), both
 reached from the kernel client in the test's namespace.  The client makes
-five exchanges with each and a capture on each interface records them:
+seven exchanges with each and a capture on each interface records them:
 
   small      handshake, a 5-byte request and answer, close
   bulk       a 100 KB answer
@@ -17,6 +17,9 @@ five exchanges with each and a capture on each interface records them:
              (SO_KEEPALIVE, TCP_KEEPIDLE 1 s, TCP_KEEPINTVL 1 s) for 2.6 s
   tfo        a Fast Open client's second connection (cookie from the
              first): data in the SYN, the answer
+  abort      the server closes with SO_LINGER 0 after the request: an RST
+  late       the server closes after the request without answering; the
+             client, having read the FIN, sends more: an RST
 
 The server's segments of each exchange are normalised (sequence numbers
 relative to the ISNs, no timestamps' values, no window values) and compared
@@ -34,6 +37,7 @@ passed, 1 failed, 77 skipped (not root).
 """
 
 import argparse
+import errno
 import os
 import secrets
 import socket
@@ -57,7 +61,7 @@ KA_IDLE_S = 2.6
 # serves the thread that started the stack), blocking calls, one
 # connection at a time as the client makes them.
 SERVER = r'''
-import selectors, socket, sys
+import selectors, socket, struct, sys
 host, port = sys.argv[1], int(sys.argv[2])
 data = bytes(ord("a") + i % 26 for i in range(1 << 20))
 sel = selectors.DefaultSelector()
@@ -88,6 +92,10 @@ while True:
                 c.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
                 while c.recv(64):
                     pass
+            elif mode == "abort":
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            elif mode == "late":
+                pass
             else:
                 c.sendall(data[:int(n)])
         c.close()
@@ -113,7 +121,7 @@ KNOWN = {
 
 
 # ----------------------------------------------------------------------------
-# The client's side: the five exchanges against one server address
+# The client's side: the seven exchanges against one server address
 
 def read_all(s):
     got = b""
@@ -137,8 +145,27 @@ def ask_fastopen(host, port, req, timeout=20.0):
         return read_all(s)
 
 
+def reset_after(host, req, late):
+    """Sends req; after the server's end of stream sends late (if any);
+    "reset" when the connection was then reset, else what happened.  A
+    reset after our end of stream is no error a read returns (Linux keeps
+    it as EPIPE in SO_ERROR: the stream had ended)."""
+    with socket.create_connection((host, PORT), timeout=10) as s:
+        s.sendall(req)
+        try:
+            if s.recv(64):
+                return "data"
+            if late:
+                s.sendall(late)
+                time.sleep(0.3)
+            err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        except ConnectionResetError:
+            return "reset"
+        return "reset" if err in (errno.ECONNRESET, errno.EPIPE) else f"no reset ({err})"
+
+
 def exchanges(host):
-    """The five exchanges, one after the other (pauses keep their segments
+    """The seven exchanges, one after the other (pauses keep their segments
     apart in time); checks every answer."""
     want = bytes(ord("a") + i % 26 for i in range(BULK))
     check(ask(host, PORT, b"data 5\n") == want[:5], f"{host}: small answer wrong")
@@ -155,6 +182,12 @@ def exchanges(host):
     time.sleep(0.3)
     check(ask_fastopen(host, PORT + 3, b"data 5\n") == want[:5], f"{host}: tfo 2 wrong")
     time.sleep(0.3)
+    got = reset_after(host, b"abort 0\n", b"")
+    check(got == "reset", f"{host}: abort: {got}")
+    time.sleep(0.3)
+    got = reset_after(host, b"late 0\n", b"late data")
+    check(got == "reset", f"{host}: late: {got}")
+    time.sleep(0.3)
 
 
 # ----------------------------------------------------------------------------
@@ -162,13 +195,14 @@ def exchanges(host):
 
 FIELDS = ["frame.time_relative", "tcp.stream", "ip.src", "tcp.srcport", "tcp.dstport",
           "tcp.flags.str", "tcp.seq", "tcp.ack", "tcp.len", "tcp.option_kind",
-          "tcp.options.mss_val", "tcp.options.tfo.cookie", "tcp.options.tfo.request"]
+          "tcp.options.mss_val", "tcp.options.tfo.cookie", "tcp.options.tfo.request",
+          "tcp.options.timestamp.tsecr", "tcp.window_size_value"]
 
 
 def segments(path, server_ip):
     """Per connection (tshark's stream), the segments of both directions:
     dicts with t, srv (sent by the server), flags ("SA", "PA", ...), rel seq
-    and ack, len, opts (option kinds in order), mss, cookie."""
+    and ack, len, opts (option kinds in order), mss, cookie, tsecr, win."""
     tshark = ei.tool("tshark")
     check(tshark, "tshark not found (Debian package tshark)")
     cmd = [tshark, "-n", "-r", path, "-Y", "tcp", "-T", "fields", "-E", "separator=;",
@@ -185,7 +219,8 @@ def segments(path, server_ip):
                "port": int(v[3]) if v[2] == server_ip else int(v[4]),
                "flags": flags, "seq": int(v[6]), "ack": int(v[7] or 0), "len": int(v[8] or 0),
                "opts": tuple(int(k) for k in v[9].split(",") if k),
-               "mss": v[10], "cookie": bool(v[11]), "fo_req": bool(v[12])}
+               "mss": v[10], "cookie": bool(v[11]), "fo_req": bool(v[12]),
+               "tsecr": int(v[13] or 0), "win": int(v[14] or 0)}
         conns.setdefault(int(v[1]), []).append(seg)
     return [conns[k] for k in sorted(conns)]
 
@@ -320,15 +355,40 @@ def features_tfo(first, second):
     }
 
 
+def features_reset(conn):
+    """The server's RST: its flags, options, whether it echoes TS.Recent,
+    carries a window, and where it lies (the server's next sequence
+    number, or the peer's acknowledgement if that is below)."""
+    out = srv(conn)
+    rst = [s for s in out if "R" in s["flags"]]
+    if not rst:
+        return {"resets": 0}
+    r = rst[0]
+    nxt = max(s["seq"] + s["len"] + ("S" in s["flags"]) + ("F" in s["flags"])
+              for s in out if s is not r)
+    peer_ack = max((s["ack"] for s in conn if not s["srv"] and s["t"] <= r["t"]), default=0)
+    return {
+        "resets": len(rst),
+        "reset flags": r["flags"],
+        "reset options": opts(r),
+        "reset echoes TS.Recent": r["tsecr"] != 0,
+        "reset carries a window": r["win"] != 0,
+        "reset seq": "SND.NXT" if r["seq"] == nxt else
+                     "SEG.ACK" if r["seq"] == peer_ack else r["seq"],
+    }
+
+
 def features(conns):
-    """{exchange: {feature: value}} of one capture's six connections."""
-    check(len(conns) == 6, f"{len(conns)} connections captured, 6 expected")
+    """{exchange: {feature: value}} of one capture's eight connections."""
+    check(len(conns) == 8, f"{len(conns)} connections captured, 8 expected")
     return {
         "small": features_small(conns[0]),
         "bulk": features_bulk(conns[1]),
         "loss": features_loss(conns[2]),
         "keepalive": features_keepalive(conns[3]),
         "tfo": features_tfo(conns[4], conns[5]),
+        "abort": features_reset(conns[6]),
+        "late": features_reset(conns[7]),
     }
 
 

@@ -22,6 +22,12 @@ static struct pkt_t *start(enum tcp_profile p)
 	return pkt_start(&cfg);
 }
 
+/* The flags of an abort's RST (Linux's active reset acknowledges). */
+static int abort_flags(enum tcp_profile p)
+{
+	return p == TCP_PROFILE_LINUX ? TH_RST | TH_ACK : TH_RST;
+}
+
 /* ESTABLISHED by a passive open without options (ESTABLISH). */
 static struct pkt_t *start_established(enum tcp_profile p)
 {
@@ -166,7 +172,7 @@ static void psh_trace(enum tcp_profile p)
 	}
 	EXPECT_NOTHING(t);
 	assert_int_equal(tcp_abort(t->conn), 0);
-	EXPECT(t, SEG(.flags = TH_RST));
+	EXPECT(t, SEG(.flags = abort_flags(p)));
 	FINISH(t, 0);
 }
 
@@ -201,7 +207,7 @@ static void slow_start_trace(enum tcp_profile p, uint32_t burst)
 	EXPECT_NOTHING(t);
 	assert_int_equal(t->conn->cwnd, burst * 1460);
 	assert_int_equal(tcp_abort(t->conn), 0);
-	EXPECT(t, SEG(.flags = TH_RST));
+	EXPECT(t, SEG(.flags = abort_flags(p)));
 	FINISH(t, 0);
 }
 
@@ -420,19 +426,21 @@ static void test_rfc_tfo_accept_sends_fresh_cookie(void **state)
 	tfo_accept_trace(TCP_PROFILE_RFC);
 }
 
-/* Timestamps on RSTs */
+/* RSTs */
 
-/* An abort with timestamps negotiated: linux's RST carries TSopt (TSecr 0,
- * no ACK bit: RFC 7323 3.2), rfc's none. */
+/* An abort with timestamps negotiated: linux's RST is Linux's active reset
+ * (RST and ACK of RCV.NXT, TSopt echoing TS.Recent, a window), rfc's
+ * RFC 9293's <SEQ=SND.NXT><CTL=RST> without options. */
 static void rst_ts_trace(enum tcp_profile p)
 {
 	struct pkt_t *t = start_ts(p);
 
 	assert_int_equal(tcp_abort(t->conn), 0);
 	if (p == TCP_PROFILE_LINUX)
-		EXPECT(t, SEG(.flags = TH_RST, .seq = 1, .ts_val = pkt_ts_now(t), .ts_ecr = 0));
+		EXPECT(t, SEG(.flags = TH_RST | TH_ACK, .seq = 1, .ack = 1001,
+			      .ts_val = pkt_ts_now(t), .ts_ecr = 101, .win = 65535));
 	else
-		EXPECT(t, SEG(.flags = TH_RST, .seq = 1, .ts_val = PKT_ABSENT));
+		EXPECT(t, SEG(.flags = TH_RST, .seq = 1, .ts_val = PKT_ABSENT, .win = 0));
 	FINISH(t, 0);
 }
 
@@ -446,6 +454,35 @@ static void test_rfc_rst_without_timestamps(void **state)
 {
 	(void)state;
 	rst_ts_trace(TCP_PROFILE_RFC);
+}
+
+/* Data after close, from a peer that has not yet acknowledged our FIN:
+ * linux answers the segment as Linux's tcp_v4_send_reset (<SEQ=SEG.ACK>
+ * <CTL=RST>, no options), which lands exactly on the peer's RCV.NXT; rfc
+ * resets at SND.NXT, past the FIN the peer has not seen. */
+static void after_close_trace(enum tcp_profile p)
+{
+	struct pkt_t *t = start_ts(p);
+
+	assert_int_equal(tcp_close(t->conn), 0);
+	EXPECT(t, SEG(.flags = TH_FIN | TH_ACK, .seq = 1));
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .len = 10, .ts_val = 150));
+	EXPECT(t, SEG(.flags = TH_RST, .seq = p == TCP_PROFILE_LINUX ? 1 : 2,
+		      .ts_val = PKT_ABSENT));
+	assert_int_equal(STAT(t, drop_after_close), 1);
+	FINISH(t, 0);
+}
+
+static void test_linux_data_after_close_answered(void **state)
+{
+	(void)state;
+	after_close_trace(TCP_PROFILE_LINUX);
+}
+
+static void test_rfc_data_after_close_reset_at_snd_nxt(void **state)
+{
+	(void)state;
+	after_close_trace(TCP_PROFILE_RFC);
 }
 
 /* TS.Recent (a fix, both profiles) */
@@ -494,6 +531,8 @@ int main(void)
 		PKT_TEST(test_rfc_tfo_accept_sends_fresh_cookie),
 		PKT_TEST(test_linux_rst_carries_timestamps),
 		PKT_TEST(test_rfc_rst_without_timestamps),
+		PKT_TEST(test_linux_data_after_close_answered),
+		PKT_TEST(test_rfc_data_after_close_reset_at_snd_nxt),
 		PKT_TEST(test_ts_recent_ignores_unacceptable_ack),
 	};
 
