@@ -126,7 +126,8 @@ ssize_t tcp_send_chain(struct tcp_conn *c, struct rte_mbuf *m)
 }
 
 /* MSG_PEEK: copies up to len bytes from the front of the receive queue,
- * leaving them queued; 0 at end of stream, -EAGAIN when nothing is there. */
+ * leaving them queued; 0 at end of stream, -EAGAIN when nothing is there.
+ * Like a read it stops at the urgent mark. */
 ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len)
 {
 	const struct rte_mbuf *m;
@@ -136,6 +137,8 @@ ssize_t tcp_recv_peek(const struct tcp_conn *c, void *buf, size_t len)
 		return -EBADF;
 	if (c->rcvq.bytes == 0)
 		return c->fin_rcvd ? 0 : c->dead ? -ENOTCONN : -EAGAIN;
+	if (unlikely(c->urg.rcv != TCP_URG_NONE))
+		len = tcp_urg_read_limit(c, len);
 	for (m = c->rcvq.head; m != NULL && done < len; m = m->next) {
 		size_t n = RTE_MIN(len - done, (size_t)m->data_len);
 

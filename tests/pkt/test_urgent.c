@@ -79,8 +79,8 @@ static void test_send_oob_pointer_spans_segments(void **state)
 }
 
 /* MUST-30, MUST-33: the peer's urgent byte (the octet before its pointer)
- * leaves the stream for recv(MSG_OOB), once; a read stops at its mark,
- * where SIOCATMARK is true. */
+ * leaves the stream for recv(MSG_OOB), once; a read or a peek stops at
+ * its mark, where SIOCATMARK is true. */
 static void test_recv_urgent_byte_out_of_band(void **state)
 {
 	(void)state;
@@ -95,6 +95,9 @@ static void test_recv_urgent_byte_out_of_band(void **state)
 	assert_int_equal(STAT(t, urg_pulled), 1);
 	assert_true(tcp_urg_waiting(t->conn));
 	assert_false(tcp_urg_at_mark(t->conn));
+	/* a peek stops at the mark too (Linux's tcp_recvmsg, MSG_PEEK or not) */
+	assert_int_equal(tcp_recv_peek(t->conn, buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "hello", 5);
 	assert_int_equal(tcp_recv(t->conn, buf, sizeof(buf)), 5); /* stops at the mark */
 	assert_memory_equal(buf, "hello", 5);
 	assert_true(tcp_urg_at_mark(t->conn));
