@@ -212,7 +212,7 @@ struct tcp_callbacks {
 	X(pmtu_resends, "flights resent at once after frag-needed lowered the MSS (RFC 1191)") \
 	X(pmtu_df_cleared, "IPv4 connections sending without DF: frag-needed reported an MTU below [tcp] min_pmtu") \
 	X(pmtu_followed, "MSS lowered to a path MTU the network layer learned since (a too big about another flow to the peer)") \
-	X(icmp_soft_errors, "ICMP soft errors and other types, not acted on (RFC 1122 4.2.3.9)") \
+	X(icmp_soft_errors, "ICMP soft errors: kept for the application, never abort (RFC 1122 4.2.3.9)") \
 	X(negative_advice, "RTOs at or past R1 (3 retransmissions): the network layer told (RFC 9293 3.8.3)") \
 	X(soft_err_reported, "timeouts reported with the last soft ICMP error, not ETIMEDOUT") \
 	X(icmp_hard_errors, "ICMP protocol/port unreachable aborting a SYN-SENT connection") \
@@ -406,10 +406,9 @@ void tcp_input(struct tcp_stack *ts, struct rte_mbuf *m, const struct us_in6 *sr
 	       const struct us_in6 *dst);
 /* What an ICMP or ICMPv6 error says to TCP, as the network layer sorted it. */
 enum tcp_icmp_kind {
-	TCP_ICMP_SOFT,     /* unreachable, time exceeded, ...: never aborts */
+	TCP_ICMP_SOFT,     /* unreachable, time exceeded, parameter problem: never aborts */
 	TCP_ICMP_HARD,     /* protocol/port unreachable: aborts a SYN-SENT */
 	TCP_ICMP_TOO_BIG,  /* fragmentation needed / Packet Too Big: mtu is the path's */
-	TCP_ICMP_IGNORED,  /* source quench, parameter problem...: counted only */
 };
 /* An ICMP error quoting a segment we sent: qsrc and qdst are the quoted
  * header's addresses (ours and the peer's), l4 the quoted TCP bytes (at

@@ -210,7 +210,7 @@ void tcp_pmtu_follow(struct tcp_conn *c)
  * soft error for a live connection (never aborts it); only protocol or
  * port unreachable for our SYN is a hard one (ECONNREFUSED).  The network
  * layer sorts the types (stack/net/icmp.c, icmp6.c): source quench is
- * discarded (MUST-55), time exceeded and parameter problem never abort
+ * discarded (MUST-55), time exceeded and parameter problem are soft
  * (MUST-56; RFC 4443 3.3/3.4 for ICMPv6). */
 bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, int err, uint32_t mtu,
 		    const struct us_in6 *qsrc, const struct us_in6 *qdst, const void *quoted_l4,
@@ -223,10 +223,6 @@ bool tcp_icmp_error(struct tcp_stack *ts, enum tcp_icmp_kind kind, int err, uint
 
 	if (qsrc == NULL || qdst == NULL || l4 == NULL || quoted_len < 8)
 		return false;
-	if (kind == TCP_ICMP_IGNORED) {
-		ts->stats.icmp_soft_errors++;
-		return false;
-	}
 	c = tcp_table_lookup(ts, qsrc, (uint16_t)(l4[0] << 8 | l4[1]), qdst,
 			     (uint16_t)(l4[2] << 8 | l4[3]));
 	if (c == NULL) {

@@ -15,6 +15,7 @@
 
 #define ICMP_DEST_UNREACH 3
 #define ICMP_TIME_EXCEEDED 11
+#define ICMP_PARAMETERPROB 12
 #define ICMP_FRAG_NEEDED 4 /* code of ICMP_DEST_UNREACH */
 #define ICMP_HDR_LEN 8
 #define ICMP_QUOTE_L4 8    /* RFC 792: the datagram's first 64 bits */
@@ -135,21 +136,26 @@ static void icmp_echo(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv
 
 /* What an ICMP error means to TCP (RFC 1122 4.2.3.9, RFC 5927): protocol
  * and port unreachable are hard, fragmentation needed carries a path MTU,
- * the other unreachables are soft; source quench (MUST-55), time exceeded
- * and parameter problem (MUST-56) never act on a connection. */
+ * the other unreachables, time exceeded and parameter problem are soft
+ * (MUST-56: never abort; kept for the application as Linux keeps them in
+ * sk_err_soft); source quench (MUST-55) does not reach here. */
 static enum tcp_icmp_kind icmp_tcp_kind(uint8_t type, uint8_t code)
 {
 	if (type != ICMP_DEST_UNREACH)
-		return TCP_ICMP_IGNORED;
+		return TCP_ICMP_SOFT;
 	if (code == ICMP_FRAG_NEEDED)
 		return TCP_ICMP_TOO_BIG;
 	return code == 2 || code == 3 ? TCP_ICMP_HARD : TCP_ICMP_SOFT; /* protocol, port */
 }
 
-/* The errno a destination unreachable means (Linux's icmp_err_convert),
+/* The errno an ICMP error means (Linux's tcp_v4_err and icmp_err_convert),
  * which tcp/ leaves for the application when the error is soft. */
-static int icmp_unreach_errno(uint8_t code)
+static int icmp_errno(uint8_t type, uint8_t code)
 {
+	if (type == ICMP_TIME_EXCEEDED)
+		return EHOSTUNREACH;
+	if (type == ICMP_PARAMETERPROB)
+		return EPROTO;
 	switch (code) {
 	case 0:  /* net unreachable */
 	case 6:  /* net unknown */
@@ -195,7 +201,7 @@ static void icmp_error_input(struct us_net *n, struct rte_mbuf *m)
 	qsrc = us_in6_of_v4(rte_be_to_cpu_32(qip->src_addr));
 	qdst = us_in6_of_v4(rte_be_to_cpu_32(qip->dst_addr));
 	tcp_icmp_error(n->tcp, icmp_tcp_kind(ih->icmp_type, ih->icmp_code),
-		       icmp_unreach_errno(ih->icmp_code), rte_be_to_cpu_16(ih->icmp_seq_nb), &qsrc, &qdst, (const uint8_t *)qip + qhl,
+		       icmp_errno(ih->icmp_type, ih->icmp_code), rte_be_to_cpu_16(ih->icmp_seq_nb), &qsrc, &qdst, (const uint8_t *)qip + qhl,
 		       qlen - qhl);
 out:
 	rte_pktmbuf_free(m);
@@ -218,6 +224,7 @@ void us_icmp_input(struct us_net *n, struct rte_mbuf *m, const struct rte_ipv4_h
 		return;
 	case ICMP_DEST_UNREACH:
 	case ICMP_TIME_EXCEEDED:
+	case ICMP_PARAMETERPROB:
 		icmp_error_input(n, m);
 		return;
 	default:

@@ -220,8 +220,8 @@ drop:
 /* What an ICMPv6 error means to TCP (like Linux's icmpv6_err_convert):
  * port unreachable and an unknown next header (the protocol unreachable
  * of IPv6) are hard; packet too big carries the path MTU; the other
- * unreachables are soft; time exceeded never acts on a connection (RFC
- * 9293 MUST-56). */
+ * unreachables, parameter problems and time exceeded are soft (RFC 9293
+ * MUST-56: never abort; kept for the application as Linux does). */
 static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
 {
 	switch (type) {
@@ -232,7 +232,7 @@ static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
 	case ICMP6_PARAM_PROB:
 		return code == ICMP6_PARAMPROB_NEXTHEADER ? TCP_ICMP_HARD : TCP_ICMP_SOFT;
 	default:
-		return TCP_ICMP_IGNORED;
+		return TCP_ICMP_SOFT; /* time exceeded */
 	}
 }
 
@@ -240,6 +240,8 @@ static enum tcp_icmp_kind icmp6_tcp_kind(uint8_t type, uint8_t code)
  * tcp/ leaves for the application when the error is soft. */
 static int icmp6_errno(uint8_t type, uint8_t code)
 {
+	if (type == ICMP6_TIME_EXCEEDED)
+		return EHOSTUNREACH;
 	if (type != ICMP6_DST_UNREACH)
 		return EPROTO;
 	switch (code) {

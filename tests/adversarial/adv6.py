@@ -413,10 +413,9 @@ def case_icmp6_error_unknown_conn(env):
     connection (one with an in-window sequence, one out of window), and one
     quoting too little to show a header: nothing answered, all counted
     (icmp6_rx_errors).  The seven that quote a whole TCP header go to tcp/
-    (icmp6_errors_to_tcp), which finds no connection for the six it would
-    look one up for (tcp icmp_ignored_no_conn) and ignores time exceeded
-    before looking (icmp_soft_errors: it never acts on a connection); the
-    16-byte quote stays in icmp6.c (icmp6_error_unhandled).  The ports are those of a live IPv4
+    (icmp6_errors_to_tcp), which finds no connection for any of them
+    (tcp icmp_ignored_no_conn); the 16-byte quote stays in icmp6.c
+    (icmp6_error_unhandled).  The ports are those of a live IPv4
     connection, which must see none of it: it answers after."""
     IPv6, TCP, Raw = SC["IPv6"], SC["TCP"], SC["Raw"]
     Unreach, TimeEx, Param = (SC["ICMPv6DestUnreach"], SC["ICMPv6TimeExceeded"],
@@ -447,8 +446,8 @@ def case_icmp6_error_unknown_conn(env):
     env.expect_counters = {"icmp6_rx_errors": len(errors), "icmp6_drop_bad_csum": 0,
                            "icmp_errors_to_tcp": 0, "icmp6_error_suppressed": 0,
                            "icmp6_errors_to_tcp": len(errors) - 1,
-                           "tcp_icmp_ignored_no_conn": len(errors) - 2,
-                           "tcp_icmp_soft_errors": 1, "tcp_icmp_hard_errors": 0,
+                           "tcp_icmp_ignored_no_conn": len(errors) - 1,
+                           "tcp_icmp_soft_errors": 0, "tcp_icmp_hard_errors": 0,
                            "tcp_icmp_ignored_out_of_window": 0, "icmp6_error_unhandled": 1}
 
 

@@ -225,10 +225,7 @@ static void test_soft_errors_do_not_kill_established(void **state)
 	EXPECT(t, SEG(.seq = 1, .len = 100));
 	for (unsigned i = 0; i < RTE_DIM(unreach); i++)
 		icmp(t, unreach[i], 0, PKT_LOCAL_PORT, t->our_isn + 1);
-	/* Source quench, time exceeded, parameter problem. */
-	for (unsigned i = 0; i < 3; i++)
-		icmp(t, TCP_ICMP_IGNORED, 0, PKT_LOCAL_PORT, t->our_isn + 1);
-	assert_int_equal(STAT(t, icmp_soft_errors), 8);
+	assert_int_equal(STAT(t, icmp_soft_errors), 5);
 	assert_int_equal(STAT(t, icmp_hard_errors), 0);
 	assert_int_equal(t->n_closed, 0);
 	assert_non_null(t->conn);

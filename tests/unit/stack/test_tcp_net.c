@@ -360,32 +360,34 @@ enum err_effect { E_NOT_TO_TCP, E_SOFT, E_HARD };
 struct err_case {
 	uint8_t type, code;
 	enum err_effect want;
+	int soft_err; /* E_SOFT: the errno kept for the application */
 };
 
 /* RFC 1122 4.2.3.9: protocol and port unreachable abort a connection in
- * SYN-SENT, the other unreachables and time exceeded do not; parameter
- * problem and source quench do not reach TCP here. */
+ * SYN-SENT; the other unreachables, time exceeded and parameter problem
+ * do not (MUST-56) and are kept with Linux's errno (tcp_v4_err,
+ * icmp_err_convert); source quench does not reach TCP (MUST-55). */
 static const struct err_case cases4[] = {
-	{ ICMP_DEST_UNREACH, ICMP_NET_UNREACH, E_SOFT },
-	{ ICMP_DEST_UNREACH, ICMP_HOST_UNREACH, E_SOFT },
-	{ ICMP_DEST_UNREACH, ICMP_PROT_UNREACH, E_HARD },
-	{ ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, E_HARD },
-	{ ICMP_DEST_UNREACH, ICMP_PKT_FILTERED, E_SOFT },
-	{ ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, E_SOFT },
-	{ ICMP_PARAMETERPROB, 0, E_NOT_TO_TCP },
-	{ ICMP_SOURCE_QUENCH, 0, E_NOT_TO_TCP },
+	{ ICMP_DEST_UNREACH, ICMP_NET_UNREACH, E_SOFT, ENETUNREACH },
+	{ ICMP_DEST_UNREACH, ICMP_HOST_UNREACH, E_SOFT, EHOSTUNREACH },
+	{ ICMP_DEST_UNREACH, ICMP_PROT_UNREACH, E_HARD, 0 },
+	{ ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, E_HARD, 0 },
+	{ ICMP_DEST_UNREACH, ICMP_PKT_FILTERED, E_SOFT, EHOSTUNREACH },
+	{ ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, E_SOFT, EHOSTUNREACH },
+	{ ICMP_PARAMETERPROB, 0, E_SOFT, EPROTO },
+	{ ICMP_SOURCE_QUENCH, 0, E_NOT_TO_TCP, 0 },
 };
 
-/* RFC 4443 3 with Linux's reading: port unreachable and an unrecognized
- * next header (IPv6's protocol unreachable) are hard. */
+/* RFC 4443 3 with Linux's reading (icmpv6_err_convert): port unreachable
+ * and an unrecognized next header (IPv6's protocol unreachable) are hard. */
 static const struct err_case cases6[] = {
-	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOROUTE, E_SOFT },
-	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_ADMIN, E_SOFT },
-	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_ADDR, E_SOFT },
-	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, E_HARD },
-	{ ICMP6_PARAM_PROB, ICMP6_PARAMPROB_HEADER, E_SOFT },
-	{ ICMP6_PARAM_PROB, ICMP6_PARAMPROB_NEXTHEADER, E_HARD },
-	{ ICMP6_TIME_EXCEEDED, ICMP6_TIME_EXCEED_TRANSIT, E_SOFT },
+	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOROUTE, E_SOFT, ENETUNREACH },
+	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_ADMIN, E_SOFT, EACCES },
+	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_ADDR, E_SOFT, EHOSTUNREACH },
+	{ ICMP6_DST_UNREACH, ICMP6_DST_UNREACH_NOPORT, E_HARD, 0 },
+	{ ICMP6_PARAM_PROB, ICMP6_PARAMPROB_HEADER, E_SOFT, EPROTO },
+	{ ICMP6_PARAM_PROB, ICMP6_PARAMPROB_NEXTHEADER, E_HARD, 0 },
+	{ ICMP6_TIME_EXCEEDED, ICMP6_TIME_EXCEED_TRANSIT, E_SOFT, EHOSTUNREACH },
 };
 
 static void check_error_case(struct fx *f, const struct err_case *k)
@@ -406,6 +408,10 @@ static void check_error_case(struct fx *f, const struct err_case *k)
 		assert_int_equal(f->closed_err, ECONNREFUSED);
 		assert_int_equal(tcp_conn_count(ts_of(f)), 0);
 	} else {
+		struct tcp_conn_info info;
+
+		tcp_conn_get_info(c, &info);
+		assert_int_equal(info.soft_err, k->soft_err);
 		assert_int_equal(f->closed, 0);
 		assert_int_equal(tcp_conn_count(ts_of(f)), 1);
 		assert_int_equal(tcp_abort(c), 0);
