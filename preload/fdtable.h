@@ -16,6 +16,7 @@
 #define PL_FDTABLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Types */
 
@@ -28,11 +29,18 @@ enum pl_kind {
 		   * itself, usfd the userstack epoll of its userstack members */
 };
 
+/* A timeout of SO_RCVTIMEO/SO_SNDTIMEO set negative: Linux then does not
+ * wait at all. */
+#define PL_TIMEO_NOWAIT UINT64_MAX
+
 struct pl_file {
 	enum pl_kind kind;
 	int usfd;      /* userstack descriptor; -1 none (an epoll not yet mixed) */
 	int refs;      /* numbers naming this file */
 	bool nonblock; /* O_NONBLOCK */
+	/* SO_RCVTIMEO, SO_SNDTIMEO in µs: 0 none (a blocking call waits for
+	 * ever), or PL_TIMEO_NOWAIT */
+	uint64_t rcvtimeo_us, sndtimeo_us;
 };
 
 /* Prototypes */

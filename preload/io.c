@@ -9,6 +9,7 @@
 #include "preload/files.h"
 #include "preload/io.h"
 #include "preload/stack.h"
+#include "preload/timeo.h"
 #include "userstack.h"
 
 /* The flags libuserstack understands; the rest (MSG_CMSG_CLOEXEC,
@@ -34,14 +35,16 @@ static bool pl_blocks(const struct pl_file *f, int flags)
 ssize_t pl_recv_from(struct pl_file *f, void *buf, size_t len, int flags, struct sockaddr *addr,
 		     socklen_t *alen)
 {
+	struct pl_deadline d = { 0 };
 	ssize_t rc;
 
 	for (;;) {
 		PL_US(us_recvfrom(f->usfd, buf, len, flags & PL_MSG_KNOWN, addr, alen));
 		if (rc >= 0 || errno != EAGAIN || !pl_blocks(f, flags))
 			return rc;
-		if (pl_wait(f->usfd, US_EPOLLIN, -1) < 0)
-			return -1;
+		rc = pl_wait_timed(f, US_EPOLLIN, false, &d);
+		if (rc <= 0)
+			return rc < 0 ? -1 : pl_fail(EAGAIN); /* EINTR, SO_RCVTIMEO */
 	}
 }
 
@@ -61,6 +64,7 @@ ssize_t pl_send_to(struct pl_file *f, const void *buf, size_t len, int flags,
 		   const struct sockaddr *addr, socklen_t alen)
 {
 	const char *p = buf;
+	struct pl_deadline d = { 0 };
 	size_t done = 0;
 	ssize_t rc;
 
@@ -73,11 +77,12 @@ ssize_t pl_send_to(struct pl_file *f, const void *buf, size_t len, int flags,
 			continue;
 		}
 		if (errno == EAGAIN && pl_blocks(f, flags)) {
-			if (pl_wait(f->usfd, US_EPOLLOUT, -1) == 0)
+			rc = pl_wait_timed(f, US_EPOLLOUT, true, &d);
+			if (rc > 0)
 				continue;
 			if (done > 0)
-				return (ssize_t)done; /* a signal: what went so far */
-			return -1;
+				return (ssize_t)done; /* a signal or SO_SNDTIMEO: what went */
+			return rc < 0 ? -1 : pl_fail(EAGAIN);
 		}
 		if (done > 0)
 			return (ssize_t)done;

@@ -9,6 +9,7 @@
 #include "preload/files.h"
 #include "preload/libc.h"
 #include "preload/stack.h"
+#include "preload/timeo.h"
 #include "userstack.h"
 
 #define PL_TYPE_MASK 0xf
@@ -70,19 +71,24 @@ int listen(int fd, int backlog)
 
 static int pl_accept(struct pl_file *f, struct sockaddr *addr, socklen_t *len, int flags)
 {
+	struct pl_deadline d = { 0 };
 	int rc;
 
 	for (;;) {
 		PL_US(us_accept(f->usfd, addr, len));
 		if (rc >= 0 || errno != EAGAIN || f->nonblock)
 			break;
-		if (pl_wait(f->usfd, US_EPOLLIN, -1) < 0)
-			return -1;
+		rc = pl_wait_timed(f, US_EPOLLIN, false, &d);
+		if (rc <= 0)
+			return rc < 0 ? -1 : pl_fail(EAGAIN); /* EINTR, SO_RCVTIMEO */
 	}
 	if (rc < 0)
 		return -1;
 	rc = pl_publish(rc, PL_SOCK, flags & SOCK_NONBLOCK, flags & SOCK_CLOEXEC);
-	return rc < 0 ? pl_fail(-rc) : rc;
+	if (rc < 0)
+		return pl_fail(-rc);
+	pl_timeo_inherit(pl_fd_get(rc), f); /* the kernel's child is the listener's clone */
+	return rc;
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -107,11 +113,13 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	return pl_accept(f, addr, len, flags);
 }
 
-/* A blocking connect waits for the handshake and reports its outcome. */
+/* A blocking connect waits for the handshake (SO_SNDTIMEO bounds the
+ * wait: EINPROGRESS, as Linux) and reports its outcome. */
 int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	bool kernel;
 	struct pl_file *f = pl_sock(fd, &kernel);
+	struct pl_deadline d = { 0 };
 	int rc, err = 0;
 	socklen_t elen = sizeof(err);
 
@@ -120,7 +128,10 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	PL_US(us_connect(f->usfd, addr, len));
 	if (rc == 0 || errno != EINPROGRESS || f->nonblock)
 		return rc;
-	if (pl_wait(f->usfd, US_EPOLLOUT, -1) < 0)
+	rc = pl_wait_timed(f, US_EPOLLOUT, true, &d);
+	if (rc == 0)
+		return pl_fail(EINPROGRESS);
+	if (rc < 0)
 		return -1; /* EINTR: the handshake goes on, as connect(2) says */
 	PL_US(us_getsockopt(f->usfd, US_SOL_SOCKET, US_SO_ERROR, &err, &elen));
 	if (rc < 0)
@@ -148,6 +159,8 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 
 	if (f == NULL)
 		return kernel ? pl_libc()->getsockopt(fd, level, name, val, len) : -1;
+	if (pl_timeo_opt(level, name))
+		return pl_timeo_get(f, name, val, len);
 	PL_US(us_getsockopt(f->usfd, level, name, val, len));
 	return rc;
 }
@@ -160,6 +173,8 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 
 	if (f == NULL)
 		return kernel ? pl_libc()->setsockopt(fd, level, name, val, len) : -1;
+	if (pl_timeo_opt(level, name))
+		return pl_timeo_set(f, name, val, len);
 	PL_US(us_setsockopt(f->usfd, level, name, val, len));
 	return rc;
 }

@@ -171,6 +171,9 @@ int pl_wait(int usfd, uint32_t events, int timeout_ms)
 	struct us_epoll_event ev = { .events = events, .data.fd = usfd };
 	struct pl_sigmark mark = pl_sig_mark();
 	int n = 0, left = timeout_ms;
+	/* signal(7): a socket call under SO_RCVTIMEO/SO_SNDTIMEO is never
+	 * restarted after a handler, SA_RESTART or not */
+	bool restartable = timeout_ms < 0;
 
 	if (pl_state() != PL_RUNNING)
 		return 0;
@@ -179,7 +182,7 @@ int pl_wait(int usfd, uint32_t events, int timeout_ms)
 		pl_leave();
 		return 1; /* let the caller's call report what is wrong */
 	}
-	while (n == 0 && left != 0 && !pl_sig_since(&mark, true)) {
+	while (n == 0 && left != 0 && !pl_sig_since(&mark, restartable)) {
 		int slice = left < 0 || left > PL_WAIT_SLICE_MS ? PL_WAIT_SLICE_MS : left;
 
 		n = us_epoll_wait(pl_wait_ep, &ev, 1, slice);
@@ -188,7 +191,7 @@ int pl_wait(int usfd, uint32_t events, int timeout_ms)
 	}
 	us_epoll_ctl(pl_wait_ep, US_EPOLL_CTL_DEL, usfd, NULL);
 	pl_leave();
-	if (n == 0 && pl_sig_since(&mark, true)) {
+	if (n == 0 && pl_sig_since(&mark, restartable)) {
 		errno = EINTR;
 		return -1;
 	}

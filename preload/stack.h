@@ -45,7 +45,8 @@ bool pl_inside(void);
 uint64_t pl_now_ms(void);
 /* Waits until userstack descriptor usfd has one of events (US_EPOLL*) or
  * timeout_ms passes (-1: no limit), running the engine: 1 ready, 0 timed
- * out, -1/EINTR when an application handler without SA_RESTART ran. */
+ * out, -1/EINTR when an application handler without SA_RESTART ran (with
+ * a time limit, any handler). */
 int pl_wait(int usfd, uint32_t events, int timeout_ms);
 
 #endif

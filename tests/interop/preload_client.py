@@ -18,6 +18,7 @@ import os
 import select
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import time
@@ -125,6 +126,30 @@ def check_select():
         s.close()
 
 
+def check_socket_timeouts():
+    """SO_RCVTIMEO ends a blocking recv with EAGAIN; SO_SNDTIMEO a blocking
+    send once the echo server, whose answers are not read, takes no more."""
+    s = socket.create_connection((K, ECHO))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", 0, 200000))
+    t = time.monotonic()
+    try:
+        s.recv(10)
+        raise AssertionError("recv with nothing to read returned")
+    except BlockingIOError:
+        pass
+    assert time.monotonic() - t >= 0.19, "SO_RCVTIMEO cut the wait short"
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 300000))
+    chunk, sent, deadline = os.urandom(65536), 0, time.monotonic() + 60
+    while True:
+        try:
+            sent += s.send(chunk)
+        except BlockingIOError:
+            break
+        assert time.monotonic() < deadline, f"send still taking data after {sent} bytes"
+    assert sent > 0
+    s.close()
+
+
 def check_dup_and_fork():
     s = socket.create_connection((K, ECHO))
     d = s.dup()
@@ -181,7 +206,7 @@ def check_sigpipe():
 
 
 CHECKS = [check_blocking_echo, check_timeout_echo, check_sendfile, check_udp, check_select,
-          check_dup_and_fork, check_sigpipe]
+          check_socket_timeouts, check_dup_and_fork, check_sigpipe]
 
 
 def main():

@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,6 +342,72 @@ static void test_select_mixed(void **state)
 	assert_int_equal(pl_fd_count(), 0);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* SO_RCVTIMEO and SO_SNDTIMEO bound the blocking calls as in the kernel:
+ * recv and accept fail EAGAIN, connect EINPROGRESS (nobody answers for
+ * 10.99.0.1 on the ring); the values read back as set; Linux's errors. */
+static void test_socket_timeouts(void **state)
+{
+	struct timeval tv = { .tv_usec = 100000 }, got;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(5354) };
+	socklen_t len = sizeof(got);
+	int sock = udp_socket(), l, c, d;
+	uint64_t t0;
+	char buf[8];
+
+	(void)state;
+	assert_int_equal(fcntl(sock, F_SETFL, 0), 0); /* blocking */
+	assert_int_equal(setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	assert_int_equal(getsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &got, &len), 0);
+	assert_int_equal(len, sizeof(got));
+	assert_int_equal(got.tv_sec, 0);
+	assert_int_equal(got.tv_usec, 100000);
+	t0 = now_ms();
+	assert_int_equal(recv(sock, buf, sizeof(buf), 0), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_true(now_ms() - t0 >= 100);
+	d = dup(sock); /* one open file: the dup has the timeout too */
+	assert_int_equal(read(d, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(d);
+	assert_int_equal(setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, 4), -1);
+	assert_int_equal(errno, EINVAL);
+	tv.tv_usec = 1000000;
+	assert_int_equal(setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), -1);
+	assert_int_equal(errno, EDOM);
+	close(sock);
+
+	/* a listener: accept; a connection: connect (the send timeout) */
+	a.sin_addr.s_addr = htonl(0x0a630002);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(l >= 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(l, 4), 0);
+	tv = (struct timeval){ .tv_usec = 50000 };
+	assert_int_equal(setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	assert_int_equal(accept(l, NULL, NULL), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(l);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(c >= 0);
+	assert_int_equal(setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)), 0);
+	a.sin_addr.s_addr = htonl(0x0a630001);
+	a.sin_port = htons(9);
+	t0 = now_ms();
+	assert_int_equal(connect(c, (struct sockaddr *)&a, sizeof(a)), -1);
+	assert_int_equal(errno, EINPROGRESS);
+	assert_true(now_ms() - t0 >= 50);
+	close(c);
+	assert_int_equal(pl_fd_count(), 0);
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -350,16 +417,18 @@ static void on_alarm(int sig)
 }
 
 /* A handler cuts a wait without a timeout short (epoll_wait, poll,
- * select), as in the kernel: the way nginx learns of SIGTERM while
- * nothing else happens. */
+ * select, and a socket call under a socket timeout), as in the kernel:
+ * the way nginx learns of SIGTERM while nothing else happens. */
 static void test_signal_interrupts_wait(void **state)
 {
 	struct sigaction act = { .sa_handler = on_alarm }, old;
 	struct itimerval t = { .it_value = { .tv_usec = 100000 } };
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	struct pollfd pfd;
+	struct timeval tmo = { .tv_sec = 10 };
 	fd_set rd;
 	int sock = udp_socket(), ep = epoll_create1(0);
+	char c;
 
 	(void)state;
 	sigemptyset(&act.sa_mask);
@@ -384,6 +453,13 @@ static void test_signal_interrupts_wait(void **state)
 	assert_int_equal(select(sock + 1, &rd, NULL, NULL, NULL), -1);
 	assert_int_equal(errno, EINTR);
 	assert_int_equal(alarms, 3);
+	/* a blocking recv under SO_RCVTIMEO is never restarted (signal(7)) */
+	assert_int_equal(fcntl(sock, F_SETFL, 0), 0);
+	assert_int_equal(setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &t, NULL), 0);
+	assert_int_equal(recv(sock, &c, 1, 0), -1);
+	assert_int_equal(errno, EINTR);
+	assert_int_equal(alarms, 4);
 	signal(SIGALRM, SIG_DFL);
 	close(ep);
 	close(sock);
@@ -430,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_mixed_oneshot),
 		cmocka_unit_test(test_poll_mixed),
 		cmocka_unit_test(test_select_mixed),
+		cmocka_unit_test(test_socket_timeouts),
 		cmocka_unit_test(test_signal_interrupts_wait),
 		cmocka_unit_test(test_fork_child_inert),
 	};
