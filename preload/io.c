@@ -32,11 +32,54 @@ static bool pl_blocks(const struct pl_file *f, int flags)
 	return !f->nonblock && !(flags & MSG_DONTWAIT);
 }
 
+static bool pl_is_stream(const struct pl_file *f)
+{
+	int type = 0, rc;
+	socklen_t tlen = sizeof(type);
+
+	PL_US(us_getsockopt(f->usfd, US_SOL_SOCKET, US_SO_TYPE, &type, &tlen));
+	return rc == 0 && type == SOCK_STREAM;
+}
+
+/* MSG_WAITALL on a blocking stream socket: Linux's recv waits for the
+ * whole length, returning less only at the end of the stream, on an
+ * error, a signal or SO_RCVTIMEO. */
+static ssize_t pl_recv_all(struct pl_file *f, char *buf, size_t len, int flags)
+{
+	struct pl_deadline d = { 0 };
+	size_t done = 0;
+	ssize_t rc;
+
+	while (done < len) {
+		PL_US(us_recv(f->usfd, buf + done, len - done, flags & PL_MSG_KNOWN));
+		if (rc == 0)
+			break; /* the end of the stream */
+		if (rc > 0) {
+			done += (size_t)rc;
+			continue;
+		}
+		if (errno != EAGAIN)
+			return done > 0 ? (ssize_t)done : -1;
+		rc = pl_wait_timed(f, US_EPOLLIN, false, &d);
+		if (rc <= 0 && done == 0)
+			return rc < 0 ? -1 : pl_fail(EAGAIN);
+		if (rc <= 0)
+			break; /* a signal or SO_RCVTIMEO: what came so far */
+	}
+	return (ssize_t)done;
+}
+
 ssize_t pl_recv_from(struct pl_file *f, void *buf, size_t len, int flags, struct sockaddr *addr,
 		     socklen_t *alen)
 {
 	struct pl_deadline d = { 0 };
 	ssize_t rc;
+
+	/* a peek with MSG_WAITALL returns what is there: it could not tell
+	 * the end of the stream from data still to come */
+	if ((flags & (MSG_WAITALL | MSG_PEEK)) == MSG_WAITALL && len > 0 && pl_blocks(f, flags) &&
+	    pl_is_stream(f))
+		return pl_recv_all(f, buf, len, flags);
 
 	for (;;) {
 		PL_US(us_recvfrom(f->usfd, buf, len, flags & PL_MSG_KNOWN, addr, alen));

@@ -150,6 +150,22 @@ def check_socket_timeouts():
     s.close()
 
 
+def check_waitall():
+    """recv(MSG_WAITALL) on a blocking socket waits for the whole length
+    (the echo comes back in pieces), or returns what came at the end of
+    the stream."""
+    s = socket.create_connection((K, ECHO))
+    data = os.urandom(100000)
+    s.sendall(data)
+    got = s.recv(len(data), socket.MSG_WAITALL)
+    assert got == data, f"MSG_WAITALL returned {len(got)} of {len(data)} bytes"
+    s.sendall(b"abc")
+    s.shutdown(socket.SHUT_WR)  # the echo server answers, then closes
+    got = s.recv(10, socket.MSG_WAITALL)
+    assert got == b"abc", f"at the end of the stream: {got!r}"
+    s.close()
+
+
 def check_dup_and_fork():
     s = socket.create_connection((K, ECHO))
     d = s.dup()
@@ -206,7 +222,7 @@ def check_sigpipe():
 
 
 CHECKS = [check_blocking_echo, check_timeout_echo, check_sendfile, check_udp, check_select,
-          check_socket_timeouts, check_dup_and_fork, check_sigpipe]
+          check_socket_timeouts, check_waitall, check_dup_and_fork, check_sigpipe]
 
 
 def main():

@@ -558,7 +558,7 @@ def case_python_client(env):
     lines = [ln for ln in env.log_text().splitlines() if ln.startswith("check ")]
     for ln in lines:
         say(ln)
-    check(len(lines) == 8, f"{len(lines)} checks reported (want 8)")
+    check(len(lines) == 9, f"{len(lines)} checks reported (want 9)")
     check(code == 0 and all(ln.endswith(" ok") for ln in lines),
           f"the client exited {code}: {[ln for ln in lines if not ln.endswith(' ok')]}")
 
