@@ -1,12 +1,14 @@
-/* preload/fd.c: calls on descriptor numbers: close, dup, dup2, dup3,
- * fcntl, ioctl.  The kernel acts on the placeholder (so numbers, close-on-
+/* preload/fd.c: calls on descriptor numbers: close, close_range,
+ * closefrom, dup, dup2, dup3, fcntl, ioctl.  The kernel acts on the placeholder (so numbers, close-on-
  * exec and F_DUPFD's lowest-free rule are the kernel's own); the table
  * follows what the kernel did. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "preload/files.h"
 #include "preload/libc.h"
@@ -18,6 +20,31 @@ int close(int fd)
 {
 	pl_forget(fd);
 	return pl_libc()->close(fd);
+}
+
+/* close_range and closefrom close without calling close: the userstack
+ * numbers among them are forgotten first, as close does. */
+static void pl_forget_range(unsigned int first, unsigned int last)
+{
+	if (pl_fd_count() == 0)
+		return;
+	for (unsigned int fd = first; fd <= last && fd < PL_FD_MAX; fd++)
+		pl_forget((int)fd);
+}
+
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	/* only a call that will close: bad flags or range fail as they are */
+	if (first <= last && !(flags & ~(int)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) &&
+	    !(flags & CLOSE_RANGE_CLOEXEC))
+		pl_forget_range(first, last);
+	return pl_libc()->close_range(first, last, flags);
+}
+
+void closefrom(int lowfd)
+{
+	pl_forget_range(lowfd < 0 ? 0u : (unsigned int)lowfd, UINT_MAX);
+	pl_libc()->closefrom(lowfd);
 }
 
 /* nfd, a kernel copy of fd's placeholder, names fd's file too. */

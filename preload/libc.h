@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Types */
 
@@ -40,6 +41,8 @@
 			    socklen_t))                                                      \
 	X(sendmsg, ssize_t, (int, const struct msghdr *, int))                               \
 	X(close, int, (int))                                                                 \
+	X(close_range, int, (unsigned int, unsigned int, int))                               \
+	X(closefrom, void, (int))                                                            \
 	X(shutdown, int, (int, int))                                                         \
 	X(getsockopt, int, (int, int, int, void *, socklen_t *))                             \
 	X(setsockopt, int, (int, int, int, const void *, socklen_t))                         \

@@ -146,6 +146,39 @@ static void test_descriptors(void **state)
 	close(fd);
 }
 
+/* close_range and closefrom close userstack numbers as close does (the
+ * socket goes with its last number: its port is free again); with
+ * CLOSE_RANGE_CLOEXEC they only mark them. */
+static void test_close_range(void **state)
+{
+	int a = udp_socket(), x, y;
+
+	(void)state;
+	x = fcntl(a, F_DUPFD, 900);
+	assert_int_equal(x, 900);
+	close(a);
+	a = socket(AF_INET, SOCK_DGRAM, 0); /* a second, unbound */
+	y = fcntl(a, F_DUPFD, 901);
+	assert_int_equal(y, 901);
+	close(a);
+	assert_int_equal(close_range(900, 901, CLOSE_RANGE_CLOEXEC), 0);
+	assert_int_equal(fcntl(900, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(pl_fd_count(), 2);
+	assert_int_equal(close_range(901, 900, 0), -1); /* a bad range closes nothing */
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pl_fd_count(), 2);
+	assert_int_equal(close_range(900, 901, 0), 0);
+	assert_int_equal(pl_fd_count(), 0);
+	assert_int_equal(fcntl(900, F_GETFD), -1);
+	a = udp_socket(); /* port 5353 again: the first socket is gone */
+	x = fcntl(a, F_DUPFD, 1000);
+	assert_int_equal(x, 1000);
+	close(a);
+	closefrom(1000);
+	assert_int_equal(pl_fd_count(), 0);
+	close(udp_socket());
+}
+
 /* How many times events carries data fd, and the events it carries. */
 static int count_fd(const struct epoll_event *ev, int n, int fd, uint32_t *got)
 {
@@ -501,6 +534,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_config_fails_cleanly),
 		cmocka_unit_test(test_descriptors),
+		cmocka_unit_test(test_close_range),
 		cmocka_unit_test(test_mixed_level),
 		cmocka_unit_test(test_mixed_edge),
 		cmocka_unit_test(test_mixed_oneshot),
