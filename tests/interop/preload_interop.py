@@ -31,13 +31,16 @@ Cases:
   python-client     Python's socket and select modules as an unmodified client
                     (preload_client.py) against kernel servers: blocking and
                     poll-based (timeout) TCP echo of 1 MB, socket.sendfile
-                    with an offset, UDP echo, dup and a fork child that
-                    closes its inherited socket, SIGPIPE on a reset
-                    connection and none with MSG_NOSIGNAL.
+                    with an offset, UDP echo, select over a connection
+                    and a pipe, SO_RCVTIMEO/SO_SNDTIMEO, MSG_WAITALL, dup
+                    and a fork child that closes its inherited socket,
+                    SIGPIPE on a reset connection and none with
+                    MSG_NOSIGNAL.
   nginx-static      nginx-light (master_process off, daemon off, tcp_nopush
                     on): a 1 MB file and 20 small ones fetched by curl over
                     one keep-alive connection, with sendfile on and off,
-                    and 8 clients at once; every body byte-exact.
+                    and 8 clients at once; every body byte-exact; then
+                    wrk on a small file (8 connections, 2 s): no errors.
 
 Exit status: 0 all passed, 1 a case failed, 77 skipped (not root, or
 the server's package not installed: tools/setup.sh installs them).
@@ -437,6 +440,19 @@ def curl_fetch(env, paths, outdir, tag):
     return got, sum(int(x) for x in r.stdout.split())
 
 
+def wrk_small_files(env):
+    """wrk (one thread, 8 keep-alive connections, 2 s) on a small file: every
+    answer a 2xx, no socket error (connect, read, write, timeout)."""
+    name = "s5.bin"
+    p = env.ns_run([ei.tool("wrk") or "wrk", "-t1", "-c8", "-d2s",
+                    f"http://{env.stack_ip}:{NGINX_PORT}/{name}"], timeout=60)
+    out = p.stdout
+    m = re.search(r"(\d+) requests in ([\d.]+)s, ([\d.]+\w+) read", out)
+    check(m and int(m.group(1)) > 0, f"wrk made no requests: {out!r}")
+    check("Socket errors" not in out and "Non-2xx" not in out, f"wrk saw errors: {out!r}")
+    say(f"wrk: {m.group(1)} requests of /{name} in {m.group(2)} s, no errors")
+
+
 def case_nginx_static(env):
     outdir = os.path.join(env.tmpdir, "got")
     os.makedirs(outdir)
@@ -465,6 +481,7 @@ def case_nginx_static(env):
             with open(o, "rb") as f:
                 check(f.read() == env.files["big.bin"], "a parallel big.bin differs")
     say("8 parallel clients: 16 x 1 MB byte-exact")
+    wrk_small_files(env)
     # nginx logs a failed setsockopt (TCP_NOPUSH is TCP_CORK), sendfile or
     # epoll call at crit or alert
     bad = [ln for ln in env.log_text().splitlines()
