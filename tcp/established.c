@@ -367,7 +367,9 @@ static int input_ack(struct tcp_conn *c, const struct tcp_seg *seg, bool ts_due)
 		return -EINVAL;
 	if (ack_out_of_range(c, seg))
 		return -EINVAL;
-	if (ts_due)
+	/* Linux takes TS.Recent past its old-ACK exit (tcp_ack's old_ack):
+	 * a segment acknowledging less than SND.UNA leaves it. */
+	if (ts_due && !(tcp_profile_linux(c->ts) && SEQ_LT(seg->ack, c->snd_una)))
 		tcp_ts_take_recent(c, seg);
 	if (SEQ_LT(seg->ack, c->snd_una))
 		return 0; /* old duplicate ACK: ignore it, keep the segment */

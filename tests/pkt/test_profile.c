@@ -509,6 +509,34 @@ static void test_ts_recent_ignores_unacceptable_ack(void **state)
 	}
 }
 
+/* A segment whose ACK is below SND.UNA (an old duplicate, reordered):
+ * linux leaves TS.Recent as it was (tcp_ack's old_ack path), rfc takes its
+ * TSval (RFC 7323 4.3: any segment at or left of Last.ACK.sent). */
+static void old_ack_ts_trace(enum tcp_profile p)
+{
+	struct pkt_t *t = start_ts(p);
+
+	assert_int_equal(pkt_app_send(t, 100), 100);
+	EXPECT(t, SEG(.seq = 1, .len = 100));
+	INJECT(t, SEG(.seq = 1001, .ack = 101, .ts_val = 150));
+	assert_int_equal(t->conn->ts_recent, 150);
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .ts_val = 200));
+	assert_int_equal(t->conn->ts_recent, p == TCP_PROFILE_LINUX ? 150 : 200);
+	FINISH(t, 1);
+}
+
+static void test_linux_old_ack_keeps_ts_recent(void **state)
+{
+	(void)state;
+	old_ack_ts_trace(TCP_PROFILE_LINUX);
+}
+
+static void test_rfc_old_ack_takes_ts_recent(void **state)
+{
+	(void)state;
+	old_ack_ts_trace(TCP_PROFILE_RFC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +562,8 @@ int main(void)
 		PKT_TEST(test_linux_data_after_close_answered),
 		PKT_TEST(test_rfc_data_after_close_reset_at_snd_nxt),
 		PKT_TEST(test_ts_recent_ignores_unacceptable_ack),
+		PKT_TEST(test_linux_old_ack_keeps_ts_recent),
+		PKT_TEST(test_rfc_old_ack_takes_ts_recent),
 	};
 
 	return cmocka_run_group_tests(tests, pkt_group_setup, pkt_group_teardown);
