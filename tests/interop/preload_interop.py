@@ -16,6 +16,8 @@ Cases:
   redis-setget      SET/GET and MSET/MGET of 1 MB random binary values,
                     compared byte for byte; 2000 pipelined commands in one
                     write, every reply checked in order.
+  redis-setget6     the same over IPv6 (Redis bound to the stack's IPv4 and
+                    IPv6 addresses; CLIENT LIST shows an IPv6 client).
   redis-pubsub      a subscriber gets 200 messages from a publisher in order
                     (PUBLISH reports one receiver each time).
   redis-debug-sleep DEBUG SLEEP 1 on one connection while another waits
@@ -82,7 +84,7 @@ class RespError(Exception):
 class Resp:
     def __init__(self, env, timeout=30.0):
         with env.netns():
-            self.sock = socket.create_connection((env.stack_ip, REDIS_PORT), timeout=timeout)
+            self.sock = socket.create_connection((env.peer, REDIS_PORT), timeout=timeout)
         self.buf = b""
 
     @staticmethod
@@ -155,8 +157,10 @@ class PreloadEnv(ei.EchoEnv):
         super()._write_config()
         with open(self.cfgpath, encoding="utf-8") as f:
             text = f.read()
-        # IPv4 only; the idle back-off keeps a waiting server off 100 % CPU
-        text = ei.ini_with_overrides(text, "ip6", {"enable": "off"})
+        # IPv4 only unless the case is IPv6's; the idle back-off keeps a
+        # waiting server off 100 % CPU
+        if not self.ip6:
+            text = ei.ini_with_overrides(text, "ip6", {"enable": "off"})
         text = ei.ini_with_overrides(text, "engine", {"idle_sleep_max_us": "200"})
         with open(self.cfgpath, "w", encoding="utf-8") as f:
             f.write(text)
@@ -190,12 +194,15 @@ class PreloadEnv(ei.EchoEnv):
         self.ns_run(["ip", "addr", "add", f"{ei.KERNEL_ADDR}/{ei.KERNEL_PREFIX}",
                      "dev", self.iface])
         self.ns_run(["ip", "link", "set", self.iface, "up"])
+        if self.ip6:
+            self._kernel_ip6()
         self._wait(self.ready, READY_WAIT_S, f"{cmd[0]} ready")
 
 
 class RedisEnv(PreloadEnv):
     def server_cmd(self):
-        return [self.args.redis, "--bind", self.stack_ip, "--port", str(REDIS_PORT),
+        addrs = [self.stack_ip] + ([self.stack_ip6] if self.ip6 else [])
+        return [self.args.redis, "--bind", *addrs, "--port", str(REDIS_PORT),
                 "--save", "", "--appendonly", "no", "--protected-mode", "no",
                 "--enable-debug-command", "yes", "--daemonize", "no",
                 "--dir", self.tmpdir, "--dbfilename", "dump.rdb", "--logfile", ""]
@@ -205,6 +212,14 @@ class RedisEnv(PreloadEnv):
 
     def client(self):
         return Resp(self)
+
+
+class Redis6Env(RedisEnv):
+    """Redis bound to the stack's IPv4 and IPv6 addresses, its clients
+    over IPv6."""
+    def __init__(self, args):
+        super().__init__(args)
+        self.family, self.ip6 = 6, True
 
 
 NGINX_CONF = """daemon off;
@@ -302,6 +317,16 @@ def case_setget(env):
     check(replies[n // 2:] == want, "pipelined GETs did not answer in order, right")
     check(c.cmd("DBSIZE") == 4 + n // 2, "DBSIZE is not the keys set")
     c.close()
+
+
+def case_setget6(env):
+    """case_setget over IPv6, Redis bound to both addresses: CLIENT LIST
+    names the kernel's IPv6 address as the client's."""
+    c = env.client()
+    clients = c.cmd("CLIENT", "LIST").decode()
+    c.close()
+    check(f"addr=[{ei.KERNEL_ADDR6}]:" in clients, f"not an IPv6 client: {clients[:200]!r}")
+    case_setget(env)
 
 
 def case_pubsub(env):
@@ -582,6 +607,7 @@ def case_python_client(env):
 
 CASES = {
     "redis-setget": case_setget,
+    "redis-setget6": case_setget6,
     "redis-pubsub": case_pubsub,
     "redis-debug-sleep": case_debug_sleep,
     "redis-bgsave": case_bgsave,
@@ -598,7 +624,8 @@ EXITS_BY_ITSELF = ("redis-shutdown", "python-client")
 def run_case(args, name):
     say(f"== {name}")
     env = (NginxEnv(args) if name.startswith("nginx") else
-           PyClientEnv(args) if name == "python-client" else RedisEnv(args))
+           PyClientEnv(args) if name == "python-client" else
+           Redis6Env(args) if name.endswith("6") else RedisEnv(args))
 
     def during():
         CASES[name](env)
