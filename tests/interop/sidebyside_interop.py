@@ -29,7 +29,10 @@ unexplained difference fails, and a listed one that no longer differs is
 reported (not a failure: timing can hide one).
 
     sidebyside_interop.py --preload build/preload/libuserstack-preload.so \
-        --config config/tap.ini side-by-side
+        --config config/tap.ini side-by-side [side-by-side6]
+
+side-by-side6 makes the same exchanges over IPv6 (the stack's [ip6]
+address, IPv6 on the veth pair).
 
 Everything made (namespaces, processes, nftables table, temp dir, DPDK
 files of the unique --file-prefix) is removed, pass or fail.  Exit: 0
@@ -52,9 +55,10 @@ from echo_interop import check, say  # noqa: E402
 
 PORT = 8300                     # small/bulk; +1 keepalive; +2 loss; +3 Fast Open
 KERNEL_NET = ("10.79.0.1", "10.79.0.2")  # client side, kernel server side (veth)
+KERNEL_NET6 = ("fd00:79::1", "fd00:79::2")  # the same over IPv6 (side-by-side6)
 LOSS_PACKETS = (35, 36)         # the server's packets of the loss exchange dropped
 BULK = 100000
-MSS = 1448                      # 1500 - 40 - 12 (timestamps)
+MSS = {4: 1448, 6: 1428}        # 1500 - 40 (60 for IPv6) - 12 (timestamps)
 KA_IDLE_S = 2.6
 
 # The application, the same on both stacks: one thread (the preload library
@@ -66,7 +70,7 @@ host, port = sys.argv[1], int(sys.argv[2])
 data = bytes(ord("a") + i % 26 for i in range(1 << 20))
 sel = selectors.DefaultSelector()
 for i in range(4):
-    l = socket.socket()
+    l = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if i == 3:
         l.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
@@ -139,7 +143,7 @@ def ask(host, port, req, timeout=20.0):
 
 
 def ask_fastopen(host, port, req, timeout=20.0):
-    with socket.socket() as s:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
         s.sendto(req, socket.MSG_FASTOPEN, (host, port))  # blocking: waits for the handshake
         s.settimeout(timeout)
         return read_all(s)
@@ -193,7 +197,7 @@ def exchanges(host):
 # ----------------------------------------------------------------------------
 # Captures and their normalised segments
 
-FIELDS = ["frame.time_relative", "tcp.stream", "ip.src", "tcp.srcport", "tcp.dstport",
+FIELDS = ["frame.time_relative", "tcp.stream", "L3.src", "tcp.srcport", "tcp.dstport",
           "tcp.flags.str", "tcp.seq", "tcp.ack", "tcp.len", "tcp.option_kind",
           "tcp.options.mss_val", "tcp.options.tfo.cookie", "tcp.options.tfo.request",
           "tcp.options.timestamp.tsecr", "tcp.window_size_value"]
@@ -208,7 +212,7 @@ def segments(path, server_ip):
     cmd = [tshark, "-n", "-r", path, "-Y", "tcp", "-T", "fields", "-E", "separator=;",
            "-E", "occurrence=a", "-E", "aggregator=,"]
     for f in FIELDS:
-        cmd += ["-e", f]
+        cmd += ["-e", f.replace("L3", "ipv6" if ":" in server_ip else "ip")]
     conns = {}
     for line in ei.run(cmd, timeout=60).stdout.splitlines():
         v = line.split(";")
@@ -303,9 +307,9 @@ def features_bulk(conn):
     }
 
 
-def features_loss(conn):
-    """The retransmissions: which segments (by index in the answer), in
-    what order, and whether any waited for an RTO."""
+def features_loss(conn, mss):
+    """The retransmissions: which segments (by index in the answer, mss
+    each), in what order, and whether any waited for an RTO."""
     d = data_segs(conn)
     first, rxt = {}, []
     for s in d:
@@ -314,7 +318,7 @@ def features_loss(conn):
         else:
             first[s["seq"]] = s
     delay = [round((s["t"] - first[s["seq"]]["t"]) * 1000) for s in rxt]
-    idx = [(s["seq"] - 1) // MSS for s in rxt]
+    idx = [(s["seq"] - 1) // mss for s in rxt]
     # Which two were dropped depends on how many segments went before
     # (a bare ACK of the request or not): the pattern is compared.
     # (and a needless resend now and then, on either stack, is timing).
@@ -378,13 +382,13 @@ def features_reset(conn):
     }
 
 
-def features(conns):
+def features(conns, family):
     """{exchange: {feature: value}} of one capture's eight connections."""
     check(len(conns) == 8, f"{len(conns)} connections captured, 8 expected")
     return {
         "small": features_small(conns[0]),
         "bulk": features_bulk(conns[1]),
-        "loss": features_loss(conns[2]),
+        "loss": features_loss(conns[2], MSS[family]),
         "keepalive": features_keepalive(conns[3]),
         "tfo": features_tfo(conns[4], conns[5]),
         "abort": features_reset(conns[6]),
@@ -412,26 +416,40 @@ def compare(ours, linux):
 # The run
 
 class PyServerEnv(pi.PreloadEnv):
-    """SERVER under the preload library on our stack."""
-    def __init__(self, args):
+    """SERVER under the preload library on our stack, at its address of
+    the family (6: [ip6] on, the kernel side's tap address too)."""
+    def __init__(self, args, family):
         super().__init__(args)
         self.port = PORT
+        self.family, self.ip6 = family, family == 6
 
     def server_cmd(self):
-        return [sys.executable, "-c", SERVER, self.stack_ip, str(PORT)]
+        return [sys.executable, "-c", SERVER, self.peer, str(PORT)]
 
     def ready(self):
         return "listening" in self.log_text()
 
 
+def veth_ip6(run, iface, addr):
+    """IPv6 on one veth end (namespaces here keep it off by default): the
+    address without DAD, no router solicitations."""
+    conf = f"net.ipv6.conf.{iface}"
+    run(["sysctl", "-qw", f"{conf}.disable_ipv6=0", f"{conf}.accept_ra=0",
+         f"{conf}.router_solicitations=0", f"{conf}.accept_dad=0"])
+    run(["ip", "-6", "addr", "add", f"{addr}/64", "dev", iface, "nodad"])
+
+
 def kernel_side(env, nsk):
     """The veth pair to a second namespace and SERVER there, under the
-    kernel; returns the server process."""
+    kernel, at its address of env's family; returns the server process."""
     mtu = env.ns_run(["cat", f"/sys/class/net/{env.iface}/mtu"]).stdout.strip()
     kcmd = ei.kernel_peer_ns(env, nsk, ("vs0", "vs1"), KERNEL_NET, mtu=mtu,
                              peer_opts=("gso_max_segs", "1"))
+    if env.family == 6:
+        veth_ip6(env.ns_run, "vs0", KERNEL_NET6[0])
+        veth_ip6(lambda c: ei.run(kcmd + c), "vs1", KERNEL_NET6[1])
     ei.run(kcmd + ["sysctl", "-qw", "net.ipv4.tcp_fastopen=3"])
-    srv = subprocess.Popen(kcmd + [sys.executable, "-c", SERVER, KERNEL_NET[1], str(PORT)],
+    srv = subprocess.Popen(kcmd + [sys.executable, "-c", SERVER, kernel_addr(env), str(PORT)],
                            stdout=subprocess.PIPE, text=True)
     check(srv.stdout.readline().strip() == "listening", "the kernel server did not start")
     return srv
@@ -458,8 +476,12 @@ def drop_rule(env):
     env.ns_run(["nft", "-f", path])
 
 
-def case_side_by_side(args):
-    env = PyServerEnv(args)
+def kernel_addr(env):
+    return KERNEL_NET6[1] if env.family == 6 else KERNEL_NET[1]
+
+
+def case_side_by_side(args, family=4):
+    env = PyServerEnv(args, family)
     env.prefix = f"sbs_{os.getpid()}_{secrets.token_hex(3)}"
     with env:
         nsk = env.ns + "k"
@@ -468,8 +490,8 @@ def case_side_by_side(args):
             ksrv = kernel_side(env, nsk)
             drop_rule(env)
             caps = {}
-            for name, host, iface in (("ours", env.stack_ip, env.iface),
-                                      ("linux", KERNEL_NET[1], "vs0")):
+            for name, host, iface in (("ours", env.peer, env.iface),
+                                      ("linux", kernel_addr(env), "vs0")):
                 with ei.Capture(Iface(env, iface), f"tcp and host {host}") as cap:
                     with env.netns():
                         exchanges(host)
@@ -482,7 +504,7 @@ def case_side_by_side(args):
                 with open(os.path.join(args.keep, "counters.txt"), "w") as f:
                     for k, v in sorted(stack_counters(env).items()):
                         f.write(f"{k} {v}\n")
-            seen = {n: features(segments(p, h)) for n, (p, h) in caps.items()}
+            seen = {n: features(segments(p, h), family) for n, (p, h) in caps.items()}
             for ex in seen["linux"]:
                 for feat in seen["linux"][ex]:
                     say(f"{ex:9} {feat:38} ours {seen['ours'][ex][feat]!r:24} "
@@ -503,7 +525,8 @@ def case_side_by_side(args):
     env.cleanup_files()
 
 
-CASES = {"side-by-side": case_side_by_side}
+CASES = {"side-by-side": case_side_by_side,
+         "side-by-side6": lambda args: case_side_by_side(args, 6)}
 
 
 def main():
