@@ -719,13 +719,22 @@ void tcp_output_flush(struct tcp_stack *ts)
 /* RFC 9293 3.8.6.1: one byte beyond a zero window.  It is counted as a
  * probe, not a retransmission, and SND.NXT stays put: the byte is sent
  * for real only when the window opens (SND.MAX covers it so that the
- * peer's ACK of it is acceptable). */
+ * peer's ACK of it is acceptable).  Profile linux probes as Linux does,
+ * with a segment the receiver must answer and cannot take
+ * (tcp_write_wakeup's tcp_xmit_probe_skb: SND.UNA-1, no data, like a
+ * keepalive); the byte's advantage, that a window opened meanwhile takes
+ * it, is the window update's job there. */
 int tcp_send_window_probe(struct tcp_conn *c)
 {
-	int rc = send_segment(c, TH_ACK, c->snd_una, 1, false);
+	int rc;
 
-	if (SEQ_GT(c->snd_una + 1, c->snd_max))
-		c->snd_max = c->snd_una + 1;
+	if (tcp_profile_linux(c->ts)) {
+		rc = send_segment(c, TH_ACK, c->snd_una - 1, 0, false);
+	} else {
+		rc = send_segment(c, TH_ACK, c->snd_una, 1, false);
+		if (SEQ_GT(c->snd_una + 1, c->snd_max))
+			c->snd_max = c->snd_una + 1;
+	}
 	if (rc == 0) {
 		c->ts->stats.persist_probes++;
 		c->persist_probes++;

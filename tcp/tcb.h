@@ -616,7 +616,8 @@ uint32_t tcp_conn_mss_cap(const struct tcp_conn *c);
  * too, and no router tells us again: a black hole.  Lowered, what is in
  * flight goes again from SND.UNA (RFC 1191's resend). */
 void tcp_pmtu_follow(struct tcp_conn *c);
-/* RFC 9293 3.8.6.1: one byte at SND.UNA beyond a zero window. */
+/* RFC 9293 3.8.6.1: a zero-window probe: one byte at SND.UNA beyond the
+ * window, or in profile linux Linux's <SEQ=SND.UNA-1><CTL=ACK>. */
 int tcp_send_window_probe(struct tcp_conn *c);
 /* RFC 9293 3.8.4: <SEQ=SND.UNA-1><CTL=ACK>. */
 int tcp_send_keepalive(struct tcp_conn *c);

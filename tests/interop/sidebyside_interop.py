@@ -6,7 +6,7 @@ twice: under the kernel in a second namespace over a veth pair (offloads
 that merge segments off, gso_max_segs 1, so the capture shows the wire's
 segments), and under libuserstack-preload.so on our stack (tap), both
 reached from the kernel client in the test's namespace.  The client makes
-seven exchanges with each and a capture on each interface records them:
+eight exchanges with each and a capture on each interface records them:
 
   small      handshake, a 5-byte request and answer, close
   bulk       a 100 KB answer
@@ -20,6 +20,8 @@ seven exchanges with each and a capture on each interface records them:
   abort      the server closes with SO_LINGER 0 after the request: an RST
   late       the server closes after the request without answering; the
              client, having read the FIN, sends more: an RST
+  zero window  a 1 MB answer to a client with an 8 KB receive buffer that
+             reads nothing for 2 s: the server's zero-window probes
 
 The server's segments of each exchange are normalised (sequence numbers
 relative to the ISNs, no timestamps' values, no window values) and compared
@@ -60,6 +62,7 @@ LOSS_PACKETS = (35, 36)         # the server's packets of the loss exchange drop
 BULK = 100000
 MSS = {4: 1448, 6: 1428}        # 1500 - 40 (60 for IPv6) - 12 (timestamps)
 KA_IDLE_S = 2.6
+ZW_IDLE_S = 2.0
 
 # The application, the same on both stacks: one thread (the preload library
 # serves the thread that started the stack), blocking calls, one
@@ -125,7 +128,7 @@ KNOWN = {
 
 
 # ----------------------------------------------------------------------------
-# The client's side: the seven exchanges against one server address
+# The client's side: the eight exchanges against one server address
 
 def read_all(s):
     got = b""
@@ -168,8 +171,21 @@ def reset_after(host, req, late):
         return "reset" if err in (errno.ECONNRESET, errno.EPIPE) else f"no reset ({err})"
 
 
+def zero_window(host, want):
+    """A 1 MB answer read only after ZW_IDLE_S, into a small receive buffer
+    (the window closes and stays closed while the server probes)."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+        s.settimeout(20)
+        s.connect((host, PORT))
+        s.sendall(b"data %d\n" % len(want))
+        time.sleep(ZW_IDLE_S)
+        return read_all(s) == want
+
+
 def exchanges(host):
-    """The seven exchanges, one after the other (pauses keep their segments
+    """The eight exchanges, one after the other (pauses keep their segments
     apart in time); checks every answer."""
     want = bytes(ord("a") + i % 26 for i in range(BULK))
     check(ask(host, PORT, b"data 5\n") == want[:5], f"{host}: small answer wrong")
@@ -191,6 +207,9 @@ def exchanges(host):
     time.sleep(0.3)
     got = reset_after(host, b"late 0\n", b"late data")
     check(got == "reset", f"{host}: late: {got}")
+    time.sleep(0.3)
+    check(zero_window(host, bytes(ord("a") + i % 26 for i in range(1 << 20))),
+          f"{host}: zero-window answer wrong")
     time.sleep(0.3)
 
 
@@ -359,6 +378,26 @@ def features_tfo(first, second):
     }
 
 
+def features_zero_window(conn):
+    """The server's segments while the client's window was closed: the
+    probes' sequence number (against the client's acknowledgement) and
+    payload, and whether the window, once open, took the rest."""
+    win, ack, probes = None, 0, []
+    for s in conn:
+        if not s["srv"]:
+            win, ack = s["win"], max(ack, s["ack"])
+        elif win == 0 and "S" not in s["flags"] and "F" not in s["flags"] and s["len"] <= 1:
+            probes.append((s, ack))
+    first = probes[0] if probes else None
+    return {
+        "probed": bool(probes),
+        "probe seq": None if not first else
+                     "SND.UNA-1" if first[0]["seq"] == first[1] - 1 else
+                     "SND.UNA" if first[0]["seq"] == first[1] else first[0]["seq"] - first[1],
+        "probe payload": first[0]["len"] if first else None,
+    }
+
+
 def features_reset(conn):
     """The server's RST: its flags, options, whether it echoes TS.Recent,
     carries a window, and where it lies (the server's next sequence
@@ -383,8 +422,8 @@ def features_reset(conn):
 
 
 def features(conns, family):
-    """{exchange: {feature: value}} of one capture's eight connections."""
-    check(len(conns) == 8, f"{len(conns)} connections captured, 8 expected")
+    """{exchange: {feature: value}} of one capture's nine connections."""
+    check(len(conns) == 9, f"{len(conns)} connections captured, 9 expected")
     return {
         "small": features_small(conns[0]),
         "bulk": features_bulk(conns[1]),
@@ -393,6 +432,7 @@ def features(conns, family):
         "tfo": features_tfo(conns[4], conns[5]),
         "abort": features_reset(conns[6]),
         "late": features_reset(conns[7]),
+        "zero window": features_zero_window(conns[8]),
     }
 
 

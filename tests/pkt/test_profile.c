@@ -537,6 +537,47 @@ static void test_rfc_old_ack_takes_ts_recent(void **state)
 	old_ack_ts_trace(TCP_PROFILE_RFC);
 }
 
+/* Zero-window probes: linux's is Linux's (SND.UNA-1, no data, like a
+ * keepalive), rfc's the next byte; both one RTO after the window closed,
+ * both answered by an ACK that opens the window, and the data then goes. */
+static void zero_window_trace(enum tcp_profile p)
+{
+	struct pkt_t *t = start_established(p);
+	bool linux = p == TCP_PROFILE_LINUX;
+
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .win = 0));
+	assert_int_equal(pkt_app_send(t, 100), 100);
+	EXPECT_NOTHING(t);
+	ADVANCE(t, 199);
+	EXPECT_NOTHING(t);
+	ADVANCE(t, 1);
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = linux ? 0 : 1, .len = linux ? 0 : 1));
+	assert_int_equal(STAT(t, persist_probes), 1);
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .win = 0));
+	ADVANCE(t, 399);
+	EXPECT_NOTHING(t);
+	ADVANCE(t, 1);
+	EXPECT(t, SEG(.flags = TH_ACK, .seq = linux ? 0 : 1, .len = linux ? 0 : 1));
+	INJECT(t, SEG(.seq = 1001, .ack = 1, .win = 1000));
+	EXPECT(t, SEG(.seq = 1, .len = 100));
+	INJECT(t, SEG(.seq = 1001, .ack = 101));
+	/* rfc's data starts at the probed byte, below SND.MAX: a resend */
+	assert_int_equal(STAT(t, retrans_segs), linux ? 0 : 1);
+	FINISH(t, 1);
+}
+
+static void test_linux_zero_window_probe_below_una(void **state)
+{
+	(void)state;
+	zero_window_trace(TCP_PROFILE_LINUX);
+}
+
+static void test_rfc_zero_window_probe_next_byte(void **state)
+{
+	(void)state;
+	zero_window_trace(TCP_PROFILE_RFC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +605,8 @@ int main(void)
 		PKT_TEST(test_ts_recent_ignores_unacceptable_ack),
 		PKT_TEST(test_linux_old_ack_keeps_ts_recent),
 		PKT_TEST(test_rfc_old_ack_takes_ts_recent),
+		PKT_TEST(test_linux_zero_window_probe_below_una),
+		PKT_TEST(test_rfc_zero_window_probe_next_byte),
 	};
 
 	return cmocka_run_group_tests(tests, pkt_group_setup, pkt_group_teardown);
