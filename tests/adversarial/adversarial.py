@@ -475,10 +475,20 @@ def rss_kib(pid):
     return -1
 
 
+def tcp_profile(env):
+    """[tcp] profile the server runs with: the case's override, else the
+    config file's, else the stack's default (linux)."""
+    return env.tcp_overrides.get("profile") or \
+        ei.ini_read(env.args.config).get("tcp", {}).get("profile", "linux")
+
+
 def case_zero_window(env, watch_s=12.0):
-    """RFC 9293 3.8.6.1: a window closed for good gets 1-byte probes at
-    SND.UNA, further and further apart (tcp/tcb_timers.c persist_interval_ns); as
-    long as they are answered the connection lives, without growing."""
+    """RFC 9293 3.8.6.1: a window closed for good gets probes, further and
+    further apart (tcp/tcb_timers.c persist_interval_ns); as long as they are
+    answered the connection lives, without growing.  Profile rfc probes with
+    1 byte at SND.UNA, profile linux as Linux does, with no data at
+    SND.UNA-1 (tcp/output.c tcp_send_window_probe)."""
+    linux = tcp_profile(env) == "linux"
     p = Peer(env)
     p.connect()
     p.wnd = 0
@@ -491,11 +501,18 @@ def case_zero_window(env, watch_s=12.0):
         if s is None:
             break
         s = aw.Seg(s)
-        if not s.data:
-            continue
-        check(len(s.data) == 1 and s.seq == p.rcv_nxt,
-              f"with a zero window the stack sent {s}, want a 1-byte probe at "
-              f"{p.rcv_nxt}")
+        if linux:
+            if not s.data and s.seq == p.rcv_nxt:
+                continue   # an ACK (of the request), not a probe
+            check(not s.data and s.seq == seq_add(p.rcv_nxt, -1),
+                  f"with a zero window the stack sent {s}, want a probe without "
+                  f"data at {seq_add(p.rcv_nxt, -1)}")
+        else:
+            if not s.data:
+                continue
+            check(len(s.data) == 1 and s.seq == p.rcv_nxt,
+                  f"with a zero window the stack sent {s}, want a 1-byte probe at "
+                  f"{p.rcv_nxt}")
         probes.append(s.t)
         p.send(flags=A)   # answered: ACK of nothing, window still 0
     rss1 = rss_kib(env.proc.pid)
@@ -652,17 +669,20 @@ CASES = {
     "syn-in-window": case_syn_in_window,
     "icmp-spoof": case_icmp_spoof,
     "zero-window": case_zero_window,
+    "zero-window-rfc": case_zero_window,
     "delack-bound": case_delack_bound,
     "never-reads": case_never_reads,
     "overlap-retrans": case_overlap_retrans,
 }
 CASES.update(adv6.CASES)
+# [tcp] settings a case runs with instead of the config file's.
+CASE_TCP = {"zero-window-rfc": {"profile": "rfc"}}
 
 
 def run_case(args, name):
     say(f"== {name}")
     ip6 = name in adv6.CASES
-    env = aw.AdvEnv(args, ip6=ip6)
+    env = aw.AdvEnv(args, ip6=ip6, tcp=CASE_TCP.get(name))
 
     def during():
         CASES[name](env)
