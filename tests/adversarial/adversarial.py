@@ -476,10 +476,9 @@ def rss_kib(pid):
 
 
 def tcp_profile(env):
-    """[tcp] profile the server runs with: the case's override, else the
-    config file's, else the stack's default (linux)."""
-    return env.tcp_overrides.get("profile") or \
-        ei.ini_read(env.args.config).get("tcp", {}).get("profile", "linux")
+    """[tcp] profile of the configuration the server was started with (the
+    case's overrides applied), else the stack's default (linux)."""
+    return ei.ini_read(env.cfgpath).get("tcp", {}).get("profile", "linux")
 
 
 def case_zero_window(env, watch_s=12.0):
@@ -489,6 +488,7 @@ def case_zero_window(env, watch_s=12.0):
     1 byte at SND.UNA, profile linux as Linux does, with no data at
     SND.UNA-1 (tcp/output.c tcp_send_window_probe)."""
     linux = tcp_profile(env) == "linux"
+    probe_len, probe_off = (0, -1) if linux else (1, 0)
     p = Peer(env)
     p.connect()
     p.wnd = 0
@@ -501,18 +501,12 @@ def case_zero_window(env, watch_s=12.0):
         if s is None:
             break
         s = aw.Seg(s)
-        if linux:
-            if not s.data and s.seq == p.rcv_nxt:
-                continue   # an ACK (of the request), not a probe
-            check(not s.data and s.seq == seq_add(p.rcv_nxt, -1),
-                  f"with a zero window the stack sent {s}, want a probe without "
-                  f"data at {seq_add(p.rcv_nxt, -1)}")
-        else:
-            if not s.data:
-                continue
-            check(len(s.data) == 1 and s.seq == p.rcv_nxt,
-                  f"with a zero window the stack sent {s}, want a 1-byte probe at "
-                  f"{p.rcv_nxt}")
+        if not s.data and s.seq == p.rcv_nxt:
+            continue   # an ACK (of the request), not a probe
+        want_seq = seq_add(p.rcv_nxt, probe_off)
+        check(len(s.data) == probe_len and s.seq == want_seq,
+              f"with a zero window the stack sent {s}, want a probe of "
+              f"{probe_len} byte(s) at {want_seq}")
         probes.append(s.t)
         p.send(flags=A)   # answered: ACK of nothing, window still 0
     rss1 = rss_kib(env.proc.pid)
